@@ -1,0 +1,39 @@
+import { cpus, totalmem } from 'node:os';
+
+/** Runs `fn` `iterations` times after a warm-up and returns operations per second. */
+export function opsPerSecond(iterations: number, fn: (i: number) => void, warmup = Math.min(1_000, iterations)): number {
+  for (let i = 0; i < warmup; i++) fn(-1 - i);
+  const start = process.hrtime.bigint();
+  for (let i = 0; i < iterations; i++) fn(i);
+  const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+  return iterations / seconds;
+}
+
+/** The best of `rounds` runs: the least disturbed by whatever else the machine is doing. */
+export function bestOf(rounds: number, run: () => number): number {
+  let best = 0;
+  for (let r = 0; r < rounds; r++) best = Math.max(best, run());
+  return best;
+}
+
+export function machineDescription(): string {
+  const cpu = cpus()[0]?.model ?? 'unknown cpu';
+  return `${cpus().length} × ${cpu}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, ${process.platform}/${process.arch}`;
+}
+
+export const fmt = (n: number, digits = 0): string => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+
+export interface BenchRow {
+  metric: string;
+  value: string;
+  baseline: string;
+  ratio: string;
+  target: string;
+  verdict: 'met' | 'missed' | 'info';
+}
+
+export interface BenchSection {
+  title: string;
+  notes: string[];
+  rows: BenchRow[];
+}

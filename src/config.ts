@@ -1,0 +1,44 @@
+import { z } from 'zod';
+import { resolve } from 'node:path';
+import { parseOrThrow } from './domain/errors.js';
+
+/**
+ * Baton's configuration: environment variables (and, later, matching CLI flags),
+ * validated with zod so a bad value is one clear error at start-up.
+ */
+export const Config = z.object({
+  host: z.string().min(1).default('127.0.0.1'),
+  port: z.coerce.number().int().min(0).max(65_535).default(7420),
+  dataDir: z.string().min(1).default('.baton'),
+  token: z.string().min(16).optional(),
+  model: z.enum(['scripted', 'auto']).default('auto'),
+  codexBaseUrl: z.url().optional(),
+  codexModel: z.string().min(1).optional(),
+  claudeBaseUrl: z.url().optional(),
+  claudeModel: z.string().min(1).optional(),
+});
+export type Config = z.infer<typeof Config>;
+
+const envNames: Record<keyof Config, string> = {
+  host: 'BATON_HOST',
+  port: 'BATON_PORT',
+  dataDir: 'BATON_DATA_DIR',
+  token: 'BATON_TOKEN',
+  model: 'BATON_MODEL',
+  codexBaseUrl: 'BATON_CODEX_BASE_URL',
+  codexModel: 'BATON_CODEX_MODEL',
+  claudeBaseUrl: 'BATON_CLAUDE_BASE_URL',
+  claudeModel: 'BATON_CLAUDE_MODEL',
+};
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Record<keyof Config, unknown>> = {}): Config {
+  const raw: Record<string, unknown> = {};
+  for (const [key, name] of Object.entries(envNames)) {
+    const value = overrides[key as keyof Config] ?? env[name];
+    if (value !== undefined && value !== '') raw[key] = value;
+  }
+  const config = parseOrThrow(Config, raw, 'invalid_payload', 'configuration');
+  return { ...config, dataDir: resolve(config.dataDir) };
+}
+
+export const databasePath = (config: Config): string => resolve(config.dataDir, 'baton.sqlite');

@@ -1,0 +1,103 @@
+import { z } from 'zod';
+import { CheckpointId, CommandId, NodeId, RunId, RuntimeRequestId, ThreadId } from './ids.js';
+import {
+  ApprovalDecision,
+  DispatchMode,
+  InteractionMode,
+  ProviderKind,
+  RuntimeMode,
+} from './statuses.js';
+
+/**
+ * The commands of the Socket.IO contract (DESIGN.md section 6). Every command targets
+ * app ids and carries a client `commandId`, which makes it idempotent.
+ */
+
+const base = { commandId: CommandId };
+const command = <T extends string, S extends z.ZodRawShape>(type: T, shape: S) =>
+  z.object({ ...base, type: z.literal(type), ...shape }).strict();
+
+export const ForkSource = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('run'), threadId: ThreadId, runId: RunId }),
+  z.object({ type: z.literal('node'), nodeId: NodeId }),
+  z.object({ type: z.literal('checkpoint'), threadId: ThreadId, checkpointId: CheckpointId }),
+]);
+export type ForkSource = z.infer<typeof ForkSource>;
+
+export const commandSchemas = {
+  'thread.create': command('thread.create', {
+    threadId: ThreadId.optional(),
+    title: z.string().max(500).optional(),
+    cwd: z.string().min(1),
+    provider: ProviderKind.optional(),
+    model: z.string().min(1).optional(),
+    runtimeMode: RuntimeMode.optional(),
+    interactionMode: InteractionMode.optional(),
+  }),
+  'thread.message.send': command('thread.message.send', {
+    threadId: ThreadId,
+    text: z.string().min(1).max(1_000_000),
+    dispatchMode: DispatchMode.optional(),
+    targetRunId: RunId.optional(),
+    provider: ProviderKind.optional(),
+    model: z.string().min(1).optional(),
+    mergeBackFromThreadId: ThreadId.optional(),
+  }),
+  'run.interrupt': command('run.interrupt', {
+    runId: RunId,
+    holdQueue: z.boolean().optional(),
+  }),
+  'thread.stop': command('thread.stop', { threadId: ThreadId }),
+  'runtime-request.respond': command('runtime-request.respond', {
+    requestId: RuntimeRequestId,
+    decision: ApprovalDecision.optional(),
+    answers: z.record(z.string(), z.union([z.string(), z.array(z.string())])).optional(),
+  }),
+  'queued-run.reorder': command('queued-run.reorder', {
+    threadId: ThreadId,
+    order: z.array(RunId).min(1),
+  }),
+  'queued-run.cancel': command('queued-run.cancel', { runId: RunId }),
+  'queued-message.promote': command('queued-message.promote', { runId: RunId }),
+  'thread.fork': command('thread.fork', {
+    sourceThreadId: ThreadId,
+    source: ForkSource,
+    threadId: ThreadId.optional(),
+    title: z.string().max(500).optional(),
+  }),
+  'thread.merge_back': command('thread.merge_back', {
+    threadId: ThreadId,
+    forkThreadId: ThreadId,
+  }),
+  'rollback.toRun': command('rollback.toRun', {
+    threadId: ThreadId,
+    runOrdinal: z.number().int().nonnegative(),
+  }),
+  'rollback.node': command('rollback.node', {
+    nodeId: NodeId,
+    checkpointId: CheckpointId,
+  }),
+  'thread.settings.update': command('thread.settings.update', {
+    threadId: ThreadId,
+    title: z.string().max(500).optional(),
+    provider: ProviderKind.optional(),
+    model: z.string().min(1).optional(),
+    runtimeMode: RuntimeMode.optional(),
+    interactionMode: InteractionMode.optional(),
+  }),
+  'thread.archive': command('thread.archive', { threadId: ThreadId }),
+  'thread.delete': command('thread.delete', { threadId: ThreadId }),
+} as const;
+
+export type CommandType = keyof typeof commandSchemas;
+export const commandTypes = Object.keys(commandSchemas) as CommandType[];
+
+export const Command = z.discriminatedUnion(
+  'type',
+  Object.values(commandSchemas) as unknown as [
+    (typeof commandSchemas)[CommandType],
+    ...(typeof commandSchemas)[CommandType][],
+  ],
+);
+export type Command = { [K in CommandType]: z.infer<(typeof commandSchemas)[K]> }[CommandType];
+export type CommandOf<K extends CommandType> = z.infer<(typeof commandSchemas)[K]>;

@@ -1,0 +1,323 @@
+import { z } from 'zod';
+import {
+  CheckpointId,
+  CheckpointScopeId,
+  ContextHandoffId,
+  ContextTransferId,
+  MessageId,
+  NodeId,
+  PlanArtifactId,
+  ProviderSessionId,
+  ProviderThreadId,
+  ProviderTurnId,
+  RunAttemptId,
+  RunId,
+  RuntimeRequestId,
+  ThreadId,
+  TurnItemId,
+} from './ids.js';
+import {
+  AttemptReason,
+  CheckpointScopeKind,
+  CheckpointStatus,
+  ContextHandoffStatus,
+  ContextHandoffStrategy,
+  ContextTransferKind,
+  ContextTransferResolution,
+  ContextTransferStatus,
+  Correlation,
+  InteractionMode,
+  NodeKind,
+  NodeStatus,
+  PlanArtifactKind,
+  ProviderKind,
+  ProviderSessionStatus,
+  ProviderThreadStatus,
+  ProviderTurnStatus,
+  RunAttemptStatus,
+  RunStatus,
+  RuntimeMode,
+  RuntimeRequestKind,
+  RuntimeRequestStatus,
+  ThreadStatus,
+} from './statuses.js';
+
+/**
+ * The entities of DESIGN.md section 3 as durable records. "Provider ids are evidence,
+ * app ids are identity": every key is an app id; native refs are plain strings held as
+ * evidence and resolved through IdentityBinding.
+ */
+
+const Timestamp = z.number().int().nonnegative();
+
+export const ThreadLineage = z.object({
+  parentThreadId: ThreadId.nullable(),
+  relationshipToParent: z.enum(['fork', 'subagent']).nullable(),
+  rootThreadId: ThreadId,
+});
+
+export const Workspace = z.object({
+  cwd: z.string().min(1),
+  branch: z.string().nullable(),
+  worktree: z.string().nullable(),
+});
+
+export const AppThread = z.object({
+  id: ThreadId,
+  title: z.string(),
+  status: ThreadStatus,
+  provider: ProviderKind,
+  model: z.string().nullable(),
+  runtimeMode: RuntimeMode,
+  interactionMode: InteractionMode,
+  workspace: Workspace,
+  activeProviderThreadId: ProviderThreadId.nullable(),
+  lineage: ThreadLineage,
+  createdAt: Timestamp,
+});
+export type AppThread = z.infer<typeof AppThread>;
+
+export const Run = z.object({
+  id: RunId,
+  threadId: ThreadId,
+  ordinal: z.number().int().positive(),
+  status: RunStatus,
+  provider: ProviderKind,
+  model: z.string().nullable(),
+  providerThreadId: ProviderThreadId.nullable(),
+  userMessageId: MessageId,
+  rootNodeId: NodeId,
+  activeAttemptId: RunAttemptId.nullable(),
+  checkpointId: CheckpointId.nullable(),
+  contextHandoffId: ContextHandoffId.nullable(),
+  supersedesRunId: RunId.nullable(),
+});
+export type Run = z.infer<typeof Run>;
+
+export const RunAttempt = z.object({
+  id: RunAttemptId,
+  runId: RunId,
+  attemptOrdinal: z.number().int().positive(),
+  rootNodeId: NodeId,
+  providerThreadId: ProviderThreadId.nullable(),
+  providerTurnId: ProviderTurnId.nullable(),
+  reason: AttemptReason,
+  status: RunAttemptStatus,
+});
+export type RunAttempt = z.infer<typeof RunAttempt>;
+
+export const ExecutionNode = z.object({
+  id: NodeId,
+  runId: RunId,
+  attemptId: RunAttemptId.nullable(),
+  parentNodeId: NodeId.nullable(),
+  kind: NodeKind,
+  status: NodeStatus,
+  countsForRun: z.boolean(),
+  providerThreadId: ProviderThreadId.nullable(),
+  providerTurnId: ProviderTurnId.nullable(),
+  title: z.string().nullable(),
+});
+export type ExecutionNode = z.infer<typeof ExecutionNode>;
+
+export const ProviderSession = z.object({
+  id: ProviderSessionId,
+  provider: ProviderKind,
+  status: ProviderSessionStatus,
+  reason: z.string().nullable(),
+});
+export type ProviderSession = z.infer<typeof ProviderSession>;
+
+export const ProviderThreadOwner = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('thread'), threadId: ThreadId }),
+  z.object({ type: z.literal('node'), nodeId: NodeId }),
+]);
+
+export const ProviderThread = z.object({
+  id: ProviderThreadId,
+  provider: ProviderKind,
+  status: ProviderThreadStatus,
+  nativeThreadRef: z.string().nullable(),
+  resumeCursor: z.string().nullable(),
+  owner: ProviderThreadOwner,
+  coverage: z.object({
+    firstRunOrdinal: z.number().int().nullable(),
+    lastRunOrdinal: z.number().int().nullable(),
+    handoffIds: z.array(ContextHandoffId),
+  }),
+  forkedFrom: ProviderThreadId.nullable(),
+});
+export type ProviderThread = z.infer<typeof ProviderThread>;
+
+export const ProviderTurn = z.object({
+  id: ProviderTurnId,
+  providerThreadId: ProviderThreadId,
+  nativeTurnRef: z.string().nullable(),
+  scopedOrdinal: z.number().int().nonnegative(),
+  status: ProviderTurnStatus,
+});
+export type ProviderTurn = z.infer<typeof ProviderTurn>;
+
+export const ResponseCapability = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('live'), providerSessionId: ProviderSessionId }),
+  z.object({ type: z.literal('not_resumable'), reason: z.string() }),
+]);
+export type ResponseCapability = z.infer<typeof ResponseCapability>;
+
+export const RuntimeRequest = z.object({
+  id: RuntimeRequestId,
+  threadId: ThreadId,
+  runId: RunId,
+  nodeId: NodeId,
+  kind: RuntimeRequestKind,
+  status: RuntimeRequestStatus,
+  responseCapability: ResponseCapability,
+  prompt: z.string(),
+  details: z.record(z.string(), z.unknown()),
+});
+export type RuntimeRequest = z.infer<typeof RuntimeRequest>;
+
+export const SourcePoint = z.object({
+  threadId: ThreadId,
+  runId: RunId.nullable(),
+  runOrdinal: z.number().int().nonnegative().nullable(),
+  nodeId: NodeId.nullable(),
+  checkpointId: CheckpointId.nullable(),
+});
+
+export const ContextTransfer = z.object({
+  id: ContextTransferId,
+  kind: ContextTransferKind,
+  status: ContextTransferStatus,
+  sourcePoint: SourcePoint,
+  basePoint: SourcePoint.nullable(),
+  fromProvider: ProviderKind.nullable(),
+  toProvider: ProviderKind.nullable(),
+  resolution: ContextTransferResolution.nullable(),
+});
+export type ContextTransfer = z.infer<typeof ContextTransfer>;
+
+export const ContextHandoff = z.object({
+  id: ContextHandoffId,
+  strategy: ContextHandoffStrategy,
+  status: ContextHandoffStatus,
+  text: z.string(),
+  coveredRunOrdinals: z.array(z.number().int().positive()),
+  fromProviderThreadId: ProviderThreadId.nullable(),
+  toProviderThreadId: ProviderThreadId.nullable(),
+});
+export type ContextHandoff = z.infer<typeof ContextHandoff>;
+
+export const CheckpointScope = z.object({
+  id: CheckpointScopeId,
+  threadId: ThreadId,
+  kind: CheckpointScopeKind,
+  parentScopeId: CheckpointScopeId.nullable(),
+  runId: RunId.nullable(),
+  nodeId: NodeId.nullable(),
+});
+export type CheckpointScope = z.infer<typeof CheckpointScope>;
+
+export const DiffSummary = z.object({
+  files: z.number().int().nonnegative(),
+  additions: z.number().int().nonnegative(),
+  deletions: z.number().int().nonnegative(),
+});
+
+export const Checkpoint = z.object({
+  id: CheckpointId,
+  scopeId: CheckpointScopeId,
+  threadId: ThreadId,
+  runId: RunId.nullable(),
+  runOrdinal: z.number().int().nonnegative().nullable(),
+  status: CheckpointStatus,
+  runStatus: RunStatus.nullable(),
+  treeRef: z.string().nullable(),
+  diff: DiffSummary.nullable(),
+  reason: z.string().nullable(),
+});
+export type Checkpoint = z.infer<typeof Checkpoint>;
+
+export const ConversationMessage = z.object({
+  id: MessageId,
+  threadId: ThreadId,
+  runId: RunId.nullable(),
+  nodeId: NodeId.nullable(),
+  role: z.enum(['user', 'assistant', 'system']),
+  text: z.string(),
+  completed: z.boolean(),
+});
+export type ConversationMessage = z.infer<typeof ConversationMessage>;
+
+export const PlanStep = z.object({
+  text: z.string(),
+  status: z.enum(['pending', 'in_progress', 'completed']),
+});
+
+export const PlanArtifact = z.object({
+  id: PlanArtifactId,
+  threadId: ThreadId,
+  runId: RunId,
+  nodeId: NodeId,
+  kind: PlanArtifactKind,
+  text: z.string().nullable(),
+  steps: z.array(PlanStep),
+  final: z.boolean(),
+});
+export type PlanArtifact = z.infer<typeof PlanArtifact>;
+
+export const TurnItemKind = z.enum([
+  'user_message',
+  'assistant_message',
+  'reasoning',
+  'tool_call',
+  'plan',
+  'todo_list',
+  'approval_request',
+  'user_input_request',
+  'subagent',
+  'checkpoint',
+  'system',
+]);
+
+export const TurnItem = z.object({
+  id: TurnItemId,
+  threadId: ThreadId,
+  runId: RunId.nullable(),
+  nodeId: NodeId.nullable(),
+  kind: TurnItemKind,
+  position: z.number().int().nonnegative(),
+  status: z.string(),
+  text: z.string(),
+  data: z.record(z.string(), z.unknown()),
+});
+export type TurnItem = z.infer<typeof TurnItem>;
+
+export const IdentityBinding = z.object({
+  provider: ProviderKind,
+  /** e.g. `session:S/thread:T` or `thread:T/turn:U`: native refs are only unique in a scope. */
+  scope: z.string().min(1),
+  nativeRef: z.string().min(1),
+  appId: z.string().min(1),
+  entityKind: z.string().min(1),
+  correlation: Correlation,
+});
+export type IdentityBinding = z.infer<typeof IdentityBinding>;
+
+/** The kinds of entity rows the store keeps; a snapshot of any other kind is refused. */
+export const EntityKind = z.enum([
+  'thread_supervisor',
+  'run',
+  'run_attempt',
+  'execution_node',
+  'provider_session',
+  'provider_thread',
+  'provider_turn',
+  'runtime_request',
+  'context_transfer',
+  'context_handoff',
+  'checkpoint_scope',
+  'checkpoint',
+]);
+export type EntityKind = z.infer<typeof EntityKind>;
+

@@ -1,0 +1,193 @@
+import { z } from 'zod';
+import {
+  AppThread,
+  Checkpoint,
+  ConversationMessage,
+  ExecutionNode,
+  PlanArtifact,
+  ProviderSession,
+  ProviderThread,
+  ResponseCapability,
+  RunAttempt,
+  RuntimeRequest,
+  TurnItem,
+} from './entities.js';
+import {
+  CheckpointId,
+  CommandId,
+  EventId,
+  MessageId,
+  NodeId,
+  ProviderSessionId,
+  ProviderThreadId,
+  RunAttemptId,
+  RunId,
+  RuntimeRequestId,
+  ThreadId,
+  TurnItemId,
+} from './ids.js';
+import {
+  ApprovalDecision,
+  AttemptReason,
+  DispatchMode,
+  NodeStatus,
+  ProviderKind,
+  ProviderSessionStatus,
+  ProviderThreadStatus,
+  RunAttemptStatus,
+  RunStatus,
+} from './statuses.js';
+import { ErrorInfo } from './errors.js';
+
+/**
+ * The domain events: Baton's own, provider-neutral vocabulary. The catalog maps each
+ * event type to its payload schema; the union, the TypeScript types and the JSON Schema
+ * are all derived from it.
+ */
+
+/** The finalization barrier's steps, in the only order they may happen. */
+export const BarrierStep = z.enum([
+  'flush_text',
+  'close_messages',
+  'finalize_plans',
+  'close_children',
+  'checkpoint',
+]);
+export type BarrierStep = z.infer<typeof BarrierStep>;
+export const barrierSteps = BarrierStep.options;
+
+const runRef = { threadId: ThreadId, runId: RunId };
+
+export const eventCatalog = {
+  'thread.created': z.object({ thread: AppThread }),
+  'thread.settings-updated': z.object({
+    threadId: ThreadId,
+    changes: AppThread.pick({ title: true, provider: true, model: true, runtimeMode: true, interactionMode: true }).partial(),
+  }),
+  'thread.archived': z.object({ threadId: ThreadId }),
+  'thread.deleted': z.object({ threadId: ThreadId }),
+  'thread.queue-held': z.object({ threadId: ThreadId, held: z.boolean(), reason: z.enum(['interrupt', 'stop', 'resume']) }),
+
+  'message.created': z.object({ message: ConversationMessage }),
+  'message.delta': z.object({ threadId: ThreadId, messageId: MessageId, delta: z.string() }),
+  'message.completed': z.object({ threadId: ThreadId, messageId: MessageId, text: z.string() }),
+
+  'run.queued': z.object({
+    ...runRef,
+    ordinal: z.number().int().positive(),
+    provider: ProviderKind,
+    model: z.string().nullable(),
+    userMessageId: MessageId,
+    rootNodeId: NodeId,
+    dispatchMode: DispatchMode,
+  }),
+  'run.queue-reordered': z.object({ threadId: ThreadId, order: z.array(RunId) }),
+  'run.status-changed': z.object({ ...runRef, from: RunStatus, to: RunStatus, reason: z.string().nullable() }),
+  'run.interrupt-requested': z.object({ ...runRef, holdQueue: z.boolean() }),
+  'run.interrupt-acknowledged': z.object({ ...runRef }),
+  'run.steered': z.object({ ...runRef, messageId: MessageId, strategy: z.enum(['native', 'restart']) }),
+  'run.barrier-step': z.object({ ...runRef, step: BarrierStep }),
+  'run.terminal': z.object({
+    ...runRef,
+    status: RunStatus,
+    checkpointId: CheckpointId.nullable(),
+    error: ErrorInfo.nullable(),
+  }),
+
+  'attempt.created': z.object({ threadId: ThreadId, attempt: RunAttempt }),
+  'attempt.status-changed': z.object({
+    ...runRef,
+    attemptId: RunAttemptId,
+    to: RunAttemptStatus,
+    reason: AttemptReason.or(z.string()).nullable(),
+  }),
+
+  'node.created': z.object({ threadId: ThreadId, node: ExecutionNode }),
+  'node.status-changed': z.object({ ...runRef, nodeId: NodeId, to: NodeStatus }),
+
+  'turn-item.upserted': z.object({ item: TurnItem }),
+  'turn-item.delta': z.object({ threadId: ThreadId, itemId: TurnItemId, delta: z.string() }),
+
+  'plan.updated': z.object({ plan: PlanArtifact }),
+
+  'runtime-request.opened': z.object({ request: RuntimeRequest }),
+  'runtime-request.resolved': z.object({
+    threadId: ThreadId,
+    requestId: RuntimeRequestId,
+    decision: ApprovalDecision.nullable(),
+    answers: z.record(z.string(), z.union([z.string(), z.array(z.string())])).nullable(),
+  }),
+  'runtime-request.expired': z.object({ threadId: ThreadId, requestId: RuntimeRequestId, reason: z.string() }),
+  'runtime-request.cancelled': z.object({ threadId: ThreadId, requestId: RuntimeRequestId, reason: z.string() }),
+  'runtime-request.capability-changed': z.object({
+    threadId: ThreadId,
+    requestId: RuntimeRequestId,
+    responseCapability: ResponseCapability,
+  }),
+
+  'provider-session.changed': z.object({ session: ProviderSession, threadId: ThreadId.nullable() }),
+  'provider-session.status-changed': z.object({
+    sessionId: ProviderSessionId,
+    to: ProviderSessionStatus,
+    reason: z.string().nullable(),
+  }),
+  'provider-thread.bound': z.object({ threadId: ThreadId, providerThread: ProviderThread }),
+  'provider-thread.status-changed': z.object({
+    threadId: ThreadId,
+    providerThreadId: ProviderThreadId,
+    to: ProviderThreadStatus,
+    reason: z.string().nullable(),
+  }),
+
+  'checkpoint.recorded': z.object({ checkpoint: Checkpoint }),
+  'checkpoint.stale': z.object({ threadId: ThreadId, checkpointIds: z.array(CheckpointId) }),
+
+  'runtime.warning': z.object({ threadId: ThreadId, runId: RunId.nullable(), message: z.string() }),
+} as const;
+
+export type EventType = keyof typeof eventCatalog;
+export const eventTypes = Object.keys(eventCatalog) as EventType[];
+export type EventPayload<K extends EventType> = z.infer<(typeof eventCatalog)[K]>;
+
+/** What a machine or command handler emits; the store adds `sequence` and `at`. */
+export type NewEvent<K extends EventType = EventType> = {
+  [T in K]: {
+    eventId: EventId;
+    type: T;
+    threadId: ThreadId;
+    payload: EventPayload<T>;
+    commandId?: CommandId | null;
+    causationId?: EventId | null;
+  };
+}[K];
+
+const envelopeShape = {
+  sequence: z.number().int().positive(),
+  eventId: EventId,
+  commandId: CommandId.nullable(),
+  causationId: EventId.nullable(),
+  threadId: ThreadId,
+  at: z.number().int().nonnegative(),
+};
+
+const envelopes = eventTypes.map((type) =>
+  z.object({ ...envelopeShape, type: z.literal(type), payload: eventCatalog[type] }),
+);
+
+/** The stored event: `{ sequence, eventId, commandId?, causationId?, threadId, type, payload, at }`. */
+export const DomainEvent = z.discriminatedUnion(
+  'type',
+  envelopes as unknown as [(typeof envelopes)[number], ...(typeof envelopes)[number][]],
+);
+export type DomainEvent<K extends EventType = EventType> = {
+  [T in K]: {
+    sequence: number;
+    eventId: EventId;
+    commandId: CommandId | null;
+    causationId: EventId | null;
+    threadId: ThreadId;
+    type: T;
+    payload: EventPayload<T>;
+    at: number;
+  };
+}[K];

@@ -1,0 +1,79 @@
+import { z } from 'zod';
+
+/**
+ * App-owned ids, one branded family each, so a RunId can never be passed where a
+ * ThreadId is expected. Provider ids are never app ids: they live in identity bindings.
+ * Ids arrive from an injected IdSource, so tests and replays are deterministic.
+ */
+const appId = <B extends string>(brand: B) =>
+  z
+    .string()
+    .min(1)
+    .max(200)
+    .regex(/^[A-Za-z0-9_.:-]+$/, 'ids use letters, digits and _ . : -')
+    .brand<B>();
+
+export const ThreadId = appId('ThreadId');
+export const RunId = appId('RunId');
+export const RunAttemptId = appId('RunAttemptId');
+export const NodeId = appId('NodeId');
+export const MessageId = appId('MessageId');
+export const TurnItemId = appId('TurnItemId');
+export const PlanArtifactId = appId('PlanArtifactId');
+export const ProviderSessionId = appId('ProviderSessionId');
+export const ProviderThreadId = appId('ProviderThreadId');
+export const ProviderTurnId = appId('ProviderTurnId');
+export const RuntimeRequestId = appId('RuntimeRequestId');
+export const ContextTransferId = appId('ContextTransferId');
+export const ContextHandoffId = appId('ContextHandoffId');
+export const CheckpointScopeId = appId('CheckpointScopeId');
+export const CheckpointId = appId('CheckpointId');
+export const EventId = appId('EventId');
+export const CommandId = appId('CommandId');
+export const EffectId = appId('EffectId');
+export const TimerId = appId('TimerId');
+
+export type ThreadId = z.infer<typeof ThreadId>;
+export type RunId = z.infer<typeof RunId>;
+export type RunAttemptId = z.infer<typeof RunAttemptId>;
+export type NodeId = z.infer<typeof NodeId>;
+export type MessageId = z.infer<typeof MessageId>;
+export type TurnItemId = z.infer<typeof TurnItemId>;
+export type PlanArtifactId = z.infer<typeof PlanArtifactId>;
+export type ProviderSessionId = z.infer<typeof ProviderSessionId>;
+export type ProviderThreadId = z.infer<typeof ProviderThreadId>;
+export type ProviderTurnId = z.infer<typeof ProviderTurnId>;
+export type RuntimeRequestId = z.infer<typeof RuntimeRequestId>;
+export type ContextTransferId = z.infer<typeof ContextTransferId>;
+export type ContextHandoffId = z.infer<typeof ContextHandoffId>;
+export type CheckpointScopeId = z.infer<typeof CheckpointScopeId>;
+export type CheckpointId = z.infer<typeof CheckpointId>;
+export type EventId = z.infer<typeof EventId>;
+export type CommandId = z.infer<typeof CommandId>;
+export type EffectId = z.infer<typeof EffectId>;
+export type TimerId = z.infer<typeof TimerId>;
+
+/** The prefix each family's generated ids carry, so a stray id is recognisable in logs. */
+export const idPrefixes = {
+  thread: 'thr',
+  run: 'run',
+  attempt: 'att',
+  node: 'node',
+  message: 'msg',
+  turnItem: 'item',
+  plan: 'plan',
+  providerSession: 'psess',
+  providerThread: 'pthr',
+  providerTurn: 'pturn',
+  request: 'req',
+  contextTransfer: 'xfer',
+  contextHandoff: 'hand',
+  checkpointScope: 'cscope',
+  checkpoint: 'ckpt',
+  event: 'evt',
+  command: 'cmd',
+  effect: 'eff',
+  timer: 'tmr',
+} as const;
+
+export type IdFamily = keyof typeof idPrefixes;

@@ -1,0 +1,63 @@
+import { z } from 'zod';
+import {
+  AppThread,
+  Checkpoint,
+  ConversationMessage,
+  ExecutionNode,
+  PlanArtifact,
+  ProviderSession,
+  Run,
+  RunAttempt,
+  RuntimeRequest,
+  TurnItem,
+} from './entities.js';
+import { RunId, ThreadId } from './ids.js';
+import { RunStatus } from './statuses.js';
+
+/**
+ * Read models, one table each. Every row has an id, the thread it belongs to, an order
+ * key and its data; the data is validated by the projection's schema on every write.
+ */
+
+export const ThreadShell = AppThread.extend({
+  runCount: z.number().int().nonnegative(),
+  activeRunId: RunId.nullable(),
+  activeRunStatus: RunStatus.nullable(),
+  queuedRunCount: z.number().int().nonnegative(),
+  queueHeld: z.boolean(),
+  pendingRequestCount: z.number().int().nonnegative(),
+  updatedAt: z.number().int().nonnegative(),
+});
+export type ThreadShell = z.infer<typeof ThreadShell>;
+
+export const RunView = Run.extend({
+  attempts: z.array(RunAttempt),
+  queuePosition: z.number().int().nullable(),
+  interruptRequested: z.boolean(),
+});
+export type RunView = z.infer<typeof RunView>;
+
+export const ProviderSessionView = ProviderSession.extend({ threadId: ThreadId.nullable() });
+
+export const projectionSchemas = {
+  threads: ThreadShell,
+  runs: RunView,
+  messages: ConversationMessage,
+  turn_items: TurnItem,
+  graph_nodes: ExecutionNode,
+  requests: RuntimeRequest,
+  sessions: ProviderSessionView,
+  checkpoints: Checkpoint,
+  plans: PlanArtifact,
+} as const;
+
+export type ProjectionName = keyof typeof projectionSchemas;
+export const projectionNames = Object.keys(projectionSchemas) as ProjectionName[];
+export type ProjectionRow<P extends ProjectionName> = z.infer<(typeof projectionSchemas)[P]>;
+
+/** One change to a projection table, carried by a commit unit. */
+export type ProjectionChange = {
+  [P in ProjectionName]:
+    | { projection: P; op: 'upsert'; id: string; threadId: string | null; ord: number; row: ProjectionRow<P> }
+    | { projection: P; op: 'delete'; id: string };
+}[ProjectionName];

@@ -1,0 +1,131 @@
+import { z } from 'zod';
+import { EffectId, type EventId, type ThreadId, TimerId } from '../domain/ids.js';
+import { EntityKind, IdentityBinding } from '../domain/entities.js';
+import { eventCatalog, type EventType, type NewEvent } from '../domain/events.js';
+import { NewEffect } from '../domain/effects.js';
+import { BatonError, fromZodError, parseOrThrow } from '../domain/errors.js';
+import { projectionSchemas, type ProjectionChange } from '../domain/projections.js';
+import type { NewReceipt } from '../domain/receipts.js';
+
+/**
+ * Everything one state change writes, committed in a single SQLite transaction: events,
+ * entity snapshots, projection changes, outbox effects (new ones and updates to claimed
+ * ones), durable timers, identity bindings and the command receipt.
+ */
+export interface CommitUnit {
+  events?: readonly NewEvent[];
+  snapshots?: readonly EntitySnapshotWrite[];
+  projections?: readonly ProjectionChange[];
+  effects?: readonly NewEffect[];
+  effectUpdates?: readonly EffectUpdate[];
+  timers?: readonly TimerChange[];
+  bindings?: readonly IdentityBinding[];
+  receipt?: NewReceipt;
+}
+
+export const EntitySnapshotWrite = z.object({
+  entityId: z.string().min(1),
+  kind: EntityKind,
+  threadId: z.string().min(1).nullable(),
+  machineId: z.string().min(1),
+  machineVersion: z.number().int().positive(),
+  snapshot: z.unknown(),
+});
+export type EntitySnapshotWrite = z.infer<typeof EntitySnapshotWrite>;
+
+export const EffectUpdate = z.object({
+  effectId: EffectId,
+  status: z.enum(['completed', 'failed', 'cancelled', 'pending']),
+  error: z.string().nullable().optional(),
+  /** When set, the update applies only while this owner still holds the lease. */
+  leaseOwner: z.string().optional(),
+  /** For a retry (`pending`): not claimable before this time. */
+  availableAt: z.number().int().optional(),
+});
+export type EffectUpdate = z.infer<typeof EffectUpdate>;
+
+export const TimerChange = z.discriminatedUnion('op', [
+  z.object({
+    op: z.literal('schedule'),
+    timerId: TimerId,
+    threadId: z.string().min(1),
+    entityId: z.string().nullable(),
+    dueAt: z.number().int(),
+    event: z.record(z.string(), z.unknown()),
+  }),
+  z.object({ op: z.literal('cancel'), timerId: TimerId }),
+  z.object({ op: z.literal('fired'), timerId: TimerId }),
+]);
+export type TimerChange = z.infer<typeof TimerChange>;
+
+export type CommitResult =
+  | { duplicate: false; lastSequence: number; firstSequence: number | null }
+  | { duplicate: true; lastSequence: number; receipt: import('../domain/receipts.js').Receipt };
+
+/** A unit after validation: payloads parsed (unknown keys stripped), snapshots serialised. */
+export interface ValidUnit {
+  events: { eventId: EventId; type: EventType; threadId: ThreadId; payloadJson: string; commandId: string | null; causationId: string | null }[];
+  snapshots: (Omit<EntitySnapshotWrite, 'snapshot'> & { snapshotJson: string })[];
+  projections: ({ projection: string; op: 'delete'; id: string } | { projection: string; op: 'upsert'; id: string; threadId: string | null; ord: number; dataJson: string })[];
+  effects: NewEffect[];
+  effectUpdates: EffectUpdate[];
+  timers: TimerChange[];
+  bindings: IdentityBinding[];
+  receipt: NewReceipt | undefined;
+}
+
+function validateEvent(event: NewEvent): ValidUnit['events'][number] {
+  const schema = (eventCatalog as Record<string, z.ZodType>)[event.type];
+  if (!schema) throw new BatonError('unknown_event_type', `unknown event type "${String(event.type)}"`);
+  const parsed = schema.safeParse(event.payload);
+  if (!parsed.success) throw fromZodError('invalid_payload', `payload of ${event.type}`, parsed.error);
+  if (typeof event.eventId !== 'string' || !event.eventId) throw new BatonError('invalid_payload', 'event without eventId');
+  if (typeof event.threadId !== 'string' || !event.threadId) throw new BatonError('invalid_payload', `${event.type} without threadId`);
+  return {
+    eventId: event.eventId,
+    type: event.type,
+    threadId: event.threadId,
+    payloadJson: JSON.stringify(parsed.data),
+    commandId: event.commandId ?? null,
+    causationId: event.causationId ?? null,
+  };
+}
+
+function validateSnapshot(write: EntitySnapshotWrite): ValidUnit['snapshots'][number] {
+  const kind = EntityKind.safeParse(write.kind);
+  if (!kind.success) throw new BatonError('unknown_entity_kind', `unknown entity kind "${String(write.kind)}"`);
+  const { snapshot, ...rest } = parseOrThrow(EntitySnapshotWrite, write, 'invalid_payload', `snapshot of ${write.entityId}`);
+  const snapshotJson = JSON.stringify(snapshot);
+  if (snapshotJson === undefined) throw new BatonError('invalid_payload', `snapshot of ${write.entityId} is not JSON`);
+  return { ...rest, snapshotJson };
+}
+
+function validateProjection(change: ProjectionChange): ValidUnit['projections'][number] {
+  const schema = (projectionSchemas as Record<string, z.ZodType>)[change.projection];
+  if (!schema) throw new BatonError('unknown_projection', `unknown projection "${String(change.projection)}"`);
+  if (change.op === 'delete') return { projection: change.projection, op: 'delete', id: change.id };
+  const parsed = schema.safeParse(change.row);
+  if (!parsed.success) throw fromZodError('invalid_payload', `${change.projection} row ${change.id}`, parsed.error);
+  return {
+    projection: change.projection,
+    op: 'upsert',
+    id: change.id,
+    threadId: change.threadId,
+    ord: change.ord,
+    dataJson: JSON.stringify(parsed.data),
+  };
+}
+
+/** Validates a whole unit before anything is written: a bad part refuses the unit. */
+export function validateUnit(unit: CommitUnit): ValidUnit {
+  return {
+    events: (unit.events ?? []).map(validateEvent),
+    snapshots: (unit.snapshots ?? []).map(validateSnapshot),
+    projections: (unit.projections ?? []).map(validateProjection),
+    effects: (unit.effects ?? []).map((e) => parseOrThrow(NewEffect, e, 'invalid_payload', `effect ${e.id}`)),
+    effectUpdates: (unit.effectUpdates ?? []).map((u) => parseOrThrow(EffectUpdate, u, 'invalid_payload', `effect update ${u.effectId}`)),
+    timers: (unit.timers ?? []).map((t) => parseOrThrow(TimerChange, t, 'invalid_payload', 'timer change')),
+    bindings: (unit.bindings ?? []).map((b) => parseOrThrow(IdentityBinding, b, 'invalid_payload', 'identity binding')),
+    receipt: unit.receipt,
+  };
+}

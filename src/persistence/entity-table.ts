@@ -1,0 +1,74 @@
+import type { Statement } from 'better-sqlite3';
+import type { EntityKind } from '../domain/entities.js';
+import type { Db } from './database.js';
+import type { ValidUnit } from './commit-unit.js';
+
+/** One persisted actor: its machine, the machine's version and its XState snapshot. */
+export interface EntityRecord {
+  entityId: string;
+  kind: EntityKind;
+  threadId: string | null;
+  machineId: string;
+  machineVersion: number;
+  snapshot: unknown;
+  lastSequence: number;
+  updatedAt: number;
+}
+
+interface EntityRow {
+  entity_id: string;
+  kind: EntityKind;
+  thread_id: string | null;
+  machine_id: string;
+  machine_version: number;
+  snapshot: string;
+  last_sequence: number;
+  updated_at: number;
+}
+
+const toRecord = (r: EntityRow): EntityRecord => ({
+  entityId: r.entity_id,
+  kind: r.kind,
+  threadId: r.thread_id,
+  machineId: r.machine_id,
+  machineVersion: r.machine_version,
+  snapshot: JSON.parse(r.snapshot),
+  lastSequence: r.last_sequence,
+  updatedAt: r.updated_at,
+});
+
+/** Entity snapshot rows: each actor is its own row, never one giant tree snapshot. */
+export class EntityTable {
+  private readonly upsert: Statement;
+  private readonly byId: Statement<[string], EntityRow>;
+  private readonly byThread: Statement<[string], EntityRow>;
+  private readonly countAll: Statement<[], { n: number }>;
+
+  constructor(db: Db) {
+    this.upsert = db.prepare(`INSERT INTO entities (entity_id, kind, thread_id, machine_id, machine_version, snapshot, last_sequence, updated_at)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+      ON CONFLICT (entity_id) DO UPDATE SET kind = excluded.kind, thread_id = excluded.thread_id, machine_id = excluded.machine_id,
+        machine_version = excluded.machine_version, snapshot = excluded.snapshot, last_sequence = excluded.last_sequence,
+        updated_at = excluded.updated_at`);
+    this.byId = db.prepare('SELECT * FROM entities WHERE entity_id = ?');
+    this.byThread = db.prepare('SELECT * FROM entities WHERE thread_id = ? ORDER BY rowid');
+    this.countAll = db.prepare('SELECT count(*) AS n FROM entities');
+  }
+
+  put(s: ValidUnit['snapshots'][number], sequence: number, at: number): void {
+    this.upsert.run(s.entityId, s.kind, s.threadId, s.machineId, s.machineVersion, s.snapshotJson, sequence, at);
+  }
+
+  get(entityId: string): EntityRecord | null {
+    const row = this.byId.get(entityId);
+    return row ? toRecord(row) : null;
+  }
+
+  listByThread(threadId: string): EntityRecord[] {
+    return this.byThread.all(threadId).map(toRecord);
+  }
+
+  count(): number {
+    return this.countAll.get()?.n ?? 0;
+  }
+}

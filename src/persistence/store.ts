@@ -1,0 +1,147 @@
+import Database from 'better-sqlite3';
+import { BatonError } from '../domain/errors.js';
+import type { Clock } from '../domain/sources.js';
+import { systemClock } from '../domain/sources.js';
+import { openDatabase, type Db } from './database.js';
+import { migrate } from './migrations.js';
+import { validateUnit, type CommitResult, type CommitUnit, type ValidUnit } from './commit-unit.js';
+import { EventLog } from './event-log.js';
+import { ReceiptTable } from './receipt-table.js';
+import { EntityTable } from './entity-table.js';
+import { ProjectionTables } from './projection-tables.js';
+import { Outbox } from './outbox.js';
+import { TimerTable } from './timer-table.js';
+import { BindingTable } from './binding-table.js';
+
+export interface StoreOptions {
+  clock?: Clock;
+}
+
+/**
+ * Baton's durable store on one SQLite file. `commit(unit)` is the only way state changes:
+ * the unit's events, snapshots, projection changes, outbox rows, timers, bindings and
+ * receipt land in one transaction or not at all.
+ */
+export class Store {
+  readonly events: EventLog;
+  readonly receipts: ReceiptTable;
+  readonly entities: EntityTable;
+  readonly projections: ProjectionTables;
+  readonly outbox: Outbox;
+  readonly timers: TimerTable;
+  readonly bindings: BindingTable;
+  private readonly clock: Clock;
+  private readonly commitOne: (unit: ValidUnit) => CommitResult;
+  private readonly commitBatch: (units: ValidUnit[]) => CommitResult[];
+
+  static open(path: string, options: StoreOptions = {}): Store {
+    const db = openDatabase(path);
+    try {
+      migrate(db, (options.clock ?? systemClock).nowMs());
+    } catch (error) {
+      db.close();
+      throw error;
+    }
+    return new Store(db, options);
+  }
+
+  private constructor(
+    readonly db: Db,
+    options: StoreOptions,
+  ) {
+    this.clock = options.clock ?? systemClock;
+    this.events = new EventLog(db);
+    this.receipts = new ReceiptTable(db);
+    this.entities = new EntityTable(db);
+    this.projections = new ProjectionTables(db);
+    this.outbox = new Outbox(db);
+    this.timers = new TimerTable(db);
+    this.bindings = new BindingTable(db);
+    const one = db.transaction((unit: ValidUnit) => this.write(unit, this.events.lastSequence()));
+    const many = db.transaction((units: ValidUnit[]) => {
+      let last = this.events.lastSequence();
+      return units.map((unit) => {
+        const result = this.write(unit, last);
+        last = result.lastSequence;
+        return result;
+      });
+    });
+    this.commitOne = (unit) => one.immediate(unit);
+    this.commitBatch = (units) => many.immediate(units);
+  }
+
+  /** Commits one unit atomically. A unit whose receipt's commandId exists writes nothing. */
+  commit(unit: CommitUnit): CommitResult {
+    const valid = validateUnit(unit);
+    return asTypedConflict(() => this.commitOne(valid));
+  }
+
+  /** Group commit: many units in one transaction (each still deduplicated by its receipt). */
+  commitMany(units: readonly CommitUnit[]): CommitResult[] {
+    const valid = units.map(validateUnit);
+    return asTypedConflict(() => this.commitBatch(valid));
+  }
+
+  /**
+   * Group commit with per-unit isolation, for the CommitQueue: optimistically one
+   * transaction (one WAL commit) for all units; if any unit fails inside the transaction
+   * (a binding conflict, a lost lease), the group is retried one unit per transaction so
+   * only the failing unit is refused. Savepoints per unit would cost more than they save.
+   */
+  commitIsolated(units: readonly ValidUnit[]): IsolatedResult[] {
+    try {
+      return this.commitBatch([...units]).map((result) => ({ ok: true, result }));
+    } catch {
+      return units.map((unit) => {
+        try {
+          return { ok: true, result: this.commitOne(unit) };
+        } catch (error) {
+          return { ok: false, error: toTypedConflict(error) };
+        }
+      });
+    }
+  }
+
+  lastSequence(): number {
+    return this.events.lastSequence();
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+
+  private write(unit: ValidUnit, last: number): CommitResult {
+    if (unit.receipt) {
+      const existing = this.receipts.get(unit.receipt.commandId);
+      if (existing) return { duplicate: true, lastSequence: last, receipt: existing };
+    }
+    const at = this.clock.nowMs();
+    const sequence = this.events.append(unit.events, last, at);
+    for (const s of unit.snapshots) this.entities.put(s, sequence, at);
+    for (const p of unit.projections) this.projections.apply(p, sequence);
+    for (const e of unit.effects) this.outbox.add(e, at);
+    for (const u of unit.effectUpdates) this.outbox.update(u, at);
+    for (const t of unit.timers) this.timers.apply(t, at);
+    for (const b of unit.bindings) this.bindings.put(b, sequence);
+    if (unit.receipt) this.receipts.put(unit.receipt, sequence, at);
+    return { duplicate: false, lastSequence: sequence, firstSequence: unit.events.length ? last + 1 : null };
+  }
+}
+
+export type IsolatedResult = { ok: true; result: CommitResult } | { ok: false; error: unknown };
+
+/** A constraint the schema enforces (a reused eventId, a dangling causation) is a typed conflict. */
+function toTypedConflict(error: unknown): unknown {
+  if (error instanceof Database.SqliteError && error.code.startsWith('SQLITE_CONSTRAINT')) {
+    return new BatonError('conflict', `commit refused: ${error.message}`, { sqliteCode: error.code });
+  }
+  return error;
+}
+
+function asTypedConflict<T>(write: () => T): T {
+  try {
+    return write();
+  } catch (error) {
+    throw toTypedConflict(error);
+  }
+}

@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { Command, commandTypes } from '../src/domain/commands.js';
+import { DomainEvent, eventTypes } from '../src/domain/events.js';
+import { ProviderCapabilities, capabilityGroups } from '../src/domain/capabilities.js';
+import { ThreadId } from '../src/domain/ids.js';
+import { loadConfig } from '../src/config.js';
+import { BatonError } from '../src/domain/errors.js';
+
+describe('contracts', () => {
+  it('parse a command of every type of the Socket.IO contract and refuse unknown or malformed ones', () => {
+    expect(commandTypes).toEqual(
+      expect.arrayContaining(['thread.create', 'thread.message.send', 'run.interrupt', 'thread.stop', 'runtime-request.respond', 'queued-run.reorder',
+        'queued-run.cancel', 'queued-message.promote', 'thread.fork', 'thread.merge_back', 'rollback.toRun', 'rollback.node',
+        'thread.settings.update', 'thread.archive', 'thread.delete']),
+    );
+    expect(Command.parse({ commandId: 'c1', type: 'thread.message.send', threadId: 't1', text: 'hi', dispatchMode: 'auto' })).toMatchObject({ type: 'thread.message.send' });
+    expect(Command.safeParse({ commandId: 'c1', type: 'thread.teleport', threadId: 't1' }).success).toBe(false);
+    expect(Command.safeParse({ commandId: 'c1', type: 'thread.message.send', threadId: 't1', text: '' }).success).toBe(false);
+    expect(Command.safeParse({ commandId: 'c1', type: 'thread.message.send', threadId: 't1', text: 'x', dispatchMode: 'yolo' }).success).toBe(false);
+    expect(Command.safeParse({ commandId: 'c1', type: 'run.interrupt', runId: 'r1', extra: true }).success).toBe(false);
+  });
+
+  it('brand ids and refuse ids with spaces or control characters', () => {
+    expect(ThreadId.safeParse('thr_1').success).toBe(true);
+    expect(ThreadId.safeParse('thr 1').success).toBe(false);
+    expect(ThreadId.safeParse('').success).toBe(false);
+  });
+
+  it('declare the eleven capability groups', () => {
+    expect(capabilityGroups).toHaveLength(11);
+    expect(Object.keys(ProviderCapabilities.shape).filter((k) => k !== 'version').sort()).toEqual([...capabilityGroups].sort());
+  });
+
+  it('generate JSON Schema for commands and events from the zod schemas', () => {
+    const commands = z.toJSONSchema(Command, { unrepresentable: 'any' }) as { oneOf?: unknown[]; anyOf?: unknown[] };
+    expect((commands.oneOf ?? commands.anyOf)?.length).toBe(commandTypes.length);
+    const events = z.toJSONSchema(DomainEvent, { unrepresentable: 'any' }) as { oneOf?: unknown[]; anyOf?: unknown[] };
+    expect((events.oneOf ?? events.anyOf)?.length).toBe(eventTypes.length);
+  });
+
+  it('load configuration from the environment with defaults, and refuse bad values with a typed error', () => {
+    const config = loadConfig({ BATON_PORT: '8123', BATON_DATA_DIR: '/tmp/baton-x' });
+    expect(config).toMatchObject({ host: '127.0.0.1', port: 8123, dataDir: '/tmp/baton-x', model: 'auto' });
+    expect(() => loadConfig({ BATON_PORT: 'eighty' })).toThrow(BatonError);
+    expect(() => loadConfig({ BATON_MODEL: 'gpt-9' })).toThrow(/model/);
+  });
+});

@@ -1,0 +1,136 @@
+import { describe, expect, it } from 'vitest';
+import { BatonError } from '../../src/domain/errors.js';
+import type { CommitUnit } from '../../src/persistence/commit-unit.js';
+import type { ThreadId, EventId } from '../../src/domain/ids.js';
+import { typicalUnit } from '../support/units.js';
+import { tableCounts, useTempStore } from '../support/store.js';
+
+const openStore = useTempStore();
+
+function expectRefused(fn: () => unknown, code: string): BatonError {
+  try {
+    fn();
+  } catch (error) {
+    expect(error).toBeInstanceOf(BatonError);
+    expect((error as BatonError).code).toBe(code);
+    return error as BatonError;
+  }
+  throw new Error(`expected a ${code} refusal`);
+}
+
+describe('Store.commit', () => {
+  it('writes events, snapshot, projection, effect and receipt together and returns the last sequence', () => {
+    const { store, clock } = openStore();
+    clock.set(1_000);
+    const result = store.commit(typicalUnit('thr_a', 1, { receipt: true, effect: true }));
+    expect(result).toEqual({ duplicate: false, lastSequence: 1, firstSequence: 1 });
+
+    const [event] = store.events.readAfter(0);
+    expect(event).toMatchObject({ sequence: 1, eventId: 'evt_thr_a_1', commandId: 'cmd_thr_a_1', threadId: 'thr_a', type: 'run.status-changed', at: 1_000 });
+    expect(store.entities.get('run_thr_a_1')).toMatchObject({ kind: 'run', machineId: 'run', machineVersion: 1, lastSequence: 1 });
+    expect(store.projections.get('runs', 'run_thr_a_1')).toMatchObject({ ordinal: 1, status: 'running' });
+    expect(store.outbox.get('eff_thr_a_1')).toMatchObject({ status: 'pending', attempts: 0, causationEventId: 'evt_thr_a_1' });
+    expect(store.receipts.get('cmd_thr_a_1')).toMatchObject({ ok: true, sequence: 1, result: { runId: 'run_thr_a_1' } });
+  });
+
+  it('answers a duplicate commandId with the first receipt and appends nothing', () => {
+    const { store } = openStore();
+    store.commit(typicalUnit('thr_a', 1, { receipt: true, effect: true }));
+    const first = store.receipts.get('cmd_thr_a_1');
+    const before = tableCounts(store);
+
+    // Same commandId, different content: the stored receipt wins and nothing is written.
+    const again = typicalUnit('thr_a', 2, { receipt: true, effect: true });
+    again.receipt = { ...again.receipt!, commandId: first!.commandId };
+    const result = store.commit(again);
+
+    expect(result).toEqual({ duplicate: true, lastSequence: 1, receipt: first });
+    expect(tableCounts(store)).toEqual(before);
+    expect(store.outbox.get('eff_thr_a_2')).toBeNull();
+  });
+
+  it('keeps the sequence global and gap-free across threads', () => {
+    const { store } = openStore();
+    for (let i = 1; i <= 5; i++) {
+      store.commit(typicalUnit('thr_a', i));
+      store.commit(typicalUnit('thr_b', i));
+    }
+    expect(store.events.readAfter(0).map((e) => e.sequence)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    expect(store.events.readThreadAfter('thr_b', 4).map((e) => e.sequence)).toEqual([6, 8, 10]);
+    expect(store.events.readAfter(7).map((e) => e.sequence)).toEqual([8, 9, 10]);
+    expect(store.lastSequence()).toBe(10);
+  });
+
+  it('stamps a unit without events with the current last sequence', () => {
+    const { store } = openStore();
+    store.commit(typicalUnit('thr_a', 1));
+    const { events: _events, ...snapshotOnly } = typicalUnit('thr_a', 2);
+    expect(store.commit(snapshotOnly)).toEqual({ duplicate: false, lastSequence: 1, firstSequence: null });
+    expect(store.entities.get('run_thr_a_2')?.lastSequence).toBe(1);
+  });
+
+  it('group-commits many units in one transaction with consecutive sequences', () => {
+    const { store } = openStore();
+    const units = Array.from({ length: 50 }, (_, i) => typicalUnit('thr_g', i + 1, { receipt: true }));
+    units.push(typicalUnit('thr_g', 1, { receipt: true })); // a duplicate inside the batch
+    const results = store.commitMany(units);
+    expect(results.slice(0, 50).map((r) => r.lastSequence)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
+    expect(results[50]).toMatchObject({ duplicate: true });
+    expect(store.events.readAfter(0)).toHaveLength(50);
+  });
+});
+
+describe('Store.commit refuses bad input and writes nothing', () => {
+  const cases: [string, (u: CommitUnit) => CommitUnit, string][] = [
+    ['an unknown entity kind', (u) => ({ ...u, snapshots: [{ ...u.snapshots![0]!, kind: 'spaceship' as never }] }), 'unknown_entity_kind'],
+    ['an unknown event type', (u) => ({ ...u, events: [{ ...u.events![0]!, type: 'run.teleported' as never }] }), 'unknown_event_type'],
+    ['an event payload that fails its schema', (u) => ({ ...u, events: [{ ...u.events![0]!, payload: { runId: 42 } as never }] }), 'invalid_payload'],
+    ['a run status outside the status set', (u) => ({ ...u, events: [{ ...u.events![0]!, payload: { threadId: 'thr_x' as ThreadId, runId: 'r', from: 'running', to: 'exploded', reason: null } as never }] }), 'invalid_payload'],
+    ['an unknown projection', (u) => ({ ...u, projections: [{ projection: 'nope', op: 'upsert', id: 'x', threadId: null, ord: 0, row: {} } as never] }), 'unknown_projection'],
+    ['a projection row that fails its schema', (u) => ({ ...u, projections: [{ projection: 'runs', op: 'upsert', id: 'x', threadId: null, ord: 0, row: { id: 'x' } } as never] }), 'invalid_payload'],
+    ['a snapshot that is not JSON', (u) => ({ ...u, snapshots: [{ ...u.snapshots![0]!, snapshot: undefined }] }), 'invalid_payload'],
+  ];
+
+  it.each(cases)('%s', (_name, breakUnit, code) => {
+    const { store } = openStore();
+    store.commit(typicalUnit('thr_a', 1, { receipt: true }));
+    const before = tableCounts(store);
+    const bad = breakUnit(typicalUnit('thr_a', 2, { receipt: true, effect: true }));
+    expectRefused(() => store.commit(bad), code);
+    expect(tableCounts(store)).toEqual(before);
+    expect(store.receipts.get('cmd_thr_a_2')).toBeNull();
+  });
+
+  it('a failure late in the transaction (binding conflict) rolls back the whole unit', () => {
+    const { store } = openStore();
+    const binding = { provider: 'codex', scope: 'session:s1/thread:t1', nativeRef: 'turn-9', appId: 'pturn_1', entityKind: 'provider_turn', correlation: 'native_exact' } as const;
+    store.commit({ bindings: [binding] });
+    const before = tableCounts(store);
+    const unit = { ...typicalUnit('thr_a', 1, { receipt: true, effect: true }), bindings: [{ ...binding, appId: 'pturn_2' }] };
+    expectRefused(() => store.commit(unit), 'binding_conflict');
+    expect(tableCounts(store)).toEqual(before);
+    expect(store.lastSequence()).toBe(0);
+    // Re-binding the same app id is idempotent.
+    expect(() => store.commit({ bindings: [binding] })).not.toThrow();
+    expect(store.bindings.resolve('codex', 'session:s1/thread:t1', 'turn-9')?.appId).toBe('pturn_1');
+    expect(store.bindings.resolve('codex', 'session:s2/thread:t1', 'turn-9')).toBeNull();
+  });
+
+  it('an effect whose causation event does not exist is a typed conflict', () => {
+    const { store } = openStore();
+    const unit = typicalUnit('thr_a', 1, { effect: true });
+    unit.effects = [{ ...unit.effects![0]!, causationEventId: 'evt_missing' as EventId }];
+    expect(expectRefused(() => store.commit(unit), 'conflict').message).toMatch(/FOREIGN KEY/);
+    expect(tableCounts(store).events).toBe(0);
+  });
+
+  it('a reused eventId is a typed conflict', () => {
+    const { store } = openStore();
+    store.commit(typicalUnit('thr_a', 1));
+    const before = tableCounts(store);
+    const unit = typicalUnit('thr_a', 2);
+    unit.events = [{ ...unit.events![0]!, eventId: 'evt_thr_a_1' as EventId }];
+    expectRefused(() => store.commit(unit), 'conflict');
+    expect(tableCounts(store)).toEqual(before);
+  });
+});

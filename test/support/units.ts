@@ -1,0 +1,82 @@
+import type { CommitUnit } from '../../src/persistence/commit-unit.js';
+import type { EffectId, EventId, MessageId, NodeId, RunId, ThreadId, CommandId } from '../../src/domain/ids.js';
+import type { RunView } from '../../src/domain/projections.js';
+
+/**
+ * Builders for realistic commit units, shared by the store tests and the benchmark.
+ * Unit `i` on thread `t` writes event `evt_t_i`, entity `run_t_i`, projection row `run_t_i`,
+ * and optionally receipt `cmd_t_i` and effect `eff_t_i`, so a checker can tell a whole
+ * unit from a torn one.
+ */
+export function runView(threadId: string, i: number): RunView {
+  return {
+    id: `run_${threadId}_${i}` as RunId,
+    threadId: threadId as ThreadId,
+    ordinal: i,
+    status: 'running',
+    provider: 'codex',
+    model: 'gpt-test',
+    providerThreadId: null,
+    userMessageId: `msg_${threadId}_${i}` as MessageId,
+    rootNodeId: `node_${threadId}_${i}` as NodeId,
+    activeAttemptId: null,
+    checkpointId: null,
+    contextHandoffId: null,
+    supersedesRunId: null,
+    attempts: [],
+    queuePosition: null,
+    interruptRequested: false,
+  };
+}
+
+export function typicalUnit(threadId: string, i: number, extras: { receipt?: boolean; effect?: boolean } = {}): CommitUnit {
+  const eventId = `evt_${threadId}_${i}` as EventId;
+  const run = runView(threadId, i);
+  const unit: CommitUnit = {
+    events: [
+      {
+        eventId,
+        type: 'run.status-changed',
+        threadId: threadId as ThreadId,
+        payload: { threadId: threadId as ThreadId, runId: run.id, from: 'starting', to: 'running', reason: null },
+        commandId: extras.receipt ? (`cmd_${threadId}_${i}` as CommandId) : null,
+      },
+    ],
+    snapshots: [
+      {
+        entityId: run.id,
+        kind: 'run',
+        threadId,
+        machineId: 'run',
+        machineVersion: 1,
+        snapshot: { status: 'active', value: 'running', context: { runId: run.id, ordinal: i } },
+      },
+    ],
+    projections: [{ projection: 'runs', op: 'upsert', id: run.id, threadId, ord: i, row: run }],
+  };
+  if (extras.effect) {
+    unit.effects = [
+      {
+        id: `eff_${threadId}_${i}` as EffectId,
+        kind: 'provider.turn.start',
+        threadId: threadId as ThreadId,
+        runId: run.id,
+        nodeId: null,
+        provider: 'codex',
+        payload: { text: `message ${i}` },
+        causationEventId: eventId,
+        commandId: extras.receipt ? (`cmd_${threadId}_${i}` as CommandId) : null,
+      },
+    ];
+  }
+  if (extras.receipt) {
+    unit.receipt = {
+      ok: true,
+      commandId: `cmd_${threadId}_${i}` as CommandId,
+      commandType: 'thread.message.send',
+      threadId: threadId as ThreadId,
+      result: { runId: run.id },
+    };
+  }
+  return unit;
+}
