@@ -80,7 +80,8 @@ export type AppThread = z.infer<typeof AppThread>;
 export const Run = z.object({
   id: RunId,
   threadId: ThreadId,
-  ordinal: z.number().int().positive(),
+  /** Assigned when the run starts, so counted runs are numbered densely 1..N. */
+  ordinal: z.number().int().positive().nullable(),
   status: RunStatus,
   provider: ProviderKind,
   model: z.string().nullable(),

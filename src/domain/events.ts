@@ -66,7 +66,8 @@ export const eventCatalog = {
   }),
   'thread.archived': z.object({ threadId: ThreadId }),
   'thread.deleted': z.object({ threadId: ThreadId }),
-  'thread.queue-held': z.object({ threadId: ThreadId, held: z.boolean(), reason: z.enum(['interrupt', 'stop', 'resume']) }),
+  'thread.queue-held': z.object({ threadId: ThreadId, held: z.boolean(), reason: z.enum(['interrupt', 'stop', 'send']) }),
+  'thread.rolled-back': z.object({ threadId: ThreadId, runOrdinal: z.number().int().nonnegative(), rolledBackRunIds: z.array(RunId) }),
 
   'message.created': z.object({ message: ConversationMessage }),
   'message.delta': z.object({ threadId: ThreadId, messageId: MessageId, delta: z.string() }),
@@ -74,12 +75,18 @@ export const eventCatalog = {
 
   'run.queued': z.object({
     ...runRef,
-    ordinal: z.number().int().positive(),
+    text: z.string(),
     provider: ProviderKind,
     model: z.string().nullable(),
     userMessageId: MessageId,
     rootNodeId: NodeId,
     dispatchMode: DispatchMode,
+  }),
+  'run.started': z.object({
+    ...runRef,
+    ordinal: z.number().int().positive(),
+    attemptId: RunAttemptId,
+    providerThreadId: ProviderThreadId.nullable(),
   }),
   'run.queue-reordered': z.object({ threadId: ThreadId, order: z.array(RunId) }),
   'run.status-changed': z.object({ ...runRef, from: RunStatus, to: RunStatus, reason: z.string().nullable() }),

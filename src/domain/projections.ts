@@ -26,6 +26,7 @@ export const ThreadShell = AppThread.extend({
   queuedRunCount: z.number().int().nonnegative(),
   queueHeld: z.boolean(),
   pendingRequestCount: z.number().int().nonnegative(),
+  turnItemCount: z.number().int().nonnegative(),
   updatedAt: z.number().int().nonnegative(),
 });
 export type ThreadShell = z.infer<typeof ThreadShell>;

@@ -21,6 +21,8 @@ export interface CommitUnit {
   timers?: readonly TimerChange[];
   bindings?: readonly IdentityBinding[];
   receipt?: NewReceipt;
+  /** The unit's timestamp; the store's clock when absent. */
+  at?: number;
 }
 
 export const EntitySnapshotWrite = z.object({
@@ -59,7 +61,7 @@ export const TimerChange = z.discriminatedUnion('op', [
 export type TimerChange = z.infer<typeof TimerChange>;
 
 export type CommitResult =
-  | { duplicate: false; lastSequence: number; firstSequence: number | null }
+  | { duplicate: false; lastSequence: number; firstSequence: number | null; at: number }
   | { duplicate: true; lastSequence: number; receipt: import('../domain/receipts.js').Receipt };
 
 /** A unit after validation: payloads parsed (unknown keys stripped), snapshots serialised. */
@@ -72,6 +74,7 @@ export interface ValidUnit {
   timers: TimerChange[];
   bindings: IdentityBinding[];
   receipt: NewReceipt | undefined;
+  at: number | undefined;
 }
 
 function validateEvent(event: NewEvent): ValidUnit['events'][number] {
@@ -127,5 +130,6 @@ export function validateUnit(unit: CommitUnit): ValidUnit {
     timers: (unit.timers ?? []).map((t) => parseOrThrow(TimerChange, t, 'invalid_payload', 'timer change')),
     bindings: (unit.bindings ?? []).map((b) => parseOrThrow(IdentityBinding, b, 'invalid_payload', 'identity binding')),
     receipt: unit.receipt,
+    at: unit.at,
   };
 }

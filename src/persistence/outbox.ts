@@ -93,9 +93,10 @@ export class Outbox {
   }
 
   /** Leases up to `limit` claimable effects to `owner` until `now + leaseMs`. */
-  claim(owner: string, now: number, leaseMs: number, limit = 16): Effect[] {
+  claim(owner: string, now: number, leaseMs: number, limit = 16, kinds?: readonly string[]): Effect[] {
     return this.db.transaction(() => {
-      const rows = this.claimable.all(now, now, limit);
+      const all = this.claimable.all(now, now, kinds ? 10_000 : limit);
+      const rows = (kinds ? all.filter((r) => kinds.includes(r.kind)) : all).slice(0, limit);
       for (const r of rows) this.lease.run(owner, now + leaseMs, now, r.effect_id);
       return rows.map((r) => this.get(r.effect_id)!);
     }).immediate();

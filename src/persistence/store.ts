@@ -115,7 +115,7 @@ export class Store {
       const existing = this.receipts.get(unit.receipt.commandId);
       if (existing) return { duplicate: true, lastSequence: last, receipt: existing };
     }
-    const at = this.clock.nowMs();
+    const at = unit.at ?? this.clock.nowMs();
     const sequence = this.events.append(unit.events, last, at);
     for (const s of unit.snapshots) this.entities.put(s, sequence, at);
     for (const p of unit.projections) this.projections.apply(p, sequence);
@@ -124,7 +124,7 @@ export class Store {
     for (const t of unit.timers) this.timers.apply(t, at);
     for (const b of unit.bindings) this.bindings.put(b, sequence);
     if (unit.receipt) this.receipts.put(unit.receipt, sequence, at);
-    return { duplicate: false, lastSequence: sequence, firstSequence: unit.events.length ? last + 1 : null };
+    return { duplicate: false, lastSequence: sequence, firstSequence: unit.events.length ? last + 1 : null, at };
   }
 }
 

@@ -23,7 +23,7 @@ describe('Store.commit', () => {
     const { store, clock } = openStore();
     clock.set(1_000);
     const result = store.commit(typicalUnit('thr_a', 1, { receipt: true, effect: true }));
-    expect(result).toEqual({ duplicate: false, lastSequence: 1, firstSequence: 1 });
+    expect(result).toEqual({ duplicate: false, lastSequence: 1, firstSequence: 1, at: 1_000 });
 
     const [event] = store.events.readAfter(0);
     expect(event).toMatchObject({ sequence: 1, eventId: 'evt_thr_a_1', commandId: 'cmd_thr_a_1', threadId: 'thr_a', type: 'run.status-changed', at: 1_000 });
@@ -65,7 +65,7 @@ describe('Store.commit', () => {
     const { store } = openStore();
     store.commit(typicalUnit('thr_a', 1));
     const { events: _events, ...snapshotOnly } = typicalUnit('thr_a', 2);
-    expect(store.commit(snapshotOnly)).toEqual({ duplicate: false, lastSequence: 1, firstSequence: null });
+    expect(store.commit(snapshotOnly)).toMatchObject({ duplicate: false, lastSequence: 1, firstSequence: null });
     expect(store.entities.get('run_thr_a_2')?.lastSequence).toBe(1);
   });
 

@@ -1,0 +1,41 @@
+import type { MessageId } from '../domain/ids.js';
+import type { BarrierOutput } from '../machines/outputs.js';
+import type { RunContext } from '../machines/run.machine.js';
+import type { ThreadActor } from './thread-actor.js';
+
+const closedStatuses = new Set(['completed', 'interrupted', 'failed', 'cancelled', 'rolled_back']);
+
+/**
+ * Carries out one in-memory step of a run's finalization barrier, then tells the run the
+ * step is done. Everything it closes is delivered before that report, so the run moves on
+ * only once the step's work is in the same commit.
+ */
+export function performBarrierStep(thread: ThreadActor, runId: string, step: BarrierOutput['step']): void {
+  const view = thread.current.view;
+  const threadId = thread.threadId;
+  switch (step) {
+    case 'flush_text':
+      // Deltas are appended as events as they arrive; nothing is held back in memory.
+      break;
+    case 'close_messages':
+      for (const m of view.list('messages', threadId, (m) => m.runId === runId && m.role === 'assistant' && !m.completed)) {
+        thread.current.addEvent('message.completed', { threadId: m.threadId, messageId: m.id as MessageId, text: m.text });
+      }
+      break;
+    case 'finalize_plans':
+      for (const plan of view.list('plans', threadId, (p) => p.runId === runId && !p.final)) {
+        thread.current.addEvent('plan.updated', { plan: { ...plan, final: true } });
+      }
+      break;
+    case 'close_children': {
+      const run = thread.snapshot({ kind: 'run', id: runId })?.context as RunContext | undefined;
+      const status = run?.terminalStatus === 'completed' ? 'completed' : run?.terminalStatus === 'failed' ? 'failed' : 'interrupted';
+      // Subagents own live provider threads of their own; everything else still open is closed.
+      for (const node of view.list('graph_nodes', threadId, (n) => n.runId === runId && !closedStatuses.has(n.status) && n.kind !== 'subagent')) {
+        thread.enqueue({ kind: 'execution_node', id: node.id }, { type: 'CLOSE', status });
+      }
+      break;
+    }
+  }
+  thread.enqueue({ kind: 'run', id: runId }, { type: 'BARRIER_STEP_DONE', step });
+}

@@ -1,0 +1,18 @@
+import type { ProviderCapabilities } from '../domain/capabilities.js';
+import type { ProviderKind } from '../domain/statuses.js';
+import type { DispatchCapabilities } from '../machines/thread-supervisor.machine.js';
+
+/**
+ * The one place orchestration reads provider capabilities. Machines receive the flags
+ * they decide by; no code anywhere branches on a provider's name.
+ */
+export function dispatchCapabilities(caps: ProviderCapabilities): DispatchCapabilities {
+  return {
+    supportsActiveSteering: caps.turns.supportsActiveSteering,
+    supportsSteeringByInterruptRestart: caps.turns.supportsSteeringByInterruptRestart,
+    supportsInterrupt: caps.turns.supportsInterrupt,
+  };
+}
+
+/** Where the runtime looks up a provider's declared capabilities. */
+export type CapabilitySource = (provider: ProviderKind) => ProviderCapabilities;

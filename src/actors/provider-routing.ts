@@ -1,0 +1,120 @@
+import type { NodeId, RunId } from '../domain/ids.js';
+import type { ProviderEvent } from '../domain/provider-events.js';
+import type { RunContext } from '../machines/run.machine.js';
+import type { ThreadSupervisorContext } from '../machines/thread-supervisor.machine.js';
+import type { ThreadActor } from './thread-actor.js';
+
+type Of<T extends ProviderEvent['type']> = Extract<ProviderEvent, { type: T }>;
+
+/**
+ * Routes one normalized provider event to the entity actors it concerns. Routing never
+ * decides lifecycle: a `turn.completed` goes to its node, its attempt and its run alike,
+ * and each machine's guards decide what it means (only the run's own root turn ends it).
+ */
+export function routeProviderEvent(thread: ThreadActor, event: ProviderEvent): void {
+  switch (event.type) {
+    case 'turn.started':
+      thread.deliver({ kind: 'execution_node', id: event.nodeId }, { type: 'START' });
+      thread.deliver({ kind: 'run_attempt', id: event.attemptId }, { type: 'TURN_STARTED', attemptId: event.attemptId });
+      thread.deliver({ kind: 'run', id: event.runId }, { type: 'TURN_STARTED', attemptId: event.attemptId });
+      providerThreadTurn(thread, event.runId, 'TURN_BEGAN');
+      return;
+    case 'turn.completed':
+      thread.deliver({ kind: 'execution_node', id: event.nodeId }, { type: 'END', status: event.status });
+      thread.deliver({ kind: 'run_attempt', id: event.attemptId }, { type: 'TURN_TERMINAL', attemptId: event.attemptId, nodeId: event.nodeId, status: event.status });
+      if ((thread.snapshot({ kind: 'run', id: event.runId })?.context as RunContext | undefined)?.rootNodeId === event.nodeId) {
+        providerThreadTurn(thread, event.runId, 'TURN_ENDED');
+      }
+      thread.deliver({ kind: 'run', id: event.runId }, { type: 'TURN_TERMINAL', attemptId: event.attemptId, nodeId: event.nodeId, status: event.status, error: event.error });
+      return;
+    case 'interrupt.acknowledged':
+      thread.deliver({ kind: 'run', id: event.runId }, { type: 'INTERRUPT_ACKNOWLEDGED' });
+      return;
+    case 'node.started':
+      if (!thread.snapshot({ kind: 'execution_node', id: event.nodeId })) {
+        thread.spawn('execution_node', event.nodeId, { nodeId: event.nodeId, runId: event.runId, threadId: event.threadId, attemptId: event.attemptId, parentNodeId: event.parentNodeId, kind: event.kind, countsForRun: false, title: event.title });
+      }
+      thread.deliver({ kind: 'execution_node', id: event.nodeId }, { type: 'START' });
+      return;
+    case 'node.completed':
+      thread.deliver({ kind: 'execution_node', id: event.nodeId }, { type: 'END', status: event.status });
+      return;
+    case 'message.delta':
+      ensureAssistantMessage(thread, event);
+      thread.current.addEvent('message.delta', { threadId: event.threadId, messageId: event.messageId, delta: event.delta });
+      return;
+    case 'message.completed':
+      ensureAssistantMessage(thread, event);
+      thread.current.addEvent('message.completed', { threadId: event.threadId, messageId: event.messageId, text: event.text });
+      thread.deliver({ kind: 'execution_node', id: messageNodeId(event.messageId) }, { type: 'END', status: 'completed' });
+      return;
+    case 'plan.updated':
+      thread.current.addEvent('plan.updated', {
+        plan: { id: event.planId, threadId: event.threadId, runId: event.runId, nodeId: event.nodeId, kind: event.kind, text: event.text, steps: event.steps, final: false },
+      });
+      return;
+    case 'request.opened':
+      openRequest(thread, event);
+      return;
+    case 'request.closed':
+      thread.deliver({ kind: 'runtime_request', id: event.requestId }, { type: 'CANCEL', reason: event.reason });
+      return;
+    case 'session.status': {
+      const ref = { kind: 'provider_session' as const, id: event.sessionId };
+      if (!thread.snapshot(ref)) thread.spawn('provider_session', event.sessionId, { sessionId: event.sessionId, threadId: event.threadId, provider: event.provider });
+      const byStatus = { starting: 'RESTART', ready: 'READY', running: 'BUSY', waiting: 'WAITING', stopped: 'STOPPED', error: 'FAILED' } as const;
+      thread.deliver(ref, { type: byStatus[event.status], reason: event.reason ?? event.status });
+      return;
+    }
+    case 'thread.loaded':
+      thread.deliver({ kind: 'provider_thread', id: event.providerThreadId }, { type: 'LOADED', nativeThreadRef: event.nativeThreadRef, resumeCursor: event.resumeCursor });
+      return;
+    case 'thread.failed':
+      thread.deliver({ kind: 'thread_supervisor', id: event.threadId }, { type: 'PROVIDER_THREAD_FAILED', reason: event.reason, replacementProviderThreadId: thread.current.newId('providerThread') });
+      return;
+    case 'runtime.lost':
+      runtimeLost(thread, event);
+      return;
+  }
+}
+
+/** The node id of an assistant message: one node per message, derived so routing needs no lookup. */
+export const messageNodeId = (messageId: string): string => `node_of_${messageId}`;
+
+function ensureAssistantMessage(thread: ThreadActor, event: Of<'message.delta'> | Of<'message.completed'>): void {
+  if (thread.current.view.get('messages', event.messageId)) return;
+  const nodeId = messageNodeId(event.messageId);
+  const run = thread.snapshot({ kind: 'run', id: event.runId })?.context as RunContext | undefined;
+  thread.spawn('execution_node', nodeId, { nodeId, runId: event.runId, threadId: event.threadId, attemptId: run?.activeAttemptId ?? null, parentNodeId: event.nodeId, kind: 'assistant_message', countsForRun: false, title: null });
+  thread.deliver({ kind: 'execution_node', id: nodeId }, { type: 'START' });
+  thread.current.addEvent('message.created', {
+    message: { id: event.messageId, threadId: event.threadId, runId: event.runId, nodeId: nodeId as NodeId, role: 'assistant', text: '', completed: false },
+  });
+}
+
+function openRequest(thread: ThreadActor, event: Of<'request.opened'>): void {
+  const kind = event.kind === 'user_input' ? 'user_input_request' : 'approval_request';
+  const run = thread.snapshot({ kind: 'run', id: event.runId })?.context as RunContext | undefined;
+  thread.spawn('execution_node', event.nodeId, { nodeId: event.nodeId, runId: event.runId, threadId: event.threadId, attemptId: run?.activeAttemptId ?? null, parentNodeId: event.parentNodeId, kind, countsForRun: false, title: event.prompt });
+  thread.deliver({ kind: 'execution_node', id: event.nodeId }, { type: 'START' });
+  thread.deliver({ kind: 'execution_node', id: event.nodeId }, { type: 'WAIT' });
+  thread.spawn('runtime_request', event.requestId, {
+    requestId: event.requestId, threadId: event.threadId, runId: event.runId, nodeId: event.nodeId, kind: event.kind, prompt: event.prompt, details: event.details, providerSessionId: event.providerSessionId,
+  });
+}
+
+/** The provider process died: its callbacks are gone and the active run ends by policy. */
+function runtimeLost(thread: ThreadActor, event: Of<'runtime.lost'>): void {
+  for (const r of thread.current.view.list('requests', event.threadId, (r) => r.status === 'pending' && r.responseCapability.type === 'live')) {
+    thread.deliver({ kind: 'runtime_request', id: r.id }, { type: 'CALLBACK_LOST', reason: event.error.message });
+  }
+  if (event.sessionId) thread.deliver({ kind: 'provider_session', id: event.sessionId }, { type: 'FAILED', reason: event.error.message });
+  const supervisor = thread.snapshot({ kind: 'thread_supervisor', id: event.threadId })?.context as ThreadSupervisorContext | undefined;
+  if (supervisor?.activeRunId) thread.deliver({ kind: 'run', id: supervisor.activeRunId }, { type: 'PROVIDER_LOST', status: event.runStatus, error: event.error });
+}
+
+function providerThreadTurn(thread: ThreadActor, runId: RunId, type: 'TURN_BEGAN' | 'TURN_ENDED'): void {
+  const run = thread.snapshot({ kind: 'run', id: runId })?.context as RunContext | undefined;
+  if (run?.providerThreadId) thread.deliver({ kind: 'provider_thread', id: run.providerThreadId }, { type, runOrdinal: run.ordinal });
+}
+

@@ -1,0 +1,179 @@
+import { Command } from '../domain/commands.js';
+import { BatonError, fromZodError, type ErrorInfo } from '../domain/errors.js';
+import type { DomainEvent } from '../domain/events.js';
+import { ProviderEvent } from '../domain/provider-events.js';
+import type { ProviderKind } from '../domain/statuses.js';
+import { randomIds, systemClock, type Clock, type IdSource } from '../domain/sources.js';
+import { CommitQueue } from '../persistence/commit-queue.js';
+import type { Store } from '../persistence/store.js';
+import { declaredCapabilities } from '../providers/declared-capabilities.js';
+import { handleCommand } from './command-handlers.js';
+import type { CapabilitySource } from './policy.js';
+import { routeProviderEvent } from './provider-routing.js';
+import { ThreadActor, type StepOutcome } from './thread-actor.js';
+
+export interface RuntimeOptions {
+  store: Store;
+  ids?: IdSource;
+  clock?: Clock;
+  capabilities?: CapabilitySource;
+  defaultProvider?: ProviderKind;
+  /** Idle threads beyond this many are passivated (least recently used first). */
+  maxLiveThreads?: number;
+}
+
+export type CommandAck =
+  | { ok: true; commandId: string; sequence: number; result: Record<string, unknown> }
+  | { ok: false; commandId: string | null; error: ErrorInfo };
+
+/**
+ * The actor runtime: one ThreadActor per AppThread, created on first use (nothing is
+ * hydrated at start) and passivated when idle. Commands and provider events enter here,
+ * are validated with zod, and run as steps in their thread's mailbox.
+ */
+export class Runtime {
+  readonly store: Store;
+  readonly queue: CommitQueue;
+  readonly ids: IdSource;
+  readonly clock: Clock;
+  private readonly capabilities: CapabilitySource;
+  private readonly defaultProvider: ProviderKind;
+  private readonly maxLiveThreads: number;
+  private readonly threads = new Map<string, ThreadActor>();
+  private readonly listeners = new Set<(events: DomainEvent[]) => void>();
+
+  constructor(options: RuntimeOptions) {
+    this.store = options.store;
+    this.queue = new CommitQueue(options.store);
+    this.ids = options.ids ?? randomIds;
+    this.clock = options.clock ?? systemClock;
+    this.capabilities = options.capabilities ?? ((p) => declaredCapabilities[p]);
+    this.defaultProvider = options.defaultProvider ?? 'codex';
+    this.maxLiveThreads = options.maxLiveThreads ?? 2_000;
+  }
+
+  /** Subscribes to committed events, in commit order; returns the unsubscribe. */
+  onEvents(listener: (events: DomainEvent[]) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  async dispatch(raw: unknown): Promise<CommandAck> {
+    const commandId = typeof raw === 'object' && raw !== null && typeof (raw as { commandId?: unknown }).commandId === 'string' ? (raw as { commandId: string }).commandId : null;
+    const parsed = Command.safeParse(raw);
+    if (!parsed.success) {
+      const type = (raw as { type?: unknown } | null)?.type;
+      const unknownType = typeof type === 'string' && !Command.options.some((o) => o.shape.type.value === type);
+      const error = unknownType
+        ? new BatonError('unknown_command_type', `unknown command type "${type}"`)
+        : fromZodError('invalid_command', 'command', parsed.error);
+      return { ok: false, commandId, error: error.toInfo() };
+    }
+    const command = parsed.data;
+    const existing = this.store.receipts.get(command.commandId);
+    if (existing) return ackOf(existing.ok ? { ok: true, result: existing.result, lastSequence: existing.sequence, events: [] } : { ok: false, error: existing.error, lastSequence: existing.sequence }, command.commandId);
+
+    const threadId = this.threadOf(command);
+    if (!threadId) return { ok: false, commandId: command.commandId, error: { code: 'not_found', message: `no entity for ${command.type}`, details: { command } } };
+    const outcome = await this.thread(threadId).run(
+      (thread) => handleCommand(thread, command, { capabilities: this.capabilities, defaultProvider: this.defaultProvider }),
+      { commandId: command.commandId, commandType: command.type },
+    );
+    return ackOf(outcome, command.commandId);
+  }
+
+  /** A normalized provider event from an adapter (or a replayed transcript). */
+  async ingest(raw: unknown): Promise<StepOutcome<Record<string, unknown>>> {
+    const parsed = ProviderEvent.safeParse(raw);
+    if (!parsed.success) return { ok: false, error: fromZodError('invalid_payload', 'provider event', parsed.error).toInfo(), lastSequence: this.store.lastSequence() };
+    const event = parsed.data;
+    if (!this.store.entities.get(event.threadId) && !this.threads.has(event.threadId)) {
+      return { ok: false, error: { code: 'not_found', message: `provider event for unknown thread ${event.threadId}` }, lastSequence: this.store.lastSequence() };
+    }
+    return this.thread(event.threadId).run((thread) => {
+      routeProviderEvent(thread, event);
+      return {};
+    });
+  }
+
+  /** Runs arbitrary work as a step on a thread: the effect worker settles effects this way. */
+  step<T extends Record<string, unknown>>(threadId: string, work: (thread: ThreadActor) => T): Promise<StepOutcome<T>> {
+    return this.thread(threadId).run(work);
+  }
+
+  thread(threadId: string): ThreadActor {
+    let actor = this.threads.get(threadId);
+    if (actor) {
+      // Re-insert: the map's order is least recently used first.
+      this.threads.delete(threadId);
+      this.threads.set(threadId, actor);
+      return actor;
+    }
+    actor = new ThreadActor(threadId, { store: this.store, queue: this.queue, ids: this.ids, clock: this.clock, publish: (events) => this.publish(events) });
+    this.threads.set(threadId, actor);
+    this.passivateBeyondLimit();
+    return actor;
+  }
+
+  get liveThreadCount(): number {
+    return this.threads.size;
+  }
+
+  /** Drops every idle thread from memory; the next command or event rehydrates it. */
+  passivateIdle(): number {
+    let n = 0;
+    for (const [id, actor] of this.threads) {
+      if (!actor.idle) continue;
+      actor.passivate();
+      this.threads.delete(id);
+      n += 1;
+    }
+    return n;
+  }
+
+  private passivateBeyondLimit(): void {
+    for (const [id, actor] of this.threads) {
+      if (this.threads.size <= this.maxLiveThreads) return;
+      if (!actor.idle) continue;
+      actor.passivate();
+      this.threads.delete(id);
+    }
+  }
+
+  private publish(events: DomainEvent[]): void {
+    for (const listener of this.listeners) {
+      try {
+        listener(events);
+      } catch (error) {
+        console.error('event listener failed', error);
+      }
+    }
+  }
+
+  /** The thread a command acts on, found from the app id it targets. */
+  private threadOf(command: Command): string | null {
+    const entityThread = (id: string) => this.store.entities.get(id)?.threadId ?? null;
+    switch (command.type) {
+      case 'thread.create':
+        return command.threadId ?? this.ids.next('thread');
+      case 'run.interrupt':
+      case 'queued-run.cancel':
+      case 'queued-message.promote':
+        return entityThread(command.runId);
+      case 'runtime-request.respond':
+        return entityThread(command.requestId);
+      case 'rollback.node':
+        return entityThread(command.nodeId);
+      case 'thread.fork':
+        return command.threadId ?? this.ids.next('thread');
+      default:
+        return command.threadId;
+    }
+  }
+}
+
+function ackOf(outcome: StepOutcome<Record<string, unknown>>, commandId: string): CommandAck {
+  return outcome.ok
+    ? { ok: true, commandId, sequence: outcome.lastSequence, result: outcome.result }
+    : { ok: false, commandId, error: outcome.error };
+}

@@ -1,0 +1,55 @@
+import { z } from 'zod';
+import { ErrorInfo } from './errors.js';
+import { MessageId, NodeId, PlanArtifactId, ProviderSessionId, ProviderThreadId, RunAttemptId, RunId, RuntimeRequestId, ThreadId } from './ids.js';
+import { NodeKind, PlanArtifactKind, ProviderSessionStatus, RuntimeRequestKind } from './statuses.js';
+import { PlanStep } from './entities.js';
+
+/**
+ * Normalized provider events: what an adapter hands the runtime after translating native
+ * frames. They carry app ids (resolved through identity bindings) and keep native refs as
+ * evidence. They are never rewritten to look like another provider's events: each
+ * adapter maps its own protocol onto this neutral vocabulary.
+ */
+const onThread = { threadId: ThreadId };
+const onRun = { threadId: ThreadId, runId: RunId };
+const TurnEnd = z.enum(['completed', 'interrupted', 'failed']);
+
+export const ProviderEvent = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('turn.started'), ...onRun, attemptId: RunAttemptId, nodeId: NodeId, nativeTurnRef: z.string().nullable() }),
+  /** Any turn: the root turn of the active attempt, a child or subagent turn, a superseded attempt's turn. */
+  z.object({ type: z.literal('turn.completed'), ...onRun, attemptId: RunAttemptId, nodeId: NodeId, status: TurnEnd, error: ErrorInfo.nullable() }),
+  z.object({ type: z.literal('interrupt.acknowledged'), ...onRun }),
+  z.object({ type: z.literal('node.started'), ...onRun, nodeId: NodeId, parentNodeId: NodeId, attemptId: RunAttemptId.nullable(), kind: NodeKind, title: z.string().nullable() }),
+  z.object({ type: z.literal('node.completed'), ...onRun, nodeId: NodeId, status: z.enum(['completed', 'interrupted', 'failed', 'cancelled']) }),
+  z.object({ type: z.literal('message.delta'), ...onRun, nodeId: NodeId, messageId: MessageId, delta: z.string() }),
+  z.object({ type: z.literal('message.completed'), ...onRun, nodeId: NodeId, messageId: MessageId, text: z.string() }),
+  z.object({
+    type: z.literal('plan.updated'),
+    ...onRun,
+    nodeId: NodeId,
+    planId: PlanArtifactId,
+    kind: PlanArtifactKind,
+    text: z.string().nullable(),
+    steps: z.array(PlanStep),
+  }),
+  z.object({
+    type: z.literal('request.opened'),
+    ...onRun,
+    requestId: RuntimeRequestId,
+    nodeId: NodeId,
+    parentNodeId: NodeId,
+    kind: RuntimeRequestKind,
+    prompt: z.string(),
+    details: z.record(z.string(), z.unknown()),
+    providerSessionId: ProviderSessionId,
+  }),
+  /** The provider settled a request itself (for example when its turn ended). */
+  z.object({ type: z.literal('request.closed'), ...onThread, requestId: RuntimeRequestId, reason: z.string() }),
+  z.object({ type: z.literal('session.status'), ...onThread, sessionId: ProviderSessionId, provider: z.enum(['codex', 'claude', 'acp']), status: ProviderSessionStatus, reason: z.string().nullable() }),
+  z.object({ type: z.literal('thread.loaded'), ...onThread, providerThreadId: ProviderThreadId, nativeThreadRef: z.string(), resumeCursor: z.string().nullable() }),
+  z.object({ type: z.literal('thread.failed'), ...onThread, providerThreadId: ProviderThreadId, reason: z.string() }),
+  /** The provider process is gone: live callbacks die with it and the active run ends by policy. */
+  z.object({ type: z.literal('runtime.lost'), ...onThread, sessionId: ProviderSessionId.nullable(), runStatus: z.enum(['failed', 'interrupted']), error: ErrorInfo }),
+]);
+export type ProviderEvent = z.infer<typeof ProviderEvent>;
+export type ProviderEventType = ProviderEvent['type'];

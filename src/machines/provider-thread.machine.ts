@@ -1,0 +1,96 @@
+import { assign, emit, enqueueActions, setup } from 'xstate';
+import type { ProviderKind, ProviderThreadStatus } from '../domain/statuses.js';
+import { domain, type MachineOutput } from './outputs.js';
+
+/**
+ * ProviderThread: a provider-native conversation handle. Its native ref and resume cursor
+ * are durable so any later session can resume it. When it cannot be resumed it goes to
+ * `error` for good: the thread's next run reseeds a replacement from app context.
+ */
+export const PROVIDER_THREAD_MACHINE_VERSION = 1;
+
+export interface ProviderThreadInput {
+  providerThreadId: string;
+  threadId: string;
+  provider: ProviderKind;
+  forkedFrom: string | null;
+}
+
+export interface ProviderThreadContext extends ProviderThreadInput {
+  status: ProviderThreadStatus;
+  nativeThreadRef: string | null;
+  resumeCursor: string | null;
+  firstRunOrdinal: number | null;
+  lastRunOrdinal: number | null;
+  reason: string | null;
+}
+
+export type ProviderThreadEvent =
+  | { type: 'LOADED'; nativeThreadRef: string; resumeCursor?: string | null }
+  | { type: 'TURN_BEGAN'; runOrdinal: number | null }
+  | { type: 'TURN_ENDED' }
+  | { type: 'UNLOADED'; reason: string }
+  | { type: 'FAILED'; reason: string }
+  | { type: 'ARCHIVE' }
+  | { type: 'CLOSE' };
+
+const view = (c: ProviderThreadContext, status: ProviderThreadStatus) => ({
+  id: c.providerThreadId as never,
+  provider: c.provider,
+  status,
+  nativeThreadRef: c.nativeThreadRef,
+  resumeCursor: c.resumeCursor,
+  owner: { type: 'thread' as const, threadId: c.threadId as never },
+  coverage: { firstRunOrdinal: c.firstRunOrdinal, lastRunOrdinal: c.lastRunOrdinal, handoffIds: [] },
+  forkedFrom: c.forkedFrom as never,
+});
+
+export const providerThreadMachine = setup({
+  types: { context: {} as ProviderThreadContext, events: {} as ProviderThreadEvent, input: {} as ProviderThreadInput, emitted: {} as MachineOutput },
+  actions: {
+    setStatus: enqueueActions(({ context, event, enqueue }, params: { to: ProviderThreadStatus }) => {
+      const reason = 'reason' in event ? event.reason : null;
+      if (context.status === params.to) return;
+      enqueue.assign({ status: params.to, reason });
+      enqueue.emit(domain('provider-thread.status-changed', { threadId: context.threadId as never, providerThreadId: context.providerThreadId as never, to: params.to, reason }));
+    }),
+    bind: enqueueActions(({ context, event, enqueue }) => {
+      if (event.type !== 'LOADED') return;
+      const next = { ...context, nativeThreadRef: event.nativeThreadRef, resumeCursor: event.resumeCursor ?? context.resumeCursor };
+      enqueue.assign({ nativeThreadRef: next.nativeThreadRef, resumeCursor: next.resumeCursor });
+      enqueue.emit(domain('provider-thread.bound', { threadId: context.threadId as never, providerThread: view(next, 'idle') }));
+    }),
+    cover: assign(({ context, event }) =>
+      event.type === 'TURN_BEGAN' && event.runOrdinal !== null
+        ? { firstRunOrdinal: context.firstRunOrdinal ?? event.runOrdinal, lastRunOrdinal: event.runOrdinal }
+        : {},
+    ),
+  },
+}).createMachine({
+  id: 'providerThread',
+  context: ({ input }) => ({ ...input, status: 'not_loaded', nativeThreadRef: null, resumeCursor: null, firstRunOrdinal: null, lastRunOrdinal: null, reason: null }),
+  entry: emit(({ context }) => domain('provider-thread.bound', { threadId: context.threadId as never, providerThread: view(context, 'not_loaded') })),
+  initial: 'not_loaded',
+  states: {
+    not_loaded: {
+      entry: { type: 'setStatus', params: { to: 'not_loaded' } },
+      on: { LOADED: { target: 'idle', actions: 'bind' } },
+    },
+    idle: {
+      entry: { type: 'setStatus', params: { to: 'idle' } },
+      on: { TURN_BEGAN: { target: 'active', actions: 'cover' }, UNLOADED: 'not_loaded', LOADED: { actions: 'bind' } },
+    },
+    active: {
+      entry: { type: 'setStatus', params: { to: 'active' } },
+      on: { TURN_ENDED: 'idle', TURN_BEGAN: { actions: 'cover' }, UNLOADED: 'not_loaded' },
+    },
+    error: { type: 'final', entry: { type: 'setStatus', params: { to: 'error' } } },
+    archived: { type: 'final', entry: { type: 'setStatus', params: { to: 'archived' } } },
+    closed: { type: 'final', entry: { type: 'setStatus', params: { to: 'closed' } } },
+  },
+  on: {
+    FAILED: '.error',
+    ARCHIVE: '.archived',
+    CLOSE: '.closed',
+  },
+});

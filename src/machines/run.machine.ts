@@ -1,0 +1,279 @@
+import { and, assign, emit, enqueueActions, setup } from 'xstate';
+import type { ErrorInfo } from '../domain/errors.js';
+import type { AttemptReason, ProviderKind, RunStatus } from '../domain/statuses.js';
+import { domain, type MachineOutput } from './outputs.js';
+
+/**
+ * Run: one counted user turn. The rules it makes impossible to break:
+ * - only the root node of the active attempt can end the run (a child or subagent turn,
+ *   or a superseded attempt's turn, finishing is ignored here);
+ * - an interrupt request returning is an acknowledgement, not an end: the run ends on the
+ *   provider's terminal event, or by declared policy when the provider cannot interrupt;
+ * - the finalization barrier runs its steps in order, each an event, and the run becomes
+ *   terminal only after the checkpoint step.
+ */
+export const RUN_MACHINE_VERSION = 1;
+
+export type TerminalStatus = 'completed' | 'interrupted' | 'failed' | 'cancelled';
+type TurnStatus = 'completed' | 'interrupted' | 'failed';
+
+export interface RunInput {
+  runId: string;
+  threadId: string;
+  provider: ProviderKind;
+  model: string | null;
+  userMessageId: string;
+  rootNodeId: string;
+  firstAttemptId: string;
+  text: string;
+}
+
+export interface RunContext extends RunInput {
+  status: RunStatus;
+  ordinal: number | null;
+  providerThreadId: string | null;
+  activeAttemptId: string | null;
+  attemptCount: number;
+  pendingRestart: { attemptId: string; rootNodeId: string; text: string } | null;
+  interruptRequested: boolean;
+  pendingRequestIds: string[];
+  terminalStatus: TerminalStatus | null;
+  error: ErrorInfo | null;
+  checkpointId: string | null;
+}
+
+export type RunEvent =
+  | { type: 'START'; ordinal: number; providerThreadId: string | null; reason: AttemptReason }
+  | { type: 'TURN_STARTED'; attemptId: string }
+  | { type: 'TURN_TERMINAL'; attemptId: string; nodeId: string; status: TurnStatus; error?: ErrorInfo | null }
+  | { type: 'REQUEST_OPENED'; requestId: string }
+  | { type: 'REQUEST_CLOSED'; requestId: string }
+  | { type: 'INTERRUPT'; holdQueue: boolean; supportsInterrupt: boolean }
+  | { type: 'INTERRUPT_ACKNOWLEDGED' }
+  | { type: 'STEER_NATIVE'; messageId: string; text: string }
+  | { type: 'STEER_RESTART'; messageId: string; text: string; attemptId: string; rootNodeId: string }
+  | { type: 'PROVIDER_LOST'; status: 'failed' | 'interrupted'; error: ErrorInfo }
+  | { type: 'BARRIER_STEP_DONE'; step: InMemoryStep }
+  | { type: 'CHECKPOINT_RECORDED'; checkpointId: string | null; status: 'ready' | 'missing' | 'error' }
+  | { type: 'CANCEL'; reason: string }
+  | { type: 'ROLLED_BACK' };
+
+const ref = (c: RunContext) => ({ threadId: c.threadId as never, runId: c.runId as never });
+
+/** The outputs that start one provider attempt of this run. */
+function attemptOutputs(c: RunContext, attemptId: string, rootNodeId: string, attemptOrdinal: number, reason: AttemptReason, text: string): MachineOutput[] {
+  return [
+    { type: 'spawn', entity: { kind: 'run_attempt', id: attemptId, input: { attemptId, runId: c.runId, threadId: c.threadId, attemptOrdinal, rootNodeId, reason, providerThreadId: c.providerThreadId } } },
+    { type: 'spawn', entity: { kind: 'execution_node', id: rootNodeId, input: { nodeId: rootNodeId, runId: c.runId, threadId: c.threadId, attemptId, parentNodeId: null, kind: 'root_turn', countsForRun: true, title: null } } },
+    { type: 'effect', effect: { kind: 'provider.turn.start', runId: c.runId, nodeId: rootNodeId, payload: { attemptId, rootNodeId, reason, text, provider: c.provider, model: c.model, providerThreadId: c.providerThreadId } } },
+  ];
+}
+
+type InMemoryStep = 'flush_text' | 'close_messages' | 'finalize_plans' | 'close_children';
+
+/** One in-memory barrier step: ask the runtime to do it, move on only when it reports that step done. */
+const barrierStep = (step: InMemoryStep, next: string) => ({
+  entry: { type: 'requestBarrierStep' as const, params: { step } },
+  on: {
+    BARRIER_STEP_DONE: { guard: { type: 'isBarrierStep' as const, params: { step } }, target: next, actions: { type: 'recordBarrierStep' as const, params: { step } } },
+  },
+});
+
+export const runMachine = setup({
+  types: {
+    context: {} as RunContext,
+    events: {} as RunEvent,
+    input: {} as RunInput,
+    emitted: {} as MachineOutput,
+  },
+  guards: {
+    isBarrierStep: ({ event }, params: { step: InMemoryStep }) => event.type === 'BARRIER_STEP_DONE' && event.step === params.step,
+    isActiveAttempt: ({ context, event }) => 'attemptId' in event && event.attemptId === context.activeAttemptId,
+    /** Only the root node of the active attempt ends the run. */
+    isRootTurnOfActiveAttempt: ({ context, event }) =>
+      event.type === 'TURN_TERMINAL' && event.attemptId === context.activeAttemptId && event.nodeId === context.rootNodeId,
+    restartPending: ({ context }) => context.pendingRestart !== null,
+    canInterrupt: ({ context, event }) => event.type === 'INTERRUPT' && event.supportsInterrupt && !context.interruptRequested,
+    cannotInterrupt: ({ event }) => event.type === 'INTERRUPT' && !event.supportsInterrupt,
+    noRequestsLeft: ({ context, event }) =>
+      event.type === 'REQUEST_CLOSED' && context.pendingRequestIds.filter((id) => id !== event.requestId).length === 0,
+    endsCompleted: ({ context }) => context.terminalStatus === 'completed',
+    endsInterrupted: ({ context }) => context.terminalStatus === 'interrupted',
+  },
+  actions: {
+    requestBarrierStep: emit(({ context }, params: { step: InMemoryStep }) => ({ type: 'barrier', runId: context.runId, step: params.step }) as MachineOutput),
+    recordBarrierStep: emit(({ context }, params: { step: InMemoryStep }) => domain('run.barrier-step', { ...ref(context), step: params.step })),
+    /** Emits `run.status-changed` and records the new status. */
+    setStatus: enqueueActions(({ context, enqueue }, params: { to: RunStatus }) => {
+      if (context.status === params.to) return;
+      enqueue.emit(domain('run.status-changed', { ...ref(context), from: context.status, to: params.to, reason: null }));
+      enqueue.assign({ status: params.to });
+    }),
+    requestInterrupt: enqueueActions(({ context, event, enqueue }) => {
+      if (event.type !== 'INTERRUPT') return;
+      enqueue.assign({ interruptRequested: true, pendingRestart: null });
+      enqueue.emit(domain('run.interrupt-requested', { ...ref(context), holdQueue: event.holdQueue }));
+      enqueue.emit({ type: 'effect', effect: { kind: 'provider.turn.interrupt', runId: context.runId, nodeId: context.rootNodeId, payload: { attemptId: context.activeAttemptId } } });
+    }),
+    /** Declared policy for a provider without interrupt: stop its session, end the run interrupted. */
+    interruptByPolicy: enqueueActions(({ context, event, enqueue }) => {
+      if (event.type !== 'INTERRUPT') return;
+      enqueue.assign({ interruptRequested: true, terminalStatus: 'interrupted' });
+      enqueue.emit(domain('run.interrupt-requested', { ...ref(context), holdQueue: event.holdQueue }));
+      enqueue.emit(domain('runtime.warning', { threadId: context.threadId as never, runId: context.runId as never, message: 'provider cannot interrupt: its session is stopped and the run ends interrupted by policy' }));
+      enqueue.emit({ type: 'effect', effect: { kind: 'provider.session.stop', runId: context.runId, nodeId: null, payload: { reason: 'interrupt_unsupported' } } });
+      enqueue.emit({ type: 'send', to: { kind: 'run_attempt', id: context.activeAttemptId ?? '' }, event: { type: 'END', status: 'interrupted' } });
+    }),
+    acknowledgeInterrupt: emit(({ context }) => domain('run.interrupt-acknowledged', ref(context))),
+    addRequest: assign({ pendingRequestIds: ({ context, event }) => (event.type === 'REQUEST_OPENED' ? [...context.pendingRequestIds, event.requestId] : context.pendingRequestIds) }),
+    removeRequest: assign({ pendingRequestIds: ({ context, event }) => context.pendingRequestIds.filter((id) => event.type !== 'REQUEST_CLOSED' || id !== event.requestId) }),
+    steerNative: enqueueActions(({ context, event, enqueue }) => {
+      if (event.type !== 'STEER_NATIVE') return;
+      enqueue.emit(domain('run.steered', { ...ref(context), messageId: event.messageId as never, strategy: 'native' }));
+      enqueue.emit({ type: 'effect', effect: { kind: 'provider.turn.steer', runId: context.runId, nodeId: context.rootNodeId, payload: { attemptId: context.activeAttemptId, text: event.text, messageId: event.messageId } } });
+    }),
+    steerByRestart: enqueueActions(({ context, event, enqueue }) => {
+      if (event.type !== 'STEER_RESTART') return;
+      const text = `${context.pendingRestart?.text ?? context.text}\n\n${event.text}`;
+      enqueue.assign({ pendingRestart: { attemptId: event.attemptId, rootNodeId: event.rootNodeId, text } });
+      enqueue.emit(domain('run.steered', { ...ref(context), messageId: event.messageId as never, strategy: 'restart' }));
+      // A second steer while the first restart is pending only updates the replacement's text.
+      if (context.pendingRestart) return;
+      enqueue.emit({ type: 'effect', effect: { kind: 'provider.turn.interrupt', runId: context.runId, nodeId: context.rootNodeId, payload: { attemptId: context.activeAttemptId, reason: 'steering_restart' } } });
+    }),
+    /** The interrupted attempt is superseded and its replacement starts under the same run. */
+    startReplacement: enqueueActions(({ context, enqueue }) => {
+      const next = context.pendingRestart;
+      if (!next) return;
+      enqueue.emit({ type: 'send', to: { kind: 'run_attempt', id: context.activeAttemptId ?? '' }, event: { type: 'SUPERSEDE' } });
+      const attemptOrdinal = context.attemptCount + 1;
+      for (const o of attemptOutputs(context, next.attemptId, next.rootNodeId, attemptOrdinal, 'steering_restart', next.text)) enqueue.emit(o);
+      enqueue.assign({ activeAttemptId: next.attemptId, rootNodeId: next.rootNodeId, attemptCount: attemptOrdinal, pendingRestart: null, interruptRequested: false, pendingRequestIds: [] });
+    }),
+    recordTurnTerminal: assign(({ context, event }) =>
+      event.type === 'TURN_TERMINAL'
+        ? { terminalStatus: event.status as TerminalStatus, error: event.error ?? null }
+        : event.type === 'PROVIDER_LOST'
+          ? { terminalStatus: event.status as TerminalStatus, error: event.error }
+          : context,
+    ),
+    finish: enqueueActions(({ context, enqueue }) => {
+      const status = context.terminalStatus ?? 'failed';
+      enqueue.emit(domain('run.terminal', { ...ref(context), status, checkpointId: (context.checkpointId as never) ?? null, error: context.error }));
+      enqueue.emit({ type: 'send', to: { kind: 'thread_supervisor', id: context.threadId }, event: { type: 'RUN_FINISHED', runId: context.runId, status } });
+    }),
+  },
+}).createMachine({
+  id: 'run',
+  context: ({ input }) => ({
+    ...input,
+    status: 'queued',
+    ordinal: null,
+    providerThreadId: null,
+    activeAttemptId: null,
+    attemptCount: 0,
+    pendingRestart: null,
+    interruptRequested: false,
+    pendingRequestIds: [],
+    terminalStatus: null,
+    error: null,
+    checkpointId: null,
+  }),
+  initial: 'queued',
+  states: {
+    queued: {
+      on: {
+        START: {
+          target: 'live',
+          actions: enqueueActions(({ context, event, enqueue }) => {
+            const started = { ...context, ordinal: event.ordinal, providerThreadId: event.providerThreadId };
+            for (const o of attemptOutputs(started, context.firstAttemptId, context.rootNodeId, 1, event.reason, context.text)) enqueue.emit(o);
+            enqueue.assign({ ordinal: event.ordinal, providerThreadId: event.providerThreadId, activeAttemptId: context.firstAttemptId, attemptCount: 1 });
+            enqueue.emit(domain('run.started', { ...ref(context), ordinal: event.ordinal, attemptId: context.firstAttemptId as never, providerThreadId: event.providerThreadId as never }));
+          }),
+        },
+        CANCEL: { target: 'cancelled', actions: assign({ terminalStatus: 'cancelled' }) },
+        INTERRUPT: { target: 'cancelled', actions: assign({ terminalStatus: 'cancelled' }) },
+      },
+    },
+    live: {
+      initial: 'starting',
+      states: {
+        starting: {
+          entry: { type: 'setStatus', params: { to: 'starting' } },
+          on: { TURN_STARTED: { guard: 'isActiveAttempt', target: 'running' } },
+        },
+        running: {
+          initial: 'working',
+          states: {
+            working: {
+              entry: { type: 'setStatus', params: { to: 'running' } },
+              on: { REQUEST_OPENED: { target: 'waiting', actions: 'addRequest' } },
+            },
+            waiting: {
+              entry: { type: 'setStatus', params: { to: 'waiting' } },
+              on: {
+                REQUEST_OPENED: { actions: 'addRequest' },
+                REQUEST_CLOSED: [{ guard: 'noRequestsLeft', target: 'working', actions: 'removeRequest' }, { actions: 'removeRequest' }],
+              },
+            },
+          },
+          on: {
+            STEER_NATIVE: { actions: 'steerNative' },
+            STEER_RESTART: { actions: 'steerByRestart' },
+          },
+        },
+      },
+      on: {
+        TURN_TERMINAL: [
+          // The interrupted attempt of a steering restart: its replacement starts, the run goes on.
+          { guard: and(['isRootTurnOfActiveAttempt', 'restartPending']), target: '.running', actions: 'startReplacement' },
+          { guard: 'isRootTurnOfActiveAttempt', target: 'finalizing', actions: 'recordTurnTerminal' },
+          // Any other turn (a child, a subagent, a superseded attempt) never ends the run.
+        ],
+        INTERRUPT: [
+          { guard: 'canInterrupt', actions: 'requestInterrupt' },
+          { guard: 'cannotInterrupt', target: 'finalizing', actions: 'interruptByPolicy' },
+        ],
+        INTERRUPT_ACKNOWLEDGED: { actions: 'acknowledgeInterrupt' },
+        PROVIDER_LOST: { target: 'finalizing', actions: 'recordTurnTerminal' },
+      },
+    },
+    finalizing: {
+      initial: 'flush_text',
+      states: {
+        flush_text: barrierStep('flush_text', 'close_messages'),
+        close_messages: barrierStep('close_messages', 'finalize_plans'),
+        finalize_plans: barrierStep('finalize_plans', 'close_children'),
+        close_children: barrierStep('close_children', 'checkpoint'),
+        checkpoint: {
+          entry: emit(({ context }) => ({
+            type: 'effect' as const,
+            effect: { kind: 'checkpoint.capture' as const, runId: context.runId, nodeId: context.rootNodeId, payload: { ordinal: context.ordinal, runStatus: context.terminalStatus } },
+          })),
+          on: {
+            CHECKPOINT_RECORDED: {
+              target: 'done',
+              actions: [
+                assign({ checkpointId: ({ event }) => event.checkpointId }),
+                emit(({ context }) => domain('run.barrier-step', { ...ref(context), step: 'checkpoint' })),
+              ],
+            },
+          },
+        },
+        done: { type: 'final' },
+      },
+      onDone: [
+        { guard: 'endsCompleted', target: 'completed' },
+        { guard: 'endsInterrupted', target: 'interrupted' },
+        { target: 'failed' },
+      ],
+    },
+    // Terminal: late provider events are not listed here, so they are ignored.
+    completed: { tags: ['terminal'], entry: [{ type: 'setStatus', params: { to: 'completed' } }, 'finish'], on: { ROLLED_BACK: 'rolled_back' } },
+    interrupted: { tags: ['terminal'], entry: [{ type: 'setStatus', params: { to: 'interrupted' } }, 'finish'], on: { ROLLED_BACK: 'rolled_back' } },
+    failed: { tags: ['terminal'], entry: [{ type: 'setStatus', params: { to: 'failed' } }, 'finish'], on: { ROLLED_BACK: 'rolled_back' } },
+    cancelled: { type: 'final', entry: [{ type: 'setStatus', params: { to: 'cancelled' } }, 'finish'] },
+    rolled_back: { type: 'final', entry: { type: 'setStatus', params: { to: 'rolled_back' } } },
+  },
+});

@@ -1,0 +1,106 @@
+import { assign, emit, enqueueActions, setup } from 'xstate';
+import type { ApprovalDecision, RuntimeRequestKind, RuntimeRequestStatus } from '../domain/statuses.js';
+import { domain, type MachineOutput } from './outputs.js';
+
+/**
+ * RuntimeRequest: a provider callback waiting for the user (an approval, a question).
+ * A live request can be answered; once the provider callback behind it is gone (the
+ * session died, Baton restarted) it is `not_resumable`, and an answer is refused.
+ */
+export const RUNTIME_REQUEST_MACHINE_VERSION = 1;
+
+export interface RuntimeRequestInput {
+  requestId: string;
+  threadId: string;
+  runId: string;
+  nodeId: string;
+  kind: RuntimeRequestKind;
+  prompt: string;
+  details: Record<string, unknown>;
+  providerSessionId: string;
+}
+
+export interface RuntimeRequestContext extends RuntimeRequestInput {
+  status: RuntimeRequestStatus;
+  notResumableReason: string | null;
+}
+
+type Answers = Record<string, string | string[]>;
+export type RuntimeRequestEvent =
+  | { type: 'RESPOND'; decision: ApprovalDecision | null; answers: Answers | null }
+  | { type: 'CALLBACK_LOST'; reason: string }
+  | { type: 'EXPIRE'; reason: string }
+  | { type: 'CANCEL'; reason: string };
+
+const ids = (c: RuntimeRequestContext) => ({ threadId: c.threadId as never, requestId: c.requestId as never });
+
+export const runtimeRequestMachine = setup({
+  types: { context: {} as RuntimeRequestContext, events: {} as RuntimeRequestEvent, input: {} as RuntimeRequestInput, emitted: {} as MachineOutput },
+  actions: {
+    /** Tells the run and the request's node that the request is closed. */
+    close: enqueueActions(({ context, enqueue }, params: { status: RuntimeRequestStatus }) => {
+      enqueue.assign({ status: params.status });
+      enqueue.emit({ type: 'send', to: { kind: 'run', id: context.runId }, event: { type: 'REQUEST_CLOSED', requestId: context.requestId } });
+      enqueue.emit({ type: 'send', to: { kind: 'execution_node', id: context.nodeId }, event: { type: 'END', status: params.status === 'resolved' ? 'completed' : 'cancelled' } });
+    }),
+  },
+}).createMachine({
+  id: 'runtimeRequest',
+  context: ({ input }) => ({ ...input, status: 'pending', notResumableReason: null }),
+  entry: [
+    emit(({ context }) =>
+      domain('runtime-request.opened', {
+        request: {
+          id: context.requestId as never,
+          threadId: context.threadId as never,
+          runId: context.runId as never,
+          nodeId: context.nodeId as never,
+          kind: context.kind,
+          status: 'pending',
+          responseCapability: { type: 'live', providerSessionId: context.providerSessionId as never },
+          prompt: context.prompt,
+          details: context.details,
+        },
+      }),
+    ),
+    emit(({ context }) => ({ type: 'send' as const, to: { kind: 'run' as const, id: context.runId }, event: { type: 'REQUEST_OPENED', requestId: context.requestId } })),
+  ],
+  initial: 'pending',
+  states: {
+    pending: {
+      initial: 'live',
+      states: {
+        live: {
+          on: {
+            RESPOND: {
+              target: '#runtimeRequest.resolved',
+              actions: [
+                emit(({ context, event }) => ({
+                  type: 'effect' as const,
+                  effect: { kind: 'provider.runtime-request.respond' as const, runId: context.runId, nodeId: context.nodeId, payload: { requestId: context.requestId, providerSessionId: context.providerSessionId, decision: event.decision, answers: event.answers } },
+                })),
+                emit(({ context, event }) => domain('runtime-request.resolved', { ...ids(context), decision: event.decision, answers: event.answers })),
+              ],
+            },
+            CALLBACK_LOST: {
+              target: 'not_resumable',
+              actions: [
+                assign({ notResumableReason: ({ event }) => event.reason }),
+                emit(({ context, event }) => domain('runtime-request.capability-changed', { ...ids(context), responseCapability: { type: 'not_resumable', reason: event.reason } })),
+              ],
+            },
+          },
+        },
+        // No RESPOND here: answering a request whose callback is gone is refused (not_resumable).
+        not_resumable: {},
+      },
+      on: {
+        EXPIRE: { target: 'expired', actions: emit(({ context, event }) => domain('runtime-request.expired', { ...ids(context), reason: event.reason })) },
+        CANCEL: { target: 'cancelled', actions: emit(({ context, event }) => domain('runtime-request.cancelled', { ...ids(context), reason: event.reason })) },
+      },
+    },
+    resolved: { type: 'final', entry: { type: 'close', params: { status: 'resolved' } } },
+    expired: { type: 'final', entry: { type: 'close', params: { status: 'expired' } } },
+    cancelled: { type: 'final', entry: { type: 'close', params: { status: 'cancelled' } } },
+  },
+});

@@ -1,0 +1,234 @@
+import { and, assign, enqueueActions, not, setup } from 'xstate';
+import type { DispatchMode, InteractionMode, ProviderKind, RuntimeMode, ThreadStatus } from '../domain/statuses.js';
+import { domain, type MachineOutput } from './outputs.js';
+
+/**
+ * ThreadSupervisor: one per AppThread. It owns what belongs to the thread as a whole:
+ * which run is active, the queue and its order, whether the queue is held, the dense
+ * numbering of counted runs, and the dispatch of a new message by the provider's
+ * capabilities (steer natively, steer by interrupt-and-restart, queue or start).
+ */
+export const THREAD_SUPERVISOR_MACHINE_VERSION = 1;
+
+/** The turn capabilities the dispatch policy reads; the adapter declares them. */
+export interface DispatchCapabilities {
+  supportsActiveSteering: boolean;
+  supportsSteeringByInterruptRestart: boolean;
+  supportsInterrupt: boolean;
+}
+
+export interface ThreadSettings {
+  title: string;
+  provider: ProviderKind;
+  model: string | null;
+  runtimeMode: RuntimeMode;
+  interactionMode: InteractionMode;
+}
+
+export interface ThreadSupervisorInput extends ThreadSettings {
+  threadId: string;
+  cwd: string;
+  parentThreadId: string | null;
+  relationshipToParent: 'fork' | 'subagent' | null;
+  rootThreadId: string;
+  providerThreadId: string;
+  capabilities: DispatchCapabilities;
+  createdAt: number;
+}
+
+export interface ThreadSupervisorContext extends ThreadSupervisorInput {
+  status: ThreadStatus;
+  queue: string[];
+  activeRunId: string | null;
+  /** Run ids of counted runs; index + 1 is the ordinal. */
+  countedRunIds: string[];
+  queueHeld: boolean;
+  /** The provider thread failed: the next run reseeds a replacement through recovery. */
+  reseedNext: boolean;
+}
+
+export type ThreadSupervisorEvent =
+  | { type: 'SEND'; runId: string; messageId: string; rootNodeId: string; attemptId: string; text: string; mode: DispatchMode; provider: ProviderKind; model: string | null }
+  | { type: 'RUN_FINISHED'; runId: string; status: string }
+  | { type: 'INTERRUPT'; runId: string; holdQueue: boolean }
+  | { type: 'STOP' }
+  | { type: 'REORDER'; order: string[] }
+  | { type: 'CANCEL_QUEUED'; runId: string }
+  | { type: 'PROMOTE'; runId: string; messageId: string; text: string; attemptId: string; rootNodeId: string }
+  | { type: 'PROVIDER_THREAD_FAILED'; reason: string; replacementProviderThreadId: string }
+  | { type: 'SETTINGS_UPDATE'; changes: Partial<ThreadSettings>; capabilities?: DispatchCapabilities }
+  | { type: 'ROLLBACK'; runOrdinal: number }
+  | { type: 'ARCHIVE' }
+  | { type: 'DELETE' };
+
+type Ctx = ThreadSupervisorContext;
+const modeIs = (...modes: DispatchMode[]) => ({ type: 'modeIs' as const, params: { modes } });
+const tid = (c: Ctx) => c.threadId as never;
+const isSend = (e: ThreadSupervisorEvent): e is Extract<ThreadSupervisorEvent, { type: 'SEND' }> => e.type === 'SEND';
+
+export const threadSupervisorMachine = setup({
+  types: { context: {} as Ctx, events: {} as ThreadSupervisorEvent, input: {} as ThreadSupervisorInput, emitted: {} as MachineOutput },
+  guards: {
+    modeIs: ({ event }, params: { modes: DispatchMode[] }) => isSend(event) && params.modes.includes(event.mode),
+    canSteerNatively: ({ context }) => context.capabilities.supportsActiveSteering,
+    canSteerByRestart: ({ context }) => context.capabilities.supportsSteeringByInterruptRestart && context.capabilities.supportsInterrupt,
+    queueReady: ({ context }) => context.queue.length > 0 && !context.queueHeld,
+    isActiveRun: ({ context, event }) => 'runId' in event && event.runId === context.activeRunId,
+    isQueued: ({ context, event }) => 'runId' in event && context.queue.includes(event.runId),
+    isQueuedAndSteerableNatively: ({ context, event }) => 'runId' in event && context.queue.includes(event.runId) && context.capabilities.supportsActiveSteering,
+    isQueuedAndSteerableByRestart: ({ context, event }) =>
+      'runId' in event && context.queue.includes(event.runId) && context.capabilities.supportsSteeringByInterruptRestart && context.capabilities.supportsInterrupt,
+    isPermutationOfQueue: ({ context, event }) =>
+      event.type === 'REORDER' && event.order.length === context.queue.length && [...event.order].sort().join() === [...context.queue].sort().join(),
+    isCountedOrdinal: ({ context, event }) => event.type === 'ROLLBACK' && event.runOrdinal <= context.countedRunIds.length,
+  },
+  actions: {
+    /** A new run: the user message, the run entity and its place at the end of the queue. */
+    createRun: enqueueActions(({ context, event, enqueue }) => {
+      if (!isSend(event)) return;
+      enqueue.emit(domain('message.created', { message: { id: event.messageId as never, threadId: tid(context), runId: event.runId as never, nodeId: null, role: 'user', text: event.text, completed: true } }));
+      enqueue.emit({ type: 'spawn', entity: { kind: 'run', id: event.runId, input: { runId: event.runId, threadId: context.threadId, provider: event.provider, model: event.model, userMessageId: event.messageId, rootNodeId: event.rootNodeId, firstAttemptId: event.attemptId, text: event.text } } });
+      enqueue.emit(domain('run.queued', { threadId: tid(context), runId: event.runId as never, text: event.text, provider: event.provider, model: event.model, userMessageId: event.messageId as never, rootNodeId: event.rootNodeId as never, dispatchMode: event.mode }));
+      enqueue.assign({ queue: [...context.queue, event.runId] });
+    }),
+    /** An explicit send is the user continuing: it releases a held queue. */
+    releaseHold: enqueueActions(({ context, enqueue }) => {
+      if (!context.queueHeld) return;
+      enqueue.assign({ queueHeld: false });
+      enqueue.emit(domain('thread.queue-held', { threadId: tid(context), held: false, reason: 'send' }));
+    }),
+    startNext: enqueueActions(({ context, enqueue }) => {
+      const [runId, ...rest] = context.queue;
+      if (!runId) return;
+      const ordinal = context.countedRunIds.length + 1;
+      enqueue.assign({ queue: rest, activeRunId: runId, countedRunIds: [...context.countedRunIds, runId], reseedNext: false });
+      enqueue.emit({ type: 'send', to: { kind: 'run', id: runId }, event: { type: 'START', ordinal, providerThreadId: context.providerThreadId, reason: context.reseedNext ? 'provider_recovery' : 'initial' } });
+    }),
+    steer: enqueueActions(({ context, event, enqueue }, params: { strategy: 'native' | 'restart' }) => {
+      if (event.type !== 'SEND' && event.type !== 'PROMOTE') return;
+      const runId = context.activeRunId!;
+      if (event.type === 'SEND') {
+        enqueue.emit(domain('message.created', { message: { id: event.messageId as never, threadId: tid(context), runId: runId as never, nodeId: null, role: 'user', text: event.text, completed: true } }));
+      }
+      const steer = params.strategy === 'native'
+        ? { type: 'STEER_NATIVE', messageId: event.messageId, text: event.text }
+        : { type: 'STEER_RESTART', messageId: event.messageId, text: event.text, attemptId: event.attemptId, rootNodeId: event.rootNodeId };
+      enqueue.emit({ type: 'send', to: { kind: 'run', id: runId }, event: steer });
+    }),
+    interruptActive: enqueueActions(({ context, event, enqueue }) => {
+      const holdQueue = event.type === 'STOP' || (event.type === 'INTERRUPT' && event.holdQueue);
+      if (holdQueue && !context.queueHeld) {
+        enqueue.assign({ queueHeld: true });
+        enqueue.emit(domain('thread.queue-held', { threadId: tid(context), held: true, reason: event.type === 'STOP' ? 'stop' : 'interrupt' }));
+      }
+      if (context.activeRunId) {
+        enqueue.emit({ type: 'send', to: { kind: 'run', id: context.activeRunId }, event: { type: 'INTERRUPT', holdQueue, supportsInterrupt: context.capabilities.supportsInterrupt } });
+      }
+    }),
+    cancelQueued: enqueueActions(({ context, event, enqueue }, params: { reason: string }) => {
+      if (!('runId' in event)) return;
+      enqueue.assign({ queue: context.queue.filter((id) => id !== event.runId) });
+      enqueue.emit({ type: 'send', to: { kind: 'run', id: event.runId }, event: { type: 'CANCEL', reason: params.reason } });
+    }),
+    finishRun: assign(({ context, event }) =>
+      event.type === 'RUN_FINISHED'
+        ? { activeRunId: context.activeRunId === event.runId ? null : context.activeRunId, queue: context.queue.filter((id) => id !== event.runId) }
+        : {},
+    ),
+  },
+}).createMachine({
+  id: 'threadSupervisor',
+  context: ({ input }) => ({ ...input, status: 'active', queue: [], activeRunId: null, countedRunIds: [], queueHeld: false, reseedNext: false }),
+  entry: enqueueActions(({ context, enqueue }) => {
+    enqueue.emit(domain('thread.created', {
+      thread: {
+        id: tid(context), title: context.title, status: 'active', provider: context.provider, model: context.model, runtimeMode: context.runtimeMode, interactionMode: context.interactionMode,
+        workspace: { cwd: context.cwd, branch: null, worktree: null }, activeProviderThreadId: context.providerThreadId as never,
+        lineage: { parentThreadId: context.parentThreadId as never, relationshipToParent: context.relationshipToParent, rootThreadId: context.rootThreadId as never },
+        createdAt: context.createdAt,
+      },
+    }));
+    enqueue.emit({ type: 'spawn', entity: { kind: 'provider_thread', id: context.providerThreadId, input: { providerThreadId: context.providerThreadId, threadId: context.threadId, provider: context.provider, forkedFrom: null } } });
+  }),
+  initial: 'active',
+  states: {
+    active: {
+      initial: 'idle',
+      states: {
+        idle: {
+          always: { guard: 'queueReady', target: 'busy', actions: 'startNext' },
+          on: {
+            // With no active run, every dispatch mode starts immediately.
+            SEND: { target: 'idle', reenter: true, actions: ['createRun', 'releaseHold'] },
+            ROLLBACK: {
+              guard: 'isCountedOrdinal',
+              actions: enqueueActions(({ context, event, enqueue }) => {
+                const later = context.countedRunIds.slice(event.runOrdinal);
+                for (const runId of later) enqueue.emit({ type: 'send', to: { kind: 'run', id: runId }, event: { type: 'ROLLED_BACK' } });
+                enqueue.assign({ countedRunIds: context.countedRunIds.slice(0, event.runOrdinal) });
+                enqueue.emit(domain('thread.rolled-back', { threadId: tid(context), runOrdinal: event.runOrdinal, rolledBackRunIds: later as never }));
+                enqueue.emit({ type: 'effect', effect: { kind: 'checkpoint.restore', runId: null, nodeId: null, payload: { runOrdinal: event.runOrdinal } } });
+                enqueue.emit({ type: 'effect', effect: { kind: 'provider.thread.rollback', runId: null, nodeId: null, payload: { providerThreadId: context.providerThreadId, runOrdinal: event.runOrdinal, turnsToDrop: later.length } } });
+              }),
+            },
+            ARCHIVE: { target: '#threadSupervisor.archived' },
+            DELETE: { target: '#threadSupervisor.deleted' },
+          },
+        },
+        busy: {
+          on: {
+            SEND: [
+              { guard: modeIs('queue_after_active'), actions: 'createRun' },
+              { guard: and([modeIs('steer_active', 'auto'), 'canSteerNatively']), actions: { type: 'steer', params: { strategy: 'native' } } },
+              { guard: and([modeIs('steer_active', 'auto', 'restart_active'), 'canSteerByRestart']), actions: { type: 'steer', params: { strategy: 'restart' } } },
+              // No way to steer: the message waits as the next run.
+              { guard: modeIs('auto', 'steer_active'), actions: 'createRun' },
+              // start_immediately (and restart_active without interrupt) is refused while a run is active.
+            ],
+            PROMOTE: [
+              { guard: 'isQueuedAndSteerableNatively', actions: [{ type: 'cancelQueued', params: { reason: 'promoted' } }, { type: 'steer', params: { strategy: 'native' } }] },
+              { guard: 'isQueuedAndSteerableByRestart', actions: [{ type: 'cancelQueued', params: { reason: 'promoted' } }, { type: 'steer', params: { strategy: 'restart' } }] },
+            ],
+            RUN_FINISHED: { guard: 'isActiveRun', target: 'idle', actions: 'finishRun' },
+          },
+        },
+      },
+      on: {
+        INTERRUPT: [
+          { guard: 'isActiveRun', actions: 'interruptActive' },
+          { guard: 'isQueued', actions: { type: 'cancelQueued', params: { reason: 'interrupted while queued' } } },
+        ],
+        STOP: { actions: 'interruptActive' },
+        REORDER: {
+          guard: 'isPermutationOfQueue',
+          actions: [assign({ queue: ({ event }) => event.order }), enqueueActions(({ context, enqueue }) => enqueue.emit(domain('run.queue-reordered', { threadId: tid(context), order: context.queue as never })))],
+        },
+        CANCEL_QUEUED: { guard: 'isQueued', actions: { type: 'cancelQueued', params: { reason: 'cancelled by user' } } },
+        RUN_FINISHED: { guard: not('isActiveRun'), actions: 'finishRun' },
+        PROVIDER_THREAD_FAILED: {
+          actions: enqueueActions(({ context, event, enqueue }) => {
+            enqueue.emit({ type: 'send', to: { kind: 'provider_thread', id: context.providerThreadId }, event: { type: 'FAILED', reason: event.reason } });
+            enqueue.assign({ providerThreadId: event.replacementProviderThreadId, reseedNext: true });
+            enqueue.emit({ type: 'spawn', entity: { kind: 'provider_thread', id: event.replacementProviderThreadId, input: { providerThreadId: event.replacementProviderThreadId, threadId: context.threadId, provider: context.provider, forkedFrom: null } } });
+          }),
+        },
+        SETTINGS_UPDATE: {
+          actions: enqueueActions(({ context, event, enqueue }) => {
+            enqueue.assign({ ...event.changes, capabilities: event.capabilities ?? context.capabilities });
+            enqueue.emit(domain('thread.settings-updated', { threadId: tid(context), changes: event.changes }));
+          }),
+        },
+      },
+    },
+    archived: {
+      entry: [assign({ status: 'archived' }), enqueueActions(({ context, enqueue }) => enqueue.emit(domain('thread.archived', { threadId: tid(context) })))],
+      on: { DELETE: 'deleted' },
+    },
+    deleted: {
+      type: 'final',
+      entry: [assign({ status: 'deleted' }), enqueueActions(({ context, enqueue }) => enqueue.emit(domain('thread.deleted', { threadId: tid(context) })))],
+    },
+  },
+});
+
+

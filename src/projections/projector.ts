@@ -1,0 +1,182 @@
+import type { TurnItem } from '../domain/entities.js';
+import type { DomainEvent, EventType } from '../domain/events.js';
+import type { RunView, ThreadShell } from '../domain/projections.js';
+import type { ProjectionOverlay } from './overlay.js';
+
+/**
+ * Domain events -> read models. Pure apart from the overlay it reads and writes: the same
+ * events in the same order give the same rows. Events with no read-model effect (barrier
+ * steps, steering, acknowledgements) live in the event log only.
+ */
+type Projected<K extends EventType> = Pick<DomainEvent<K>, 'type' | 'payload' | 'threadId' | 'at'>;
+type Handler<K extends EventType> = (e: Projected<K>, view: ProjectionOverlay) => void;
+
+function updateThread(view: ProjectionOverlay, threadId: string, at: number, change: (t: ThreadShell) => Partial<ThreadShell>): ThreadShell | null {
+  const shell = view.get('threads', threadId);
+  if (!shell) return null;
+  const next = { ...shell, ...change(shell), updatedAt: at };
+  view.put('threads', threadId, threadId, next, shell.createdAt);
+  return next;
+}
+
+function updateRun(view: ProjectionOverlay, runId: string, change: (r: RunView) => Partial<RunView>): void {
+  const run = view.get('runs', runId);
+  if (run) view.put('runs', runId, run.threadId, { ...run, ...change(run) });
+}
+
+/** Appends a turn item at the thread's next position, or updates it in place. */
+function upsertItem(view: ProjectionOverlay, threadId: string, at: number, item: Omit<TurnItem, 'position' | 'threadId'>): void {
+  const existing = view.get('turn_items', item.id);
+  if (existing) {
+    view.put('turn_items', item.id, threadId, { ...existing, ...item, threadId: threadId as never, position: existing.position }, existing.position);
+    return;
+  }
+  const shell = updateThread(view, threadId, at, (t) => ({ turnItemCount: t.turnItemCount + 1 }));
+  const position = shell ? shell.turnItemCount - 1 : 0;
+  view.put('turn_items', item.id, threadId, { ...item, threadId: threadId as never, position }, position);
+}
+
+function patchItem(view: ProjectionOverlay, id: string, change: (i: TurnItem) => Partial<TurnItem>): void {
+  const item = view.get('turn_items', id);
+  if (item) view.put('turn_items', id, item.threadId, { ...item, ...change(item) }, item.position);
+}
+
+const itemKindOfNode = { tool_call: 'tool_call', subagent: 'subagent', reasoning: 'reasoning' } as const;
+
+const handlers: { [K in EventType]?: Handler<K> } = {
+  'thread.created': ({ payload: { thread }, at }, view) =>
+    view.put('threads', thread.id, thread.id, {
+      ...thread, runCount: 0, activeRunId: null, activeRunStatus: null, queuedRunCount: 0, queueHeld: false, pendingRequestCount: 0, turnItemCount: 0, updatedAt: at,
+    }, thread.createdAt),
+  'thread.settings-updated': ({ payload, at }, view) => void updateThread(view, payload.threadId, at, () => payload.changes),
+  'thread.archived': ({ payload, at }, view) => void updateThread(view, payload.threadId, at, () => ({ status: 'archived' })),
+  'thread.deleted': ({ payload, at }, view) => void updateThread(view, payload.threadId, at, () => ({ status: 'deleted' })),
+  'thread.queue-held': ({ payload, at }, view) => void updateThread(view, payload.threadId, at, () => ({ queueHeld: payload.held })),
+
+  'message.created': ({ payload: { message }, at }, view) => {
+    view.put('messages', message.id, message.threadId, message);
+    upsertItem(view, message.threadId, at, {
+      id: message.id as never, runId: message.runId, nodeId: message.nodeId, kind: message.role === 'user' ? 'user_message' : 'assistant_message',
+      status: message.completed ? 'completed' : 'streaming', text: message.text, data: {},
+    });
+  },
+  'message.delta': ({ payload }, view) => {
+    const m = view.get('messages', payload.messageId);
+    if (m) view.put('messages', m.id, m.threadId, { ...m, text: m.text + payload.delta });
+    patchItem(view, payload.messageId, (i) => ({ text: i.text + payload.delta }));
+  },
+  'message.completed': ({ payload }, view) => {
+    const m = view.get('messages', payload.messageId);
+    if (m) view.put('messages', m.id, m.threadId, { ...m, text: payload.text, completed: true });
+    patchItem(view, payload.messageId, () => ({ text: payload.text, status: 'completed' }));
+  },
+
+  'run.queued': ({ payload: p, at }, view) => {
+    const queued = view.list('runs', p.threadId, (r) => r.status === 'queued').length;
+    view.put('runs', p.runId, p.threadId, {
+      id: p.runId, threadId: p.threadId, ordinal: null, status: 'queued', provider: p.provider, model: p.model, providerThreadId: null, userMessageId: p.userMessageId,
+      rootNodeId: p.rootNodeId, activeAttemptId: null, checkpointId: null, contextHandoffId: null, supersedesRunId: null, attempts: [], queuePosition: queued, interruptRequested: false,
+    });
+    updateThread(view, p.threadId, at, (t) => ({ queuedRunCount: t.queuedRunCount + 1 }));
+  },
+  'run.started': ({ payload: p, at }, view) => {
+    updateRun(view, p.runId, () => ({ ordinal: p.ordinal, activeAttemptId: p.attemptId, providerThreadId: p.providerThreadId, queuePosition: null }));
+    updateThread(view, p.threadId, at, (t) => ({ runCount: p.ordinal, activeRunId: p.runId, activeRunStatus: 'starting', queuedRunCount: Math.max(0, t.queuedRunCount - 1) }));
+    renumberQueue(view, p.threadId);
+  },
+  'run.status-changed': ({ payload: p, at }, view) => {
+    updateRun(view, p.runId, () => ({ status: p.to }));
+    updateThread(view, p.threadId, at, (t) => (t.activeRunId === p.runId ? { activeRunStatus: p.to } : {}));
+  },
+  'run.interrupt-requested': ({ payload: p }, view) => updateRun(view, p.runId, () => ({ interruptRequested: true })),
+  'run.terminal': ({ payload: p, at }, view) => {
+    const wasQueued = view.get('runs', p.runId)?.ordinal === null;
+    updateRun(view, p.runId, () => ({ status: p.status, checkpointId: p.checkpointId, queuePosition: null }));
+    updateThread(view, p.threadId, at, (t) =>
+      t.activeRunId === p.runId ? { activeRunId: null, activeRunStatus: null } : wasQueued ? { queuedRunCount: Math.max(0, t.queuedRunCount - 1) } : {},
+    );
+    renumberQueue(view, p.threadId);
+  },
+  'run.queue-reordered': ({ payload: p }, view) => p.order.forEach((runId, i) => updateRun(view, runId, () => ({ queuePosition: i }))),
+  'thread.rolled-back': ({ payload: p, at }, view) => void updateThread(view, p.threadId, at, () => ({ runCount: p.runOrdinal })),
+
+  'attempt.created': ({ payload: { attempt } }, view) =>
+    updateRun(view, attempt.runId, (r) => ({ attempts: [...r.attempts, attempt], activeAttemptId: attempt.id, rootNodeId: attempt.rootNodeId })),
+  'attempt.status-changed': ({ payload: p }, view) =>
+    updateRun(view, p.runId, (r) => ({ attempts: r.attempts.map((a) => (a.id === p.attemptId ? { ...a, status: p.to } : a)) })),
+
+  'node.created': ({ payload: { node }, threadId, at }, view) => {
+    view.put('graph_nodes', node.id, threadId, node);
+    const kind = itemKindOfNode[node.kind as keyof typeof itemKindOfNode];
+    if (kind) upsertItem(view, threadId, at, { id: node.id as never, runId: node.runId, nodeId: node.id, kind, status: node.status, text: node.title ?? '', data: { parentNodeId: node.parentNodeId } });
+  },
+  'node.status-changed': ({ payload: p }, view) => {
+    const node = view.get('graph_nodes', p.nodeId);
+    if (node) view.put('graph_nodes', p.nodeId, p.threadId, { ...node, status: p.to });
+    patchItem(view, p.nodeId, () => ({ status: p.to }));
+  },
+
+  'plan.updated': ({ payload: { plan }, at }, view) => {
+    view.put('plans', plan.id, plan.threadId, plan);
+    upsertItem(view, plan.threadId, at, {
+      id: plan.id as never, runId: plan.runId, nodeId: plan.nodeId, kind: plan.kind === 'todo_list' ? 'todo_list' : 'plan',
+      status: plan.final ? 'final' : 'updating', text: plan.text ?? '', data: { steps: plan.steps, planKind: plan.kind },
+    });
+  },
+
+  'runtime-request.opened': ({ payload: { request }, at }, view) => {
+    view.put('requests', request.id, request.threadId, request);
+    updateThread(view, request.threadId, at, (t) => ({ pendingRequestCount: t.pendingRequestCount + 1 }));
+    upsertItem(view, request.threadId, at, {
+      id: request.id as never, runId: request.runId, nodeId: request.nodeId, kind: request.kind === 'user_input' ? 'user_input_request' : 'approval_request',
+      status: 'pending', text: request.prompt, data: { requestKind: request.kind, details: request.details },
+    });
+  },
+  'runtime-request.resolved': ({ payload: p, at }, view) => settleRequest(view, p.threadId, p.requestId, 'resolved', at, { decision: p.decision, answers: p.answers }),
+  'runtime-request.expired': ({ payload: p, at }, view) => settleRequest(view, p.threadId, p.requestId, 'expired', at, { reason: p.reason }),
+  'runtime-request.cancelled': ({ payload: p, at }, view) => settleRequest(view, p.threadId, p.requestId, 'cancelled', at, { reason: p.reason }),
+  'runtime-request.capability-changed': ({ payload: p }, view) => {
+    const r = view.get('requests', p.requestId);
+    if (r) view.put('requests', r.id, r.threadId, { ...r, responseCapability: p.responseCapability });
+  },
+
+  'provider-session.changed': ({ payload: p }, view) => view.put('sessions', p.session.id, p.threadId, { ...p.session, threadId: p.threadId }),
+  'provider-thread.bound': ({ payload: p, at }, view) =>
+    void updateThread(view, p.threadId, at, () => ({ activeProviderThreadId: p.providerThread.id })),
+
+  'checkpoint.recorded': ({ payload: { checkpoint }, at }, view) => {
+    view.put('checkpoints', checkpoint.id, checkpoint.threadId, checkpoint, checkpoint.runOrdinal ?? 0);
+    upsertItem(view, checkpoint.threadId, at, {
+      id: checkpoint.id as never, runId: checkpoint.runId, nodeId: null, kind: 'checkpoint', status: checkpoint.status, text: checkpoint.reason ?? '',
+      data: { runOrdinal: checkpoint.runOrdinal, diff: checkpoint.diff },
+    });
+  },
+  'checkpoint.stale': ({ payload: p }, view) => {
+    for (const id of p.checkpointIds) {
+      const c = view.get('checkpoints', id);
+      if (c) view.put('checkpoints', id, c.threadId, { ...c, status: 'stale' }, c.runOrdinal ?? 0);
+      patchItem(view, id, () => ({ status: 'stale' }));
+    }
+  },
+};
+
+function settleRequest(view: ProjectionOverlay, threadId: string, requestId: string, status: 'resolved' | 'expired' | 'cancelled', at: number, data: Record<string, unknown>): void {
+  const r = view.get('requests', requestId);
+  if (!r || r.status !== 'pending') return;
+  view.put('requests', requestId, threadId, { ...r, status });
+  updateThread(view, threadId, at, (t) => ({ pendingRequestCount: Math.max(0, t.pendingRequestCount - 1) }));
+  patchItem(view, requestId, (i) => ({ status, data: { ...i.data, ...data } }));
+}
+
+/** Queued runs are numbered 0..n-1 in their current order. */
+function renumberQueue(view: ProjectionOverlay, threadId: string): void {
+  const queued = view.list('runs', threadId, (r) => r.status === 'queued').sort((a, b) => (a.queuePosition ?? 0) - (b.queuePosition ?? 0));
+  queued.forEach((r, i) => {
+    if (r.queuePosition !== i) view.put('runs', r.id, threadId, { ...r, queuePosition: i });
+  });
+}
+
+export function project(event: Projected<EventType>, view: ProjectionOverlay): void {
+  const handler = handlers[event.type] as Handler<EventType> | undefined;
+  handler?.(event, view);
+}

@@ -1,0 +1,64 @@
+import { join } from 'node:path';
+import { afterEach } from 'vitest';
+import { ManualClock, SequentialIds } from '../../src/domain/sources.js';
+import { Store } from '../../src/persistence/store.js';
+import { Runtime } from '../../src/actors/runtime.js';
+import { EffectWorker, recordMissingCheckpoint } from '../../src/actors/effect-worker.js';
+import type { CapabilitySource } from '../../src/actors/policy.js';
+import type { DomainEvent } from '../../src/domain/events.js';
+import type { Effect } from '../../src/domain/effects.js';
+import { tempDir } from './temp.js';
+
+export interface Harness {
+  runtime: Runtime;
+  store: Store;
+  worker: EffectWorker;
+  clock: ManualClock;
+  path: string;
+  published: DomainEvent[];
+  /** Sends a command and returns its ack, failing loudly on a refusal unless `allowError`. */
+  command(cmd: Record<string, unknown>): Promise<Record<string, unknown>>;
+  /** The newest pending effect of a kind on a thread. */
+  effect(kind: string, threadId: string): Effect;
+  /** Closes this runtime and opens a new one on the same file: a restart. */
+  restart(): Harness;
+}
+
+let commandCounter = 0;
+
+/** A runtime on a real SQLite file with deterministic ids and clock; closed after each test. */
+export function useRuntime(options: { capabilities?: CapabilitySource } = {}): () => Harness {
+  const open: { store: Store; cleanup?: () => void }[] = [];
+  afterEach(() => {
+    for (const o of open.splice(0)) {
+      o.store.close();
+      o.cleanup?.();
+    }
+  });
+  const make = (path: string, salt: string, clock: ManualClock, cleanup?: () => void): Harness => {
+    const store = Store.open(path, { clock });
+    open.push({ store, ...(cleanup ? { cleanup } : {}) });
+    const runtime = new Runtime({ store, clock, ids: new SequentialIds(salt), ...(options.capabilities ? { capabilities: options.capabilities } : {}) });
+    const published: DomainEvent[] = [];
+    runtime.onEvents((events) => published.push(...events));
+    const worker = new EffectWorker(runtime, { 'checkpoint.capture': recordMissingCheckpoint });
+    const h: Harness = {
+      runtime, store, worker, clock, path, published,
+      command: async (cmd) => (await runtime.dispatch({ commandId: `cmd_t${++commandCounter}`, ...cmd })) as never,
+      effect: (kind, threadId) => {
+        const found = store.outbox.list({ threadId }).filter((e) => e.kind === kind).at(-1);
+        if (!found) throw new Error(`no ${kind} effect on ${threadId}`);
+        return found;
+      },
+      restart: () => {
+        store.close();
+        return make(path, `${salt}r`, clock);
+      },
+    };
+    return h;
+  };
+  return () => {
+    const t = tempDir();
+    return make(join(t.dir, 'baton.sqlite'), 'a', new ManualClock(), t.cleanup);
+  };
+}
