@@ -125,7 +125,10 @@ export const runMachine = setup({
       enqueue.emit({ type: 'send', to: { kind: 'run_attempt', id: context.activeAttemptId ?? '' }, event: { type: 'END', status: 'interrupted' } });
     }),
     acknowledgeInterrupt: emit(({ context }) => domain('run.interrupt-acknowledged', ref(context))),
-    addRequest: assign({ pendingRequestIds: ({ context, event }) => (event.type === 'REQUEST_OPENED' ? [...context.pendingRequestIds, event.requestId] : context.pendingRequestIds) }),
+    addRequest: assign({
+      pendingRequestIds: ({ context, event }) =>
+        event.type === 'REQUEST_OPENED' && !context.pendingRequestIds.includes(event.requestId) ? [...context.pendingRequestIds, event.requestId] : context.pendingRequestIds,
+    }),
     removeRequest: assign({ pendingRequestIds: ({ context, event }) => context.pendingRequestIds.filter((id) => event.type !== 'REQUEST_CLOSED' || id !== event.requestId) }),
     steerNative: enqueueActions(({ context, event, enqueue }) => {
       if (event.type !== 'STEER_NATIVE') return;
