@@ -96,6 +96,36 @@ export class Runtime {
     });
   }
 
+  /**
+   * After a restart no provider process survives: every request still waiting on a live
+   * callback becomes not_resumable (unless its provider declares that pending requests
+   * survive restarts) and every live session is stopped. Only the threads concerned are
+   * hydrated; returns how many requests were marked.
+   */
+  async recoverAfterRestart(): Promise<number> {
+    const stale = this.store.projections
+      .list('requests')
+      .filter((r) => r.status === 'pending' && r.responseCapability.type === 'live');
+    const sessions = this.store.projections.list('sessions').filter((s) => !['stopped', 'error'].includes(s.status) && s.threadId);
+    const threads = new Set([...stale.map((r) => r.threadId as string), ...sessions.map((s) => s.threadId as string)]);
+    let marked = 0;
+    for (const threadId of threads) {
+      await this.thread(threadId).run((thread) => {
+        for (const r of stale.filter((r) => r.threadId === threadId)) {
+          const provider = (thread.snapshot({ kind: 'thread_supervisor', id: threadId })?.context as { provider?: ProviderKind } | undefined)?.provider ?? this.defaultProvider;
+          if (this.capabilities(provider).sessions.pendingRequestsSurviveRestart) continue;
+          thread.deliver({ kind: 'runtime_request', id: r.id }, { type: 'CALLBACK_LOST', reason: 'Baton restarted: the provider callback is gone' });
+          marked += 1;
+        }
+        for (const s of sessions.filter((s) => s.threadId === threadId)) {
+          thread.deliver({ kind: 'provider_session', id: s.id }, { type: 'STOPPED', reason: 'Baton restarted' });
+        }
+        return {};
+      });
+    }
+    return marked;
+  }
+
   /** Runs arbitrary work as a step on a thread: the effect worker settles effects this way. */
   step<T extends Record<string, unknown>>(threadId: string, work: (thread: ThreadActor) => T): Promise<StepOutcome<T>> {
     return this.thread(threadId).run(work);

@@ -221,13 +221,12 @@ export const runMachine = setup({
               },
             },
           },
-          on: {
-            STEER_NATIVE: { actions: 'steerNative' },
-            STEER_RESTART: { actions: 'steerByRestart' },
-          },
         },
       },
       on: {
+        // Steering is taken from the moment the run is live; the adapter applies it once the turn exists.
+        STEER_NATIVE: { actions: 'steerNative' },
+        STEER_RESTART: { actions: 'steerByRestart' },
         TURN_TERMINAL: [
           // The interrupted attempt of a steering restart: its replacement starts, the run goes on.
           { guard: and(['isRootTurnOfActiveAttempt', 'restartPending']), target: '.running', actions: 'startReplacement' },

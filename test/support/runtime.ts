@@ -20,6 +20,12 @@ export interface Harness {
   command(cmd: Record<string, unknown>): Promise<Record<string, unknown>>;
   /** The newest pending effect of a kind on a thread. */
   effect(kind: string, threadId: string): Effect;
+  /** Creates a thread and returns its id. */
+  thread(extra?: Record<string, unknown>): Promise<string>;
+  /** The ids of the newest provider turn the runtime asked for on a thread. */
+  turn(threadId: string): { runId: string; attemptId: string; rootNodeId: string };
+  /** Feeds a provider event and fails loudly if the runtime refused it. */
+  feed(event: Record<string, unknown>): Promise<void>;
   /** Closes this runtime and opens a new one on the same file: a restart. */
   restart(): Harness;
 }
@@ -49,6 +55,19 @@ export function useRuntime(options: { capabilities?: CapabilitySource } = {}): (
         const found = store.outbox.list({ threadId }).filter((e) => e.kind === kind).at(-1);
         if (!found) throw new Error(`no ${kind} effect on ${threadId}`);
         return found;
+      },
+      thread: async (extra = {}) => {
+        const ack = (await h.command({ type: 'thread.create', cwd: '/tmp/ws', title: 'T', ...extra })) as { ok: boolean; result: { threadId: string } };
+        if (!ack.ok) throw new Error(`thread.create refused: ${JSON.stringify(ack)}`);
+        return ack.result.threadId;
+      },
+      turn: (threadId) => {
+        const e = h.effect('provider.turn.start', threadId);
+        return { runId: e.runId!, ...(e.payload as { attemptId: string; rootNodeId: string }) };
+      },
+      feed: async (event) => {
+        const outcome = await runtime.ingest(event);
+        if (!outcome.ok) throw new Error(`provider event refused: ${JSON.stringify(outcome.error)}`);
       },
       restart: () => {
         store.close();
