@@ -30,8 +30,9 @@ export function performBarrierStep(thread: ThreadActor, runId: string, step: Bar
     case 'close_children': {
       const run = thread.snapshot({ kind: 'run', id: runId })?.context as RunContext | undefined;
       const status = run?.terminalStatus === 'completed' ? 'completed' : run?.terminalStatus === 'failed' ? 'failed' : 'interrupted';
-      // Subagents own live provider threads of their own; everything else still open is closed.
-      for (const node of view.list('graph_nodes', threadId, (n) => n.runId === runId && !closedStatuses.has(n.status) && n.kind !== 'subagent')) {
+      // Subagents own live provider threads of their own, and root nodes end only by their own
+      // turn; every other node still open is closed.
+      for (const node of view.list('graph_nodes', threadId, (n) => n.runId === runId && !closedStatuses.has(n.status) && n.kind !== 'subagent' && !n.countsForRun)) {
         thread.enqueue({ kind: 'execution_node', id: node.id }, { type: 'CLOSE', status });
       }
       break;
