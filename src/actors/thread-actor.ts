@@ -71,6 +71,11 @@ export class ThreadActor {
     return this.live.size;
   }
 
+  /** Loads the thread's supervisor from its row (no-op when live); false if the thread is unknown. */
+  hydrate(): boolean {
+    return this.entity({ kind: 'thread_supervisor', id: this.threadId }) !== null;
+  }
+
   /** Runs `work` as one step in this thread's mailbox. */
   run<T extends Record<string, unknown>>(work: (ctx: ThreadActor) => T, options: StepOptions = {}): Promise<StepOutcome<T>> {
     this.queued += 1;

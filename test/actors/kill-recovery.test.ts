@@ -1,0 +1,81 @@
+import { describe, expect, it } from 'vitest';
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Runtime } from '../../src/actors/runtime.js';
+import { EffectWorker, recordMissingCheckpoint } from '../../src/actors/effect-worker.js';
+import { SequentialIds } from '../../src/domain/sources.js';
+import { Store } from '../../src/persistence/store.js';
+import { tempDir } from '../support/temp.js';
+
+const script = fileURLToPath(new URL('../fixtures/thread-loop.ts', import.meta.url));
+
+/** Runs the child until it has committed `deltas` deltas, then SIGKILLs it. */
+function runUntilKilled(dbPath: string, deltas: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', script, dbPath], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let last = 0;
+    let buffer = '';
+    let stderr = '';
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`child stalled: ${stderr}`));
+    }, 30_000);
+    child.stdout.on('data', (chunk: Buffer) => {
+      buffer += chunk.toString();
+      const lines = buffer.split('\n');
+      buffer = lines.pop()!;
+      for (const line of lines) {
+        if (line === 'ready') continue;
+        last = Number(line);
+        if (last === deltas) child.kill('SIGKILL');
+      }
+    });
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.on('exit', (_code, signal) => {
+      clearTimeout(timer);
+      if (signal !== 'SIGKILL') reject(new Error(`child exited by itself: ${stderr}`));
+      else resolve(last);
+    });
+  });
+}
+
+describe('SIGKILL mid-run', () => {
+  it('a new process rehydrates the thread and runs the active and queued runs to their end', async () => {
+    const { dir, cleanup } = tempDir();
+    const dbPath = join(dir, 'kill.sqlite');
+    try {
+      const committed = await runUntilKilled(dbPath, 25);
+      const store = Store.open(dbPath);
+      const runtime = new Runtime({ store, ids: new SequentialIds('after') });
+      const worker = new EffectWorker(runtime, { 'checkpoint.capture': recordMissingCheckpoint });
+      expect(runtime.liveThreadCount).toBe(0);
+      await runtime.recoverAfterRestart();
+
+      const threadId = 'thr_kill';
+      const finishActive = async () => {
+        const shell = store.projections.get('threads', threadId)!;
+        const run = store.projections.get('runs', shell.activeRunId!)!;
+        const attempt = run.attempts.at(-1)!;
+        if (run.status === 'starting') {
+          expect((await runtime.ingest({ type: 'turn.started', threadId, runId: run.id, attemptId: attempt.id, nodeId: attempt.rootNodeId, nativeTurnRef: null })).ok).toBe(true);
+        }
+        expect((await runtime.ingest({ type: 'turn.completed', threadId, runId: run.id, attemptId: attempt.id, nodeId: attempt.rootNodeId, status: 'completed', error: null })).ok).toBe(true);
+        await worker.drain();
+        return run.id;
+      };
+      // The streamed text survived up to at least the last reported delta.
+      expect(store.projections.get('messages', 'msg_stream')!.text.length).toBeGreaterThanOrEqual(committed);
+      const ended = [await finishActive(), await finishActive(), await finishActive()];
+      const runs = ended.map((id) => store.projections.get('runs', id)!);
+      expect(runs.map((r) => [r.ordinal, r.status])).toEqual([[1, 'completed'], [2, 'completed'], [3, 'completed']]);
+      expect(store.projections.get('messages', 'msg_stream')).toMatchObject({ completed: true });
+      expect(store.projections.get('threads', threadId)).toMatchObject({ runCount: 3, activeRunId: null, queuedRunCount: 0 });
+      const sequences = store.events.readAfter(0).map((e) => e.sequence);
+      expect(sequences).toEqual(sequences.map((_, i) => i + 1));
+      store.close();
+    } finally {
+      cleanup();
+    }
+  }, 60_000);
+});
