@@ -87,7 +87,7 @@ export class Runtime {
     const parsed = ProviderEvent.safeParse(raw);
     if (!parsed.success) return { ok: false, error: fromZodError('invalid_payload', 'provider event', parsed.error).toInfo(), lastSequence: this.store.lastSequence() };
     const event = parsed.data;
-    if (!this.store.entities.get(event.threadId) && !this.threads.has(event.threadId)) {
+    if (!this.threads.has(event.threadId) && !this.store.entities.get(event.threadId)) {
       return { ok: false, error: { code: 'not_found', message: `provider event for unknown thread ${event.threadId}` }, lastSequence: this.store.lastSequence() };
     }
     return this.thread(event.threadId).run((thread) => {
