@@ -1,0 +1,61 @@
+import { spawn } from 'node:child_process';
+
+/**
+ * Runs git against Baton's shadow repository only: the git dir, the work tree and the index
+ * are always named explicitly and no system or global config is read, so the user's own
+ * repository (its .git, index, HEAD, branches, stash, hooks, config) is never touched.
+ */
+export interface ShadowRepo {
+  gitDir: string;
+  workTree: string;
+}
+
+export class GitError extends Error {
+  constructor(readonly args: string[], readonly code: number | null, readonly stderr: string) {
+    super(`git ${args.join(' ')} failed (${code}): ${stderr.trim()}`);
+  }
+}
+
+function shadowEnv(repo: ShadowRepo): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  // Drop every GIT_* the parent may carry (GIT_DIR of an enclosing hook, say).
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('GIT_')) env[k] = v;
+  return {
+    ...env,
+    GIT_DIR: repo.gitDir,
+    GIT_WORK_TREE: repo.workTree,
+    GIT_INDEX_FILE: `${repo.gitDir}/index`,
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_CONFIG_GLOBAL: '/dev/null',
+    GIT_TERMINAL_PROMPT: '0',
+    GIT_AUTHOR_NAME: 'Baton',
+    GIT_AUTHOR_EMAIL: 'baton@localhost',
+    GIT_COMMITTER_NAME: 'Baton',
+    GIT_COMMITTER_EMAIL: 'baton@localhost',
+    GIT_AUTHOR_DATE: '2000-01-01T00:00:00Z',
+    GIT_COMMITTER_DATE: '2000-01-01T00:00:00Z',
+  };
+}
+
+export function git(repo: ShadowRepo, args: string[], options: { input?: string; bare?: boolean } = {}): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const env = shadowEnv(repo);
+    if (options.bare) delete env.GIT_WORK_TREE;
+    const child = spawn('git', ['-c', 'core.quotepath=false', ...args], { cwd: repo.workTree, env, stdio: ['pipe', 'pipe', 'pipe'] });
+    // git may exit before reading its input; that is not an error of ours.
+    child.stdin.on('error', () => undefined);
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on('data', (c: Buffer) => out.push(c));
+    child.stderr.on('data', (c: Buffer) => err.push(c));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      if (code === 0) resolve(Buffer.concat(out).toString('utf8'));
+      else reject(new GitError(args, code, Buffer.concat(err).toString('utf8')));
+    });
+    child.stdin.end(options.input ?? '');
+  });
+}
+
+/** Splits NUL-separated git output. */
+export const nulSplit = (s: string): string[] => s.split('\0').filter((x) => x.length > 0);
