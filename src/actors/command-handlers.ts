@@ -118,10 +118,6 @@ export const commandHandlers: { [K in CommandType]: Handler<K> } = {
     return { runId: supervisorContext(thread).activeRunId, promotedRunId: c.runId };
   },
 
-  'rollback.toRun': (thread, c) => {
-    thread.deliver(supervisorOf(thread), { type: 'ROLLBACK', runOrdinal: c.runOrdinal }, { mustAccept: true });
-    return { threadId: thread.threadId, runOrdinal: c.runOrdinal };
-  },
 
   'thread.settings.update': (thread, c, env) => {
     const { commandId: _c, type: _t, threadId: _id, ...changes } = c;
@@ -142,7 +138,9 @@ export const commandHandlers: { [K in CommandType]: Handler<K> } = {
 
   'thread.fork': () => unsupported('thread.fork'),
   'thread.merge_back': () => unsupported('thread.merge_back'),
-  'rollback.node': () => unsupported('rollback.node'),
+  // Rollbacks restore files before their step: see rollback.ts.
+  'rollback.toRun': () => unsupported('rollback.toRun outside the runtime'),
+  'rollback.node': () => unsupported('rollback.node outside the runtime'),
 };
 
 function unsupported(type: string): never {

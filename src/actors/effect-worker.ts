@@ -1,6 +1,4 @@
 import type { Effect, EffectKind } from '../domain/effects.js';
-import type { CheckpointId, CheckpointScopeId, RunId, ThreadId } from '../domain/ids.js';
-import type { RunContext } from '../machines/run.machine.js';
 import type { Runtime } from './runtime.js';
 
 /** Carries out one claimed effect; it settles the effect itself (see `settle`). */
@@ -24,7 +22,13 @@ export class EffectWorker {
   async runOnce(limit = 16): Promise<number> {
     const kinds = Object.keys(this.handlers);
     const claimed = this.runtime.store.outbox.claim(this.owner, this.runtime.clock.nowMs(), this.leaseMs, limit, kinds);
-    await Promise.all(claimed.map((effect) => this.handlers[effect.kind]!(effect, this)));
+    // Threads run in parallel; one thread's effects run in the order they were asked for
+    // (a run's baseline checkpoint before anything else it asked).
+    const byThread = new Map<string, Effect[]>();
+    for (const e of claimed) byThread.set(e.threadId, [...(byThread.get(e.threadId) ?? []), e]);
+    await Promise.all([...byThread.values()].map(async (effects) => {
+      for (const effect of effects) await this.handlers[effect.kind]!(effect, this);
+    }));
     return claimed.length;
   }
 
@@ -42,23 +46,3 @@ export class EffectWorker {
     });
   }
 }
-
-/**
- * Until a checkpoint store is configured, a run's checkpoint step is recorded `missing`
- * with its reason, which the barrier accepts: the run is never held open by it.
- */
-export const recordMissingCheckpoint: EffectHandler = async (effect, worker) => {
-  const runId = effect.runId as RunId;
-  await worker.settle(effect, 'completed', (thread) => {
-    const run = thread.snapshot({ kind: 'run', id: runId })?.context as RunContext | undefined;
-    const checkpointId = thread.current.newId('checkpoint') as CheckpointId;
-    thread.current.addEvent('checkpoint.recorded', {
-      checkpoint: {
-        id: checkpointId, scopeId: `cscope_run_${runId}` as CheckpointScopeId, threadId: effect.threadId as ThreadId, runId, runOrdinal: run?.ordinal ?? null,
-        status: 'missing', runStatus: run?.terminalStatus ?? null, treeRef: null, diff: null, reason: 'no checkpoint store is configured',
-      },
-    });
-    thread.deliver({ kind: 'run', id: runId }, { type: 'CHECKPOINT_RECORDED', checkpointId, status: 'missing' });
-    return {};
-  });
-};

@@ -11,6 +11,7 @@ export function dispatchCapabilities(caps: ProviderCapabilities): DispatchCapabi
     supportsActiveSteering: caps.turns.supportsActiveSteering,
     supportsSteeringByInterruptRestart: caps.turns.supportsSteeringByInterruptRestart,
     supportsInterrupt: caps.turns.supportsInterrupt,
+    canRollbackThread: caps.threads.canRollbackThread,
   };
 }
 

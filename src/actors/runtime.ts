@@ -8,6 +8,8 @@ import { CommitQueue } from '../persistence/commit-queue.js';
 import type { Store } from '../persistence/store.js';
 import { declaredCapabilities } from '../providers/declared-capabilities.js';
 import { handleCommand } from './command-handlers.js';
+import { commitRollbackNode, commitRollbackToRun, prepareRollbackNode, prepareRollbackToRun } from './rollback.js';
+import type { CheckpointStore } from '../checkpoints/checkpoint-store.js';
 import type { CapabilitySource } from './policy.js';
 import { routeProviderEvent } from './provider-routing.js';
 import { ThreadActor, type StepOutcome } from './thread-actor.js';
@@ -20,6 +22,8 @@ export interface RuntimeOptions {
   defaultProvider?: ProviderKind;
   /** Idle threads beyond this many are passivated (least recently used first). */
   maxLiveThreads?: number;
+  /** Where runs checkpoint their workspace; without one, checkpoints are recorded missing. */
+  checkpoints?: CheckpointStore | null;
 }
 
 export type CommandAck =
@@ -39,6 +43,7 @@ export class Runtime {
   private readonly capabilities: CapabilitySource;
   private readonly defaultProvider: ProviderKind;
   private readonly maxLiveThreads: number;
+  readonly checkpoints: CheckpointStore | null;
   private readonly threads = new Map<string, ThreadActor>();
   private readonly listeners = new Set<(events: DomainEvent[]) => void>();
 
@@ -50,6 +55,7 @@ export class Runtime {
     this.capabilities = options.capabilities ?? ((p) => declaredCapabilities[p]);
     this.defaultProvider = options.defaultProvider ?? 'codex';
     this.maxLiveThreads = options.maxLiveThreads ?? 2_000;
+    this.checkpoints = options.checkpoints ?? null;
   }
 
   /** Subscribes to committed events, in commit order; returns the unsubscribe. */
@@ -75,10 +81,15 @@ export class Runtime {
 
     const threadId = this.threadOf(command);
     if (!threadId) return { ok: false, commandId: command.commandId, error: { code: 'not_found', message: `no entity for ${command.type}`, details: { command } } };
-    const outcome = await this.thread(threadId).run(
-      (thread) => handleCommand(thread, command, { capabilities: this.capabilities, defaultProvider: this.defaultProvider }),
-      { commandId: command.commandId, commandType: command.type },
-    );
+    const options = { commandId: command.commandId, commandType: command.type };
+    const thread = this.thread(threadId);
+    // Rollbacks restore files before their step; every other command is a plain step.
+    const outcome =
+      command.type === 'rollback.toRun'
+        ? await thread.runPrepared((t) => prepareRollbackToRun(t, command, this.store, this.checkpoints), (t, r) => commitRollbackToRun(t, command, r), options)
+        : command.type === 'rollback.node'
+          ? await thread.runPrepared((t) => prepareRollbackNode(t, command, this.store, this.checkpoints), (t, r) => commitRollbackNode(t, command, r), options)
+          : await thread.run((t) => handleCommand(t, command, { capabilities: this.capabilities, defaultProvider: this.defaultProvider }), options);
     return ackOf(outcome, command.commandId);
   }
 

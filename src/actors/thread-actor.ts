@@ -78,23 +78,39 @@ export class ThreadActor {
 
   /** Runs `work` as one step in this thread's mailbox. */
   run<T extends Record<string, unknown>>(work: (ctx: ThreadActor) => T, options: StepOptions = {}): Promise<StepOutcome<T>> {
+    return this.runPrepared(async () => undefined, (ctx) => work(ctx), options);
+  }
+
+  /**
+   * Like `run`, with asynchronous I/O first (restoring files for a rollback, say), inside
+   * the same mailbox turn so nothing else on this thread interleaves; its result feeds
+   * the step. A failure of `prepare` refuses the command like any other.
+   */
+  runPrepared<P, T extends Record<string, unknown>>(prepare: (ctx: ThreadActor) => Promise<P>, work: (ctx: ThreadActor, prepared: P) => T, options: StepOptions = {}): Promise<StepOutcome<T>> {
     this.queued += 1;
-    const job = this.tail.then(() => this.execute(work, options)).finally(() => (this.queued -= 1));
+    const job = this.tail.then(() => this.execute(prepare, work, options)).finally(() => (this.queued -= 1));
     this.tail = job.catch(() => undefined);
     return job;
   }
 
-  private async execute<T extends Record<string, unknown>>(work: (ctx: ThreadActor) => T, options: StepOptions): Promise<StepOutcome<T>> {
+  private async execute<P, T extends Record<string, unknown>>(prepare: (ctx: ThreadActor) => Promise<P>, work: (ctx: ThreadActor, prepared: P) => T, options: StepOptions): Promise<StepOutcome<T>> {
     const { store, queue, ids, clock } = this.deps;
     if (options.commandId) {
       const existing = store.receipts.get(options.commandId);
       if (existing) return receiptOutcome<T>(existing);
     }
+    let prepared: P;
+    try {
+      prepared = await prepare(this);
+    } catch (error) {
+      this.abandon();
+      return this.reject(error, options);
+    }
     const step = new Step(this.threadId, clock.nowMs(), ids, store.projections, options.commandId ?? null, options.causationId ?? null);
     this.step = step;
     let result: T;
     try {
-      result = work(this);
+      result = work(this, prepared);
       this.drain();
     } catch (error) {
       this.abandon();

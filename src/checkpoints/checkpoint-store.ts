@@ -58,18 +58,18 @@ export class CheckpointStore {
    * deleted ones return, changed ones are reset. Ignored and skipped files are left alone.
    * Returns the paths that changed.
    */
-  restore(workspace: string, commit: string): Promise<string[]> {
+  restore(workspace: string, commit: string): Promise<{ changed: string[]; previousTree: string }> {
     return this.locked(workspace, async (repo) => {
       const skipped = await this.largeChangedFiles(repo);
       await git(repo, ['add', '-A', '--', '.', ...skipped.map((s) => `:(exclude,literal)${s.path}`)]);
-      const current = (await git(repo, ['write-tree'])).trim();
-      const changed = nulSplit(await git(repo, ['diff-tree', '-r', '--name-only', '-z', current, `${commit}^{tree}`]));
+      const previousTree = (await git(repo, ['write-tree'])).trim();
+      const changed = nulSplit(await git(repo, ['diff-tree', '-r', '--name-only', '-z', previousTree, `${commit}^{tree}`]));
       await git(repo, ['read-tree', '--reset', '-u', `${commit}^{tree}`]);
-      return changed;
+      return { changed, previousTree };
     });
   }
 
-  /** The paths that differ between two captures. */
+  /** The paths that differ between two captures (commits or trees). */
   changedPaths(workspace: string, from: string, to: string): Promise<string[]> {
     return this.locked(workspace, async (repo) => nulSplit(await git(repo, ['diff-tree', '-r', '--name-only', '-z', `${from}^{tree}`, `${to}^{tree}`])));
   }

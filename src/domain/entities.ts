@@ -228,13 +228,17 @@ export const DiffSummary = z.object({
 export const Checkpoint = z.object({
   id: CheckpointId,
   scopeId: CheckpointScopeId,
+  scopeKind: CheckpointScopeKind,
   threadId: ThreadId,
   runId: RunId.nullable(),
+  nodeId: NodeId.nullable(),
   runOrdinal: z.number().int().nonnegative().nullable(),
   status: CheckpointStatus,
   runStatus: RunStatus.nullable(),
   treeRef: z.string().nullable(),
   diff: DiffSummary.nullable(),
+  /** Files left out of the capture because they exceed the size limit. */
+  skippedFiles: z.array(z.object({ path: z.string(), bytes: z.number().int() })),
   reason: z.string().nullable(),
 });
 export type Checkpoint = z.infer<typeof Checkpoint>;

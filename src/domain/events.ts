@@ -148,6 +148,13 @@ export const eventCatalog = {
 
   'checkpoint.recorded': z.object({ checkpoint: Checkpoint }),
   'checkpoint.stale': z.object({ threadId: ThreadId, checkpointIds: z.array(CheckpointId) }),
+  'checkpoint.restored': z.object({
+    threadId: ThreadId,
+    checkpointId: CheckpointId.nullable(),
+    changedPaths: z.array(z.string()),
+    /** For a child scope: restored paths the parent run changed too. */
+    parentOverlap: z.array(z.string()),
+  }),
 
   'runtime.warning': z.object({ threadId: ThreadId, runId: RunId.nullable(), message: z.string() }),
 } as const;

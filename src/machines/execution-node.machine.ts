@@ -42,6 +42,11 @@ export const executionNodeMachine = setup({
     endsCancelled: ({ event }) => 'status' in event && event.status === 'cancelled',
   },
   actions: {
+    /** A subagent is a checkpoint scope of its own, nested under its run's: capture it when it ends. */
+    captureScope: enqueueActions(({ context, enqueue }) => {
+      if (context.kind !== 'subagent') return;
+      enqueue.emit({ type: 'effect', effect: { kind: 'checkpoint.capture', runId: context.runId, nodeId: context.nodeId, payload: { scope: 'subagent' } } });
+    }),
     setStatus: enqueueActions(({ context, enqueue }, params: { to: NodeStatus }) => {
       if (context.status === params.to) return;
       enqueue.assign({ status: params.to });
@@ -76,9 +81,9 @@ export const executionNodeMachine = setup({
         { target: 'failed' },
       ],
     },
-    completed: { tags: ['terminal'], entry: { type: 'setStatus', params: { to: 'completed' } }, on: { ROLLED_BACK: 'rolled_back' } },
-    interrupted: { tags: ['terminal'], entry: { type: 'setStatus', params: { to: 'interrupted' } }, on: { ROLLED_BACK: 'rolled_back' } },
-    failed: { tags: ['terminal'], entry: { type: 'setStatus', params: { to: 'failed' } }, on: { ROLLED_BACK: 'rolled_back' } },
+    completed: { tags: ['terminal'], entry: [{ type: 'setStatus', params: { to: 'completed' } }, 'captureScope'], on: { ROLLED_BACK: 'rolled_back' } },
+    interrupted: { tags: ['terminal'], entry: [{ type: 'setStatus', params: { to: 'interrupted' } }, 'captureScope'], on: { ROLLED_BACK: 'rolled_back' } },
+    failed: { tags: ['terminal'], entry: [{ type: 'setStatus', params: { to: 'failed' } }, 'captureScope'], on: { ROLLED_BACK: 'rolled_back' } },
     cancelled: { tags: ['terminal'], entry: { type: 'setStatus', params: { to: 'cancelled' } }, on: { ROLLED_BACK: 'rolled_back' } },
     rolled_back: { type: 'final', entry: { type: 'setStatus', params: { to: 'rolled_back' } } },
   },

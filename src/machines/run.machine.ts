@@ -190,6 +190,8 @@ export const runMachine = setup({
           target: 'live',
           actions: enqueueActions(({ context, event, enqueue }) => {
             const started = { ...context, ordinal: event.ordinal, providerThreadId: event.providerThreadId };
+            // The workspace as it was before this run: checkpoint N-1, captured before the provider starts.
+            enqueue.emit({ type: 'effect', effect: { kind: 'checkpoint.baseline', runId: context.runId, nodeId: null, payload: { ordinal: event.ordinal - 1 } } });
             for (const o of attemptOutputs(started, context.firstAttemptId, context.rootNodeId, 1, event.reason, context.text)) enqueue.emit(o);
             enqueue.assign({ ordinal: event.ordinal, providerThreadId: event.providerThreadId, activeAttemptId: context.firstAttemptId, attemptCount: 1 });
             enqueue.emit(domain('run.started', { ...ref(context), ordinal: event.ordinal, attemptId: context.firstAttemptId as never, providerThreadId: event.providerThreadId as never }));

@@ -15,6 +15,7 @@ export interface DispatchCapabilities {
   supportsActiveSteering: boolean;
   supportsSteeringByInterruptRestart: boolean;
   supportsInterrupt: boolean;
+  canRollbackThread: boolean;
 }
 
 export interface ThreadSettings {
@@ -167,8 +168,14 @@ export const threadSupervisorMachine = setup({
                 for (const runId of later) enqueue.emit({ type: 'send', to: { kind: 'run', id: runId }, event: { type: 'ROLLED_BACK' } });
                 enqueue.assign({ countedRunIds: context.countedRunIds.slice(0, event.runOrdinal) });
                 enqueue.emit(domain('thread.rolled-back', { threadId: tid(context), runOrdinal: event.runOrdinal, rolledBackRunIds: later as never }));
-                enqueue.emit({ type: 'effect', effect: { kind: 'checkpoint.restore', runId: null, nodeId: null, payload: { runOrdinal: event.runOrdinal } } });
-                enqueue.emit({ type: 'effect', effect: { kind: 'provider.thread.rollback', runId: null, nodeId: null, payload: { providerThreadId: context.providerThreadId, runOrdinal: event.runOrdinal, turnsToDrop: later.length } } });
+                if (later.length === 0) return;
+                if (context.capabilities.canRollbackThread) {
+                  enqueue.emit({ type: 'effect', effect: { kind: 'provider.thread.rollback', runId: null, nodeId: null, payload: { providerThreadId: context.providerThreadId, runOrdinal: event.runOrdinal, turnsToDrop: later.length } } });
+                } else {
+                  // No provider rollback: its conversation has diverged from the files; the next run reseeds.
+                  enqueue.assign({ reseedNext: true });
+                  enqueue.emit(domain('runtime.warning', { threadId: tid(context), runId: null, message: 'the provider cannot roll back its conversation: it is marked divergent and the next run reseeds it' }));
+                }
               }),
             },
             ARCHIVE: { target: '#threadSupervisor.archived' },

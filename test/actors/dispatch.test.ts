@@ -192,7 +192,6 @@ describe('follow-ups, recovery and rollback', () => {
     expect(await h.command({ type: 'rollback.toRun', threadId, runOrdinal: 2 })).toMatchObject({ ok: true });
     expect(runs.map((id) => h.store.projections.get('runs', id)!.status)).toEqual(['completed', 'completed', 'rolled_back', 'rolled_back']);
     expect(h.effect('provider.thread.rollback', threadId).payload).toMatchObject({ runOrdinal: 2, turnsToDrop: 2 });
-    expect(h.effect('checkpoint.restore', threadId).status).toBe('pending');
     const next = await send(h, threadId, '3 again');
     expect(h.store.projections.get('runs', next.result.runId)).toMatchObject({ ordinal: 3 });
     expect(await h.command({ type: 'rollback.toRun', threadId, runOrdinal: 9 })).toMatchObject({ ok: false, error: { code: 'invalid_transition' } });

@@ -3,7 +3,8 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Runtime } from '../../src/actors/runtime.js';
-import { EffectWorker, recordMissingCheckpoint } from '../../src/actors/effect-worker.js';
+import { EffectWorker } from '../../src/actors/effect-worker.js';
+import { checkpointHandlers } from '../../src/actors/checkpoint-effects.js';
 import { SequentialIds } from '../../src/domain/sources.js';
 import { Store } from '../../src/persistence/store.js';
 import { tempDir } from '../support/temp.js';
@@ -48,7 +49,7 @@ describe('SIGKILL mid-run', () => {
       const committed = await runUntilKilled(dbPath, 25);
       const store = Store.open(dbPath);
       const runtime = new Runtime({ store, ids: new SequentialIds('after') });
-      const worker = new EffectWorker(runtime, { 'checkpoint.capture': recordMissingCheckpoint });
+      const worker = new EffectWorker(runtime, checkpointHandlers(null));
       expect(runtime.liveThreadCount).toBe(0);
       await runtime.recoverAfterRestart();
 

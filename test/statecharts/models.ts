@@ -215,7 +215,7 @@ const supervisor: MachineModel = {
   input: {
     threadId: 'thr_1', title: 'T', provider: 'codex', model: null, runtimeMode: 'workspace_write', interactionMode: 'default', cwd: '/w', parentThreadId: null,
     relationshipToParent: null, rootThreadId: 'thr_1', providerThreadId: 'pthr_1', createdAt: 0,
-    capabilities: { supportsActiveSteering: false, supportsSteeringByInterruptRestart: true, supportsInterrupt: true },
+    capabilities: { supportsActiveSteering: false, supportsSteeringByInterruptRestart: true, supportsInterrupt: true, canRollbackThread: true },
   },
   events: (s) => {
     const c = s.context as ThreadSupervisorContext;

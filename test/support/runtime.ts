@@ -3,7 +3,9 @@ import { afterEach } from 'vitest';
 import { ManualClock, SequentialIds } from '../../src/domain/sources.js';
 import { Store } from '../../src/persistence/store.js';
 import { Runtime } from '../../src/actors/runtime.js';
-import { EffectWorker, recordMissingCheckpoint } from '../../src/actors/effect-worker.js';
+import { EffectWorker } from '../../src/actors/effect-worker.js';
+import { checkpointHandlers } from '../../src/actors/checkpoint-effects.js';
+import type { CheckpointStore } from '../../src/checkpoints/checkpoint-store.js';
 import type { CapabilitySource } from '../../src/actors/policy.js';
 import type { DomainEvent } from '../../src/domain/events.js';
 import type { Effect } from '../../src/domain/effects.js';
@@ -33,7 +35,7 @@ export interface Harness {
 let commandCounter = 0;
 
 /** A runtime on a real SQLite file with deterministic ids and clock; closed after each test. */
-export function useRuntime(options: { capabilities?: CapabilitySource } = {}): () => Harness {
+export function useRuntime(options: { capabilities?: CapabilitySource; checkpoints?: CheckpointStore } = {}): () => Harness {
   const open: { store: Store; cleanup?: () => void }[] = [];
   afterEach(() => {
     for (const o of open.splice(0)) {
@@ -44,10 +46,10 @@ export function useRuntime(options: { capabilities?: CapabilitySource } = {}): (
   const make = (path: string, salt: string, clock: ManualClock, cleanup?: () => void): Harness => {
     const store = Store.open(path, { clock });
     open.push({ store, ...(cleanup ? { cleanup } : {}) });
-    const runtime = new Runtime({ store, clock, ids: new SequentialIds(salt), ...(options.capabilities ? { capabilities: options.capabilities } : {}) });
+    const runtime = new Runtime({ store, clock, ids: new SequentialIds(salt), checkpoints: options.checkpoints ?? null, ...(options.capabilities ? { capabilities: options.capabilities } : {}) });
     const published: DomainEvent[] = [];
     runtime.onEvents((events) => published.push(...events));
-    const worker = new EffectWorker(runtime, { 'checkpoint.capture': recordMissingCheckpoint });
+    const worker = new EffectWorker(runtime, checkpointHandlers(runtime.checkpoints));
     const h: Harness = {
       runtime, store, worker, clock, path, published,
       command: async (cmd) => (await runtime.dispatch({ commandId: `cmd_t${++commandCounter}`, ...cmd })) as never,

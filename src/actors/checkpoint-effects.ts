@@ -1,0 +1,95 @@
+import type { Checkpoint } from '../domain/entities.js';
+import type { Effect } from '../domain/effects.js';
+import type { CheckpointId, CheckpointScopeId, NodeId, RunId, ThreadId } from '../domain/ids.js';
+import type { RunStatus } from '../domain/statuses.js';
+import type { CheckpointStore, Capture } from '../checkpoints/checkpoint-store.js';
+import type { EffectHandler, EffectWorker } from './effect-worker.js';
+import type { Store } from '../persistence/store.js';
+
+type Fields = Omit<Checkpoint, 'id' | 'threadId'>;
+
+/** The newest live root checkpoint of a thread at or below an ordinal. */
+export function rootCheckpointAt(store: Store, threadId: string, ordinal: number): Checkpoint | null {
+  const rows = store.projections.list('checkpoints', threadId).filter((c) => c.scopeKind === 'root_run' && c.status !== 'stale' && c.runOrdinal === ordinal);
+  return rows.at(-1) ?? null;
+}
+
+/** Records a checkpoint in the effect's own settle step; tells the run when it is its barrier's. */
+function record(worker: EffectWorker, effect: Effect, fields: Fields, notifyRun: boolean) {
+  return worker.settle(effect, 'completed', (thread) => {
+    const id = thread.current.newId('checkpoint') as CheckpointId;
+    thread.current.addEvent('checkpoint.recorded', { checkpoint: { id, threadId: effect.threadId as ThreadId, ...fields } });
+    if (notifyRun && effect.runId) {
+      const status = fields.status === 'stale' ? 'error' : fields.status;
+      thread.deliver({ kind: 'run', id: effect.runId }, { type: 'CHECKPOINT_RECORDED', checkpointId: id, status });
+    }
+    return {};
+  });
+}
+
+async function tryCapture(store: CheckpointStore, cwd: string, ref: string, base: string | null): Promise<{ capture: Capture } | { error: string }> {
+  try {
+    return { capture: await store.capture(cwd, ref, base) };
+  } catch (error) {
+    return { error: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+function fromCapture(result: { capture: Capture } | { error: string }): Pick<Fields, 'status' | 'treeRef' | 'diff' | 'skippedFiles' | 'reason'> {
+  if ('error' in result) return { status: 'error', treeRef: null, diff: null, skippedFiles: [], reason: `capture failed: ${result.error}` };
+  const { capture } = result;
+  return {
+    status: 'ready',
+    treeRef: capture.commit,
+    diff: { files: capture.diff.files, additions: capture.diff.additions, deletions: capture.diff.deletions },
+    skippedFiles: capture.skipped,
+    reason: capture.skipped.length ? `${capture.skipped.length} file(s) over the size limit were not captured` : null,
+  };
+}
+
+/**
+ * The checkpoint effects. With a store, runs capture real checkpoints; without one (Baton
+ * configured with no data dir for them), the barrier's step is recorded `missing` with
+ * its reason, so a run is never held open by it.
+ */
+export function checkpointHandlers(checkpoints: CheckpointStore | null): Record<'checkpoint.baseline' | 'checkpoint.capture', EffectHandler> {
+  const cwdOf = (worker: EffectWorker, threadId: string) => worker.runtime.store.projections.get('threads', threadId)?.workspace.cwd ?? null;
+  const scopeOf = (threadId: string, runId: string | null, nodeId: string | null) => (nodeId ? `cscope_${nodeId}` : runId ? `cscope_${runId}` : `cscope_${threadId}_base`) as CheckpointScopeId;
+
+  const baseline: EffectHandler = async (effect, worker) => {
+    const ordinal = (effect.payload as { ordinal: number }).ordinal;
+    const cwd = cwdOf(worker, effect.threadId);
+    if (!checkpoints || !cwd || rootCheckpointAt(worker.runtime.store, effect.threadId, ordinal)) {
+      await worker.settle(effect, 'completed', () => ({}));
+      return;
+    }
+    const base = ordinal > 0 ? rootCheckpointAt(worker.runtime.store, effect.threadId, ordinal - 1)?.treeRef ?? null : null;
+    const result = await tryCapture(checkpoints, cwd, `${effect.threadId}/baseline-${ordinal}-${effect.id}`, base);
+    await record(worker, effect, { scopeId: scopeOf(effect.threadId, null, null), scopeKind: 'root_run', runId: null, nodeId: null, runOrdinal: ordinal, runStatus: null, ...fromCapture(result) }, false);
+  };
+
+  const capture: EffectHandler = async (effect, worker) => {
+    const store = worker.runtime.store;
+    const run = effect.runId ? store.projections.get('runs', effect.runId) : null;
+    const ordinal = run?.ordinal ?? null;
+    const child = (effect.payload as { scope?: string }).scope === 'subagent';
+    const runStatus = child ? null : ((effect.payload as { runStatus?: RunStatus }).runStatus ?? null);
+    const scope = child
+      ? { scopeId: scopeOf(effect.threadId, effect.runId, effect.nodeId), scopeKind: 'subagent' as const, nodeId: effect.nodeId as NodeId }
+      : { scopeId: scopeOf(effect.threadId, effect.runId, null), scopeKind: 'root_run' as const, nodeId: null };
+    const common = { ...scope, runId: effect.runId as RunId | null, runOrdinal: ordinal, runStatus };
+    const cwd = cwdOf(worker, effect.threadId);
+    if (!checkpoints || !cwd) {
+      await record(worker, effect, { ...common, status: 'missing', treeRef: null, diff: null, skippedFiles: [], reason: 'no checkpoint store is configured' }, !child);
+      return;
+    }
+    // A run diffs against checkpoint N-1; a child scope against the newest capture inside its run.
+    const inRun = store.projections.list('checkpoints', effect.threadId).filter((c) => c.runId === effect.runId && c.status === 'ready');
+    const previous = ordinal !== null ? rootCheckpointAt(store, effect.threadId, ordinal - 1) : null;
+    const base = (child ? inRun.at(-1)?.treeRef : null) ?? previous?.treeRef ?? null;
+    const result = await tryCapture(checkpoints, cwd, `${effect.threadId}/${effect.id}`, base);
+    await record(worker, effect, { ...common, ...fromCapture(result) }, !child);
+  };
+
+  return { 'checkpoint.baseline': baseline, 'checkpoint.capture': capture };
+}

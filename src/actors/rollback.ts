@@ -1,0 +1,77 @@
+import type { CommandOf } from '../domain/commands.js';
+import { BatonError } from '../domain/errors.js';
+import type { CheckpointId, ThreadId } from '../domain/ids.js';
+import type { CheckpointStore } from '../checkpoints/checkpoint-store.js';
+import type { Store } from '../persistence/store.js';
+import type { ThreadSupervisorContext } from '../machines/thread-supervisor.machine.js';
+import { rootCheckpointAt } from './checkpoint-effects.js';
+import type { ThreadActor } from './thread-actor.js';
+
+/**
+ * Rollbacks restore files first (asynchronous git work, inside the thread's mailbox turn),
+ * then record what happened in one step: later runs `rolled_back`, later checkpoints
+ * `stale`, and the provider's reconciliation left in the outbox by the supervisor.
+ */
+interface Restored {
+  checkpointId: string | null;
+  changedPaths: string[];
+  parentOverlap: string[];
+  stale: string[];
+}
+
+function supervisor(thread: ThreadActor) {
+  const snap = thread.snapshot({ kind: 'thread_supervisor', id: thread.threadId });
+  if (!snap) throw new BatonError('not_found', `no thread ${thread.threadId}`);
+  return snap;
+}
+
+export async function prepareRollbackToRun(thread: ThreadActor, c: CommandOf<'rollback.toRun'>, store: Store, checkpoints: CheckpointStore | null): Promise<Restored> {
+  const sup = supervisor(thread);
+  if (!sup.can({ type: 'ROLLBACK', runOrdinal: c.runOrdinal })) {
+    throw new BatonError('invalid_transition', `thread ${thread.threadId} cannot roll back to run ${c.runOrdinal} now (a run is active, or there is no such run)`, { state: sup.value });
+  }
+  const stale = store.projections.list('checkpoints', thread.threadId).filter((k) => k.status !== 'stale' && (k.runOrdinal ?? 0) > c.runOrdinal).map((k) => k.id);
+  if (!checkpoints) return { checkpointId: null, changedPaths: [], parentOverlap: [], stale };
+  const target = rootCheckpointAt(store, thread.threadId, c.runOrdinal);
+  if (!target || target.status !== 'ready' || !target.treeRef) {
+    throw new BatonError('not_found', `run ${c.runOrdinal} of thread ${thread.threadId} has no ready checkpoint to restore`, { checkpoint: target });
+  }
+  const { changed } = await checkpoints.restore((sup.context as ThreadSupervisorContext).cwd, target.treeRef);
+  return { checkpointId: target.id, changedPaths: changed, parentOverlap: [], stale };
+}
+
+export function commitRollbackToRun(thread: ThreadActor, c: CommandOf<'rollback.toRun'>, r: Restored): Record<string, unknown> {
+  thread.deliver({ kind: 'thread_supervisor', id: thread.threadId }, { type: 'ROLLBACK', runOrdinal: c.runOrdinal }, { mustAccept: true });
+  recordRestore(thread, r);
+  return { threadId: thread.threadId, runOrdinal: c.runOrdinal, checkpointId: r.checkpointId, changedPaths: r.changedPaths, staleCheckpointIds: r.stale };
+}
+
+export async function prepareRollbackNode(thread: ThreadActor, c: CommandOf<'rollback.node'>, store: Store, checkpoints: CheckpointStore | null): Promise<Restored> {
+  if (!checkpoints) throw new BatonError('unsupported', 'no checkpoint store is configured');
+  const checkpoint = store.projections.get('checkpoints', c.checkpointId);
+  if (!checkpoint || checkpoint.threadId !== thread.threadId || checkpoint.nodeId !== c.nodeId || checkpoint.scopeKind === 'root_run') {
+    throw new BatonError('not_found', `no checkpoint ${c.checkpointId} of node ${c.nodeId}`);
+  }
+  if (checkpoint.status !== 'ready' || !checkpoint.treeRef) throw new BatonError('conflict', `checkpoint ${c.checkpointId} is ${checkpoint.status}`);
+  const cwd = (supervisor(thread).context as ThreadSupervisorContext).cwd;
+  const { changed, previousTree } = await checkpoints.restore(cwd, checkpoint.treeRef);
+  // What the parent run changed: from its baseline to its own checkpoint, or to now while it runs.
+  const ordinal = checkpoint.runOrdinal ?? 0;
+  const baseline = rootCheckpointAt(store, thread.threadId, ordinal - 1);
+  const runCheckpoint = rootCheckpointAt(store, thread.threadId, ordinal);
+  const parentPaths = baseline?.treeRef ? await checkpoints.changedPaths(cwd, baseline.treeRef, runCheckpoint?.treeRef ?? previousTree) : [];
+  const all = store.projections.list('checkpoints', thread.threadId);
+  const later = all.slice(all.findIndex((k) => k.id === checkpoint.id) + 1).filter((k) => k.runId === checkpoint.runId && k.scopeKind !== 'root_run' && k.status !== 'stale');
+  return { checkpointId: checkpoint.id, changedPaths: changed, parentOverlap: changed.filter((p) => parentPaths.includes(p)), stale: later.map((k) => k.id) };
+}
+
+export function commitRollbackNode(thread: ThreadActor, c: CommandOf<'rollback.node'>, r: Restored): Record<string, unknown> {
+  thread.require({ kind: 'execution_node', id: c.nodeId });
+  recordRestore(thread, r);
+  return { nodeId: c.nodeId, checkpointId: c.checkpointId, changedPaths: r.changedPaths, parentFilesChanged: r.parentOverlap.length > 0, parentOverlap: r.parentOverlap };
+}
+
+function recordRestore(thread: ThreadActor, r: Restored): void {
+  thread.current.addEvent('checkpoint.restored', { threadId: thread.threadId as ThreadId, checkpointId: r.checkpointId as CheckpointId | null, changedPaths: r.changedPaths, parentOverlap: r.parentOverlap });
+  if (r.stale.length) thread.current.addEvent('checkpoint.stale', { threadId: thread.threadId as ThreadId, checkpointIds: r.stale as CheckpointId[] });
+}
