@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
-import { existsSync, lstatSync, mkdirSync, realpathSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, lstatSync, mkdirSync, realpathSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { git, nulSplit, type ShadowRepo } from './git.js';
 import { KeyedMutex } from './keyed-mutex.js';
 
 export interface Capture {
-  /** The commit in the shadow repository that holds the workspace's tree. */
+  /** The object to restore from: the tree of the workspace, kept by a ref under refs/baton/. */
   commit: string;
   tree: string;
   /** Changed against `base` (or against an empty tree when there is none). */
@@ -25,8 +25,8 @@ const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
 
 /**
  * Baton's own git-based checkpoints. Each workspace gets a shadow git directory under
- * Baton's data dir whose work tree is the workspace; captures are `add -A` + `write-tree`
- * + `commit-tree` into that shadow repository, kept alive by refs under `refs/baton/`.
+ * Baton's data dir whose work tree is the workspace; a capture is `add -A` + `write-tree`
+ * into that shadow repository, its tree kept alive by a ref under `refs/baton/`.
  * It works whether or not the workspace is a git repository, honours the workspace's
  * `.gitignore` files, and captures whatever changed, shell-made files included.
  */
@@ -43,13 +43,16 @@ export class CheckpointStore {
     return this.locked(workspace, async (repo) => {
       const skipped = await this.largeChangedFiles(repo);
       const excludes = skipped.map((s) => `:(exclude,literal)${s.path}`);
-      await git(repo, ['add', '-A', '--', '.', ...excludes]);
-      const tree = (await git(repo, ['write-tree'])).trim();
-      const parents = base ? ['-p', base] : [];
-      const commit = (await git(repo, ['commit-tree', tree, ...parents, '-m', ref])).trim();
-      await git(repo, ['update-ref', `refs/baton/${ref}`, commit]);
+      // add, write-tree and the diff against the base in one shell: one process start, not three.
       const baseTree = base ? `${base}^{tree}` : EMPTY_TREE;
-      return { commit, tree, diff: await this.diff(repo, baseTree, tree), skipped };
+      const out = await git(repo, ['add-write-diff'], { script: ['add -A -- . "$@"', 'write-tree', `diff-tree -r --numstat -z --no-renames ${baseTree} "$tree"`], args: excludes });
+      const [tree = '', numstat = ''] = out.split('\n');
+      // The ref points at the tree itself (no commit object needed) and keeps it from any gc;
+      // a loose ref is one file, written here rather than by one more git process.
+      const refPath = join(repo.gitDir, 'refs', 'baton', ...ref.split('/'));
+      mkdirSync(dirname(refPath), { recursive: true });
+      writeFileSync(refPath, `${tree}\n`);
+      return { commit: tree, tree, diff: parseNumstat(numstat), skipped };
     });
   }
 
@@ -72,22 +75,6 @@ export class CheckpointStore {
   /** The paths that differ between two captures (commits or trees). */
   changedPaths(workspace: string, from: string, to: string): Promise<string[]> {
     return this.locked(workspace, async (repo) => nulSplit(await git(repo, ['diff-tree', '-r', '--name-only', '-z', `${from}^{tree}`, `${to}^{tree}`])));
-  }
-
-  private async diff(repo: ShadowRepo, from: string, to: string): Promise<Capture['diff']> {
-    const fields = nulSplit(await git(repo, ['diff-tree', '-r', '--numstat', '-z', '--no-renames', from, to]));
-    let additions = 0;
-    let deletions = 0;
-    const paths: string[] = [];
-    for (const field of fields) {
-      // numstat -z: "added\tdeleted\tpath"; binary files show "-".
-      const [a, d, path] = field.split('\t');
-      if (path === undefined) continue;
-      additions += a === '-' ? 0 : Number(a);
-      deletions += d === '-' ? 0 : Number(d);
-      paths.push(path);
-    }
-    return { files: paths.length, additions, deletions, paths };
   }
 
   /** Untracked or modified files over the size limit. */
@@ -117,10 +104,25 @@ export class CheckpointStore {
     if (!existsSync(join(gitDir, 'HEAD'))) {
       mkdirSync(gitDir, { recursive: true });
       await git(repo, ['init', '--bare', '--quiet', '--template=', gitDir], { bare: true });
-      for (const [k, v] of [['core.bare', 'false'], ['core.autocrlf', 'false'], ['core.filemode', 'true'], ['core.symlinks', 'true'], ['gc.auto', '0'], ['core.precomposeunicode', 'true']]) {
+      for (const [k, v] of [['core.bare', 'false'], ['core.autocrlf', 'false'], ['core.filemode', 'true'], ['core.symlinks', 'true'], ['gc.auto', '0'], ['core.precomposeunicode', 'true'], ['core.untrackedCache', 'true'], ['index.version', '4']]) {
         await git(repo, ['config', k!, v!], { bare: true });
       }
     }
     return repo;
   }
+}
+
+/** `diff-tree --numstat -z` output: "added\tdeleted\tpath" fields; binary files count "-". */
+function parseNumstat(output: string): Capture['diff'] {
+  let additions = 0;
+  let deletions = 0;
+  const paths: string[] = [];
+  for (const field of nulSplit(output)) {
+    const [a, d, path] = field.split('\t');
+    if (path === undefined) continue;
+    additions += a === '-' ? 0 : Number(a);
+    deletions += d === '-' ? 0 : Number(d);
+    paths.push(path);
+  }
+  return { files: paths.length, additions, deletions, paths };
 }

@@ -37,11 +37,27 @@ function shadowEnv(repo: ShadowRepo): NodeJS.ProcessEnv {
   };
 }
 
-export function git(repo: ShadowRepo, args: string[], options: { input?: string; bare?: boolean } = {}): Promise<string> {
+export interface GitOptions {
+  input?: string;
+  /** Run without a work tree (for `init`). */
+  bare?: boolean;
+  /**
+   * Several git commands in one `sh` process, each line a git command; the output of
+   * `write-tree` is kept in `$tree` and printed, then the last command's output follows
+   * after a newline. `args` become "$@" (never interpolated into the script).
+   */
+  script?: string[];
+  args?: string[];
+}
+
+export function git(repo: ShadowRepo, args: string[], options: GitOptions = {}): Promise<string> {
   return new Promise((resolve, reject) => {
     const env = shadowEnv(repo);
     if (options.bare) delete env.GIT_WORK_TREE;
-    const child = spawn('git', ['-c', 'core.quotepath=false', ...args], { cwd: repo.workTree, env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const command = options.script
+      ? ['sh', ['-c', `set -e\n${options.script.map((line) => (line === 'write-tree' ? 'tree=$(git -c core.quotepath=false write-tree); printf "%s\\n" "$tree"' : `git -c core.quotepath=false ${line}`)).join('\n')}`, 'sh', ...(options.args ?? [])]] as const
+      : (['git', ['-c', 'core.quotepath=false', ...args]] as const);
+    const child = spawn(command[0], [...command[1]], { cwd: repo.workTree, env, stdio: ['pipe', 'pipe', 'pipe'] });
     // git may exit before reading its input; that is not an error of ours.
     child.stdin.on('error', () => undefined);
     const out: Buffer[] = [];
