@@ -100,6 +100,7 @@ function openRequest(thread: ThreadActor, event: Of<'request.opened'>): void {
   thread.deliver({ kind: 'execution_node', id: event.nodeId }, { type: 'WAIT' });
   thread.spawn('runtime_request', event.requestId, {
     requestId: event.requestId, threadId: event.threadId, runId: event.runId, nodeId: event.nodeId, kind: event.kind, prompt: event.prompt, details: event.details, providerSessionId: event.providerSessionId,
+    expiresAt: thread.requestTtlMs === null ? null : thread.current.at + thread.requestTtlMs,
   });
 }
 

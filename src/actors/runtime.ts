@@ -3,6 +3,8 @@ import { BatonError, fromZodError, type ErrorInfo } from '../domain/errors.js';
 import type { DomainEvent } from '../domain/events.js';
 import { ProviderEvent } from '../domain/provider-events.js';
 import type { ProviderKind } from '../domain/statuses.js';
+import type { EntityKind } from '../domain/entities.js';
+import type { TimerId } from '../domain/ids.js';
 import { randomIds, systemClock, type Clock, type IdSource } from '../domain/sources.js';
 import { CommitQueue } from '../persistence/commit-queue.js';
 import type { Store } from '../persistence/store.js';
@@ -24,6 +26,8 @@ export interface RuntimeOptions {
   maxLiveThreads?: number;
   /** Where runs checkpoint their workspace; without one, checkpoints are recorded missing. */
   checkpoints?: CheckpointStore | null;
+  /** Unanswered runtime requests expire after this long (a durable timer); null: never. */
+  requestTtlMs?: number | null;
 }
 
 export type CommandAck =
@@ -44,6 +48,7 @@ export class Runtime {
   private readonly defaultProvider: ProviderKind;
   private readonly maxLiveThreads: number;
   readonly checkpoints: CheckpointStore | null;
+  private readonly requestTtlMs: number | null;
   private readonly threads = new Map<string, ThreadActor>();
   private readonly listeners = new Set<(events: DomainEvent[]) => void>();
 
@@ -56,6 +61,7 @@ export class Runtime {
     this.defaultProvider = options.defaultProvider ?? 'codex';
     this.maxLiveThreads = options.maxLiveThreads ?? 2_000;
     this.checkpoints = options.checkpoints ?? null;
+    this.requestTtlMs = options.requestTtlMs ?? null;
   }
 
   /** Subscribes to committed events, in commit order; returns the unsubscribe. */
@@ -137,6 +143,23 @@ export class Runtime {
     return marked;
   }
 
+  /**
+   * Delivers every durable timer due by now to the entity that scheduled it, marking it
+   * fired in the same step. Returns how many fired. Call it from a loop (the server does).
+   */
+  async fireDueTimers(): Promise<number> {
+    const due = this.store.timers.dueAt(this.clock.nowMs());
+    for (const timer of due) {
+      const { kind, event } = timer.event as { kind: EntityKind; event: { type: string } };
+      await this.thread(timer.threadId).run((thread) => {
+        thread.current.timers.push({ op: 'fired', timerId: timer.timerId as TimerId });
+        if (timer.entityId) thread.deliver({ kind, id: timer.entityId }, event);
+        return {};
+      });
+    }
+    return due.length;
+  }
+
   /** Runs arbitrary work as a step on a thread: the effect worker settles effects this way. */
   step<T extends Record<string, unknown>>(threadId: string, work: (thread: ThreadActor) => T): Promise<StepOutcome<T>> {
     return this.thread(threadId).run(work);
@@ -150,7 +173,7 @@ export class Runtime {
       this.threads.set(threadId, actor);
       return actor;
     }
-    actor = new ThreadActor(threadId, { store: this.store, queue: this.queue, ids: this.ids, clock: this.clock, publish: (events) => this.publish(events) });
+    actor = new ThreadActor(threadId, { store: this.store, queue: this.queue, ids: this.ids, clock: this.clock, requestTtlMs: this.requestTtlMs, publish: (events) => this.publish(events) });
     this.threads.set(threadId, actor);
     this.passivateBeyondLimit();
     return actor;

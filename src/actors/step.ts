@@ -4,7 +4,7 @@ import type { NewEffect } from '../domain/effects.js';
 import type { NewReceipt } from '../domain/receipts.js';
 import type { IdSource } from '../domain/sources.js';
 import type { IdFamily } from '../domain/ids.js';
-import type { CommitUnit, EffectUpdate, EntitySnapshotWrite } from '../persistence/commit-unit.js';
+import type { CommitUnit, EffectUpdate, EntitySnapshotWrite, TimerChange } from '../persistence/commit-unit.js';
 import type { ProjectionTables } from '../persistence/projection-tables.js';
 import { ProjectionOverlay } from '../projections/overlay.js';
 import { project } from '../projections/projector.js';
@@ -19,6 +19,7 @@ export class Step {
   readonly events: NewEvent[] = [];
   readonly effects: NewEffect[] = [];
   readonly effectUpdates: EffectUpdate[] = [];
+  readonly timers: TimerChange[] = [];
   readonly view: ProjectionOverlay;
   receipt: NewReceipt | undefined;
 
@@ -72,6 +73,7 @@ export class Step {
       projections: this.view.changes(),
       effects: this.effects,
       effectUpdates: this.effectUpdates,
+      timers: this.timers,
       ...(this.receipt ? { receipt: this.receipt } : {}),
       at: this.at,
     };

@@ -2,7 +2,7 @@ import { createActor, type AnyActor } from 'xstate';
 import type { EntityKind } from '../domain/entities.js';
 import { BatonError, toErrorInfo, type ErrorInfo } from '../domain/errors.js';
 import type { DomainEvent } from '../domain/events.js';
-import type { CommandId, ThreadId } from '../domain/ids.js';
+import type { CommandId, ThreadId, TimerId } from '../domain/ids.js';
 import type { Receipt } from '../domain/receipts.js';
 import type { Clock, IdSource } from '../domain/sources.js';
 import type { MachineOutput } from '../machines/outputs.js';
@@ -18,6 +18,8 @@ export interface ThreadDeps {
   queue: CommitQueue;
   ids: IdSource;
   clock: Clock;
+  /** How long a runtime request waits for an answer before it expires; null for ever. */
+  requestTtlMs: number | null;
   publish(events: DomainEvent[]): void;
 }
 
@@ -65,6 +67,10 @@ export class ThreadActor {
   /** True while no step is queued or running: the runtime may passivate this thread. */
   get idle(): boolean {
     return this.queued === 0;
+  }
+
+  get requestTtlMs(): number | null {
+    return this.deps.requestTtlMs;
   }
 
   get liveEntityCount(): number {
@@ -262,6 +268,15 @@ export class ThreadActor {
       case 'barrier':
         performBarrierStep(this, output.runId, output.step);
         return;
+      case 'timer': {
+        const timerId = timerIdOf(from.id, output.key) as TimerId;
+        step.timers.push(
+          output.op === 'schedule'
+            ? { op: 'schedule', timerId, threadId: this.threadId, entityId: from.id, dueAt: output.dueAt, event: { kind: from.kind, event: output.event } }
+            : { op: 'cancel', timerId },
+        );
+        return;
+      }
     }
   }
 
@@ -306,6 +321,9 @@ export class ThreadActor {
     for (const e of [...this.live.values()]) this.evict(e);
   }
 }
+
+/** A timer's id is derived from its entity and key, so the entity can cancel what it scheduled. */
+export const timerIdOf = (entityId: string, key: string): string => `tmr_${entityId}_${key}`;
 
 function receiptOutcome<T>(receipt: Receipt): StepOutcome<T> {
   return receipt.ok

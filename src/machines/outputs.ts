@@ -44,7 +44,15 @@ export interface BarrierOutput {
   step: 'flush_text' | 'close_messages' | 'finalize_plans' | 'close_children';
 }
 
-export type MachineOutput = DomainOutput | EffectOutput | SendOutput | SpawnOutput | BarrierOutput;
+/**
+ * A durable timer (XState delays are not persisted): due at `dueAt`, it delivers `event` back
+ * to the entity that scheduled it. `key` names it within that entity, for cancelling.
+ */
+export type TimerOutput =
+  | { type: 'timer'; op: 'schedule'; key: string; dueAt: number; event: { type: string; [k: string]: unknown } }
+  | { type: 'timer'; op: 'cancel'; key: string };
+
+export type MachineOutput = DomainOutput | EffectOutput | SendOutput | SpawnOutput | BarrierOutput | TimerOutput;
 
 export const domain = <K extends EventType>(type: K, payload: EventPayload<K>): DomainOutput =>
   ({ type: 'domain', event: { type, payload } }) as DomainOutput;

@@ -18,6 +18,8 @@ export interface RuntimeRequestInput {
   prompt: string;
   details: Record<string, unknown>;
   providerSessionId: string;
+  /** When an unanswered request expires; null waits for ever. Time arrives as data. */
+  expiresAt: number | null;
 }
 
 export interface RuntimeRequestContext extends RuntimeRequestInput {
@@ -40,6 +42,7 @@ export const runtimeRequestMachine = setup({
     /** Tells the run and the request's node that the request is closed. */
     close: enqueueActions(({ context, enqueue }, params: { status: RuntimeRequestStatus }) => {
       enqueue.assign({ status: params.status });
+      if (context.expiresAt !== null && params.status !== 'expired') enqueue.emit({ type: 'timer', op: 'cancel', key: 'expire' });
       enqueue.emit({ type: 'send', to: { kind: 'run', id: context.runId }, event: { type: 'REQUEST_CLOSED', requestId: context.requestId } });
       enqueue.emit({ type: 'send', to: { kind: 'execution_node', id: context.nodeId }, event: { type: 'END', status: params.status === 'resolved' ? 'completed' : 'cancelled' } });
     }),
@@ -64,6 +67,9 @@ export const runtimeRequestMachine = setup({
       }),
     ),
     emit(({ context }) => ({ type: 'send' as const, to: { kind: 'run' as const, id: context.runId }, event: { type: 'REQUEST_OPENED', requestId: context.requestId } })),
+    enqueueActions(({ context, enqueue }) => {
+      if (context.expiresAt !== null) enqueue.emit({ type: 'timer', op: 'schedule', key: 'expire', dueAt: context.expiresAt, event: { type: 'EXPIRE', reason: 'no answer in time' } });
+    }),
   ],
   initial: 'pending',
   states: {

@@ -188,7 +188,7 @@ const runtimeRequest: MachineModel = {
   name: 'runtime-request',
   kind: 'runtime_request',
   machine: runtimeRequestMachine,
-  input: { requestId: 'req_1', threadId: 'thr_1', runId: 'run_1', nodeId: 'node_r', kind: 'command', prompt: 'run ls?', details: {}, providerSessionId: 'psess_1' },
+  input: { requestId: 'req_1', threadId: 'thr_1', runId: 'run_1', nodeId: 'node_r', kind: 'command', prompt: 'run ls?', details: {}, providerSessionId: 'psess_1', expiresAt: 60_000 },
   events: () => [
     { type: 'RESPOND', decision: 'accept', answers: null },
     { type: 'CALLBACK_LOST', reason: 'baton restarted' },

@@ -35,7 +35,7 @@ export interface Harness {
 let commandCounter = 0;
 
 /** A runtime on a real SQLite file with deterministic ids and clock; closed after each test. */
-export function useRuntime(options: { capabilities?: CapabilitySource; checkpoints?: CheckpointStore } = {}): () => Harness {
+export function useRuntime(options: { capabilities?: CapabilitySource; checkpoints?: CheckpointStore; requestTtlMs?: number } = {}): () => Harness {
   const open: { store: Store; cleanup?: () => void }[] = [];
   afterEach(() => {
     for (const o of open.splice(0)) {
@@ -46,7 +46,7 @@ export function useRuntime(options: { capabilities?: CapabilitySource; checkpoin
   const make = (path: string, salt: string, clock: ManualClock, cleanup?: () => void): Harness => {
     const store = Store.open(path, { clock });
     open.push({ store, ...(cleanup ? { cleanup } : {}) });
-    const runtime = new Runtime({ store, clock, ids: new SequentialIds(salt), checkpoints: options.checkpoints ?? null, ...(options.capabilities ? { capabilities: options.capabilities } : {}) });
+    const runtime = new Runtime({ store, clock, ids: new SequentialIds(salt), checkpoints: options.checkpoints ?? null, requestTtlMs: options.requestTtlMs ?? null, ...(options.capabilities ? { capabilities: options.capabilities } : {}) });
     const published: DomainEvent[] = [];
     runtime.onEvents((events) => published.push(...events));
     const worker = new EffectWorker(runtime, checkpointHandlers(runtime.checkpoints));
