@@ -1,44 +1,19 @@
 import { describe, expect, it } from 'vitest';
-import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Runtime } from '../../src/actors/runtime.js';
 import { EffectWorker } from '../../src/actors/effect-worker.js';
 import { checkpointHandlers } from '../../src/actors/checkpoint-effects.js';
 import { SequentialIds } from '../../src/domain/sources.js';
 import { Store } from '../../src/persistence/store.js';
 import { tempDir } from '../support/temp.js';
-
-const script = fileURLToPath(new URL('../fixtures/thread-loop.ts', import.meta.url));
+import { runUntilKilled } from '../support/child.js';
 
 /** Runs the child until it has committed `deltas` deltas, then SIGKILLs it. */
-function runUntilKilled(dbPath: string, deltas: number): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', script, dbPath], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let last = 0;
-    let buffer = '';
-    let stderr = '';
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`child stalled: ${stderr}`));
-    }, 30_000);
-    child.stdout.on('data', (chunk: Buffer) => {
-      buffer += chunk.toString();
-      const lines = buffer.split('\n');
-      buffer = lines.pop()!;
-      for (const line of lines) {
-        if (line === 'ready') continue;
-        last = Number(line);
-        if (last === deltas) child.kill('SIGKILL');
-      }
-    });
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.on('exit', (_code, signal) => {
-      clearTimeout(timer);
-      if (signal !== 'SIGKILL') reject(new Error(`child exited by itself: ${stderr}`));
-      else resolve(last);
-    });
-  });
+async function runUntilDeltas(dbPath: string, deltas: number): Promise<number> {
+  let last = 0;
+  const { signal, stderr } = await runUntilKilled('thread-loop.ts', [dbPath], (line) => line !== 'ready' && (last = Number(line)) === deltas);
+  if (signal !== 'SIGKILL') throw new Error(`child exited by itself: ${stderr}`);
+  return last;
 }
 
 describe('SIGKILL mid-run', () => {
@@ -46,7 +21,7 @@ describe('SIGKILL mid-run', () => {
     const { dir, cleanup } = tempDir();
     const dbPath = join(dir, 'kill.sqlite');
     try {
-      const committed = await runUntilKilled(dbPath, 25);
+      const committed = await runUntilDeltas(dbPath, 25);
       const store = Store.open(dbPath);
       const runtime = new Runtime({ store, ids: new SequentialIds('after') });
       const worker = new EffectWorker(runtime, checkpointHandlers(null));

@@ -1,42 +1,19 @@
 import { describe, expect, it } from 'vitest';
-import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { Store } from '../../src/persistence/store.js';
 import { tempDir } from '../support/temp.js';
+import { runUntilKilled } from '../support/child.js';
 
-const loop = fileURLToPath(new URL('../fixtures/commit-loop.ts', import.meta.url));
-
-/** Starts the committing child and SIGKILLs it once it has reported `commitsBeforeKill` more commits. */
-function runAndKill(dbPath: string, commitsBeforeKill: number): Promise<{ lastReported: number; signal: string | null }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', loop, dbPath], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let seen = 0;
-    let lastReported = 0;
-    let buffered = '';
-    let stderr = '';
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`child made no progress: ${stderr}`));
-    }, 30_000);
-    child.stdout.on('data', (chunk: Buffer) => {
-      buffered += chunk.toString();
-      const lines = buffered.split('\n');
-      buffered = lines.pop()!;
-      for (const line of lines) {
-        lastReported = Number(line);
-        seen += 1;
-        if (seen === commitsBeforeKill) child.kill('SIGKILL');
-      }
-    });
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.on('exit', (_code, signal) => {
-      clearTimeout(timer);
-      resolve({ lastReported, signal });
-    });
-    child.on('error', reject);
+/** Starts the committing child and SIGKILLs it once it has reported `commitsBeforeKill` commits. */
+async function runAndKill(dbPath: string, commitsBeforeKill: number): Promise<{ lastReported: number; signal: string | null }> {
+  let seen = 0;
+  let lastReported = 0;
+  const { signal } = await runUntilKilled('commit-loop.ts', [dbPath], (line) => {
+    lastReported = Number(line);
+    return ++seen === commitsBeforeKill;
   });
+  return { lastReported, signal };
 }
 
 /** Every stored unit is whole: one event, its snapshot, projection row, effect and receipt. */
