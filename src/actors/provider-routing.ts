@@ -14,6 +14,7 @@ type Of<T extends ProviderEvent['type']> = Extract<ProviderEvent, { type: T }>;
 export function routeProviderEvent(thread: ThreadActor, event: ProviderEvent): void {
   switch (event.type) {
     case 'turn.started':
+      bindNativeTurn(thread, event);
       thread.deliver({ kind: 'execution_node', id: event.nodeId }, { type: 'START' });
       thread.deliver({ kind: 'run_attempt', id: event.attemptId }, { type: 'TURN_STARTED', attemptId: event.attemptId });
       thread.deliver({ kind: 'run', id: event.runId }, { type: 'TURN_STARTED', attemptId: event.attemptId });
@@ -75,6 +76,9 @@ export function routeProviderEvent(thread: ThreadActor, event: ProviderEvent): v
     case 'runtime.lost':
       runtimeLost(thread, event);
       return;
+    case 'warning':
+      thread.current.addEvent('runtime.warning', { threadId: event.threadId, runId: event.runId, message: event.message });
+      return;
   }
 }
 
@@ -119,3 +123,18 @@ function providerThreadTurn(thread: ThreadActor, runId: RunId, type: 'TURN_BEGAN
   if (run?.providerThreadId) thread.deliver({ kind: 'provider_thread', id: run.providerThreadId }, { type, runOrdinal: run.ordinal });
 }
 
+
+/** A native turn id is evidence: bound, scoped to its provider thread, to the attempt it ran. */
+function bindNativeTurn(thread: ThreadActor, event: Of<'turn.started'>): void {
+  if (!event.nativeTurnRef) return;
+  const run = thread.snapshot({ kind: 'run', id: event.runId })?.context as RunContext | undefined;
+  if (!run) return;
+  thread.current.bindings.push({
+    provider: run.provider,
+    scope: `provider_thread:${run.providerThreadId ?? 'none'}`,
+    nativeRef: event.nativeTurnRef,
+    appId: event.attemptId,
+    entityKind: 'run_attempt',
+    correlation: 'native_exact',
+  });
+}

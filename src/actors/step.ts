@@ -2,6 +2,7 @@ import type { CommandId, EffectId, EventId, ThreadId } from '../domain/ids.js';
 import type { EventPayload, EventType, NewEvent } from '../domain/events.js';
 import type { NewEffect } from '../domain/effects.js';
 import type { NewReceipt } from '../domain/receipts.js';
+import type { IdentityBinding } from '../domain/entities.js';
 import type { IdSource } from '../domain/sources.js';
 import type { IdFamily } from '../domain/ids.js';
 import type { CommitUnit, EffectUpdate, EntitySnapshotWrite, TimerChange } from '../persistence/commit-unit.js';
@@ -20,6 +21,7 @@ export class Step {
   readonly effects: NewEffect[] = [];
   readonly effectUpdates: EffectUpdate[] = [];
   readonly timers: TimerChange[] = [];
+  readonly bindings: IdentityBinding[] = [];
   readonly view: ProjectionOverlay;
   receipt: NewReceipt | undefined;
 
@@ -74,6 +76,7 @@ export class Step {
       effects: this.effects,
       effectUpdates: this.effectUpdates,
       timers: this.timers,
+      bindings: this.bindings,
       ...(this.receipt ? { receipt: this.receipt } : {}),
       at: this.at,
     };

@@ -48,6 +48,7 @@ export const ProviderEvent = z.discriminatedUnion('type', [
   z.object({ type: z.literal('session.status'), ...onThread, sessionId: ProviderSessionId, provider: z.enum(['codex', 'claude', 'acp']), status: ProviderSessionStatus, reason: z.string().nullable() }),
   z.object({ type: z.literal('thread.loaded'), ...onThread, providerThreadId: ProviderThreadId, nativeThreadRef: z.string(), resumeCursor: z.string().nullable() }),
   z.object({ type: z.literal('thread.failed'), ...onThread, providerThreadId: ProviderThreadId, reason: z.string() }),
+  z.object({ type: z.literal('warning'), ...onThread, runId: RunId.nullable(), message: z.string() }),
   /** The provider process is gone: live callbacks die with it and the active run ends by policy. */
   z.object({ type: z.literal('runtime.lost'), ...onThread, sessionId: ProviderSessionId.nullable(), runStatus: z.enum(['failed', 'interrupted']), error: ErrorInfo }),
 ]);

@@ -3,7 +3,8 @@ import { afterEach } from 'vitest';
 import { ManualClock, SequentialIds } from '../../src/domain/sources.js';
 import { Store } from '../../src/persistence/store.js';
 import { Runtime } from '../../src/actors/runtime.js';
-import { EffectWorker } from '../../src/actors/effect-worker.js';
+import { EffectWorker, type EffectHandler } from '../../src/actors/effect-worker.js';
+import type { EffectKind } from '../../src/domain/effects.js';
 import { checkpointHandlers } from '../../src/actors/checkpoint-effects.js';
 import type { CheckpointStore } from '../../src/checkpoints/checkpoint-store.js';
 import type { CapabilitySource } from '../../src/actors/policy.js';
@@ -28,6 +29,8 @@ export interface Harness {
   turn(threadId: string): { runId: string; attemptId: string; rootNodeId: string };
   /** Feeds a provider event and fails loudly if the runtime refused it. */
   feed(event: Record<string, unknown>): Promise<void>;
+  /** Drains the effect worker until `done()` holds, waiting for published events in between. */
+  until(done: () => boolean, timeoutMs?: number): Promise<void>;
   /** Closes this runtime and opens a new one on the same file: a restart. */
   restart(): Harness;
 }
@@ -35,7 +38,7 @@ export interface Harness {
 let commandCounter = 0;
 
 /** A runtime on a real SQLite file with deterministic ids and clock; closed after each test. */
-export function useRuntime(options: { capabilities?: CapabilitySource; checkpoints?: CheckpointStore; requestTtlMs?: number } = {}): () => Harness {
+export function useRuntime(options: { capabilities?: CapabilitySource; checkpoints?: CheckpointStore; requestTtlMs?: number; handlers?: (runtime: Runtime) => Partial<Record<EffectKind, EffectHandler>> } = {}): () => Harness {
   const open: { store: Store; cleanup?: () => void }[] = [];
   afterEach(() => {
     for (const o of open.splice(0)) {
@@ -49,7 +52,7 @@ export function useRuntime(options: { capabilities?: CapabilitySource; checkpoin
     const runtime = new Runtime({ store, clock, ids: new SequentialIds(salt), checkpoints: options.checkpoints ?? null, requestTtlMs: options.requestTtlMs ?? null, ...(options.capabilities ? { capabilities: options.capabilities } : {}) });
     const published: DomainEvent[] = [];
     runtime.onEvents((events) => published.push(...events));
-    const worker = new EffectWorker(runtime, checkpointHandlers(runtime.checkpoints));
+    const worker = new EffectWorker(runtime, { ...checkpointHandlers(runtime.checkpoints), ...(options.handlers?.(runtime) ?? {}) });
     const h: Harness = {
       runtime, store, worker, clock, path, published,
       command: async (cmd) => (await runtime.dispatch({ commandId: `cmd_t${++commandCounter}`, ...cmd })) as never,
@@ -70,6 +73,24 @@ export function useRuntime(options: { capabilities?: CapabilitySource; checkpoin
       feed: async (event) => {
         const outcome = await runtime.ingest(event);
         if (!outcome.ok) throw new Error(`provider event refused: ${JSON.stringify(outcome.error)}`);
+      },
+      until: async (done, timeoutMs = 30_000) => {
+        const deadline = Date.now() + timeoutMs;
+        for (;;) {
+          const seen = published.length;
+          await worker.drain();
+          if (done()) return;
+          if (Date.now() > deadline) throw new Error('condition not reached in time');
+          if (published.length !== seen) continue;
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, Math.max(0, deadline - Date.now()));
+            const off = runtime.onEvents(() => {
+              clearTimeout(timer);
+              off();
+              resolve();
+            });
+          });
+        }
       },
       restart: () => {
         store.close();

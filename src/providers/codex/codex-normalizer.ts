@@ -1,0 +1,207 @@
+import { z } from 'zod';
+import type { ProviderEvent } from '../../domain/provider-events.js';
+import type { IdSource } from '../../domain/sources.js';
+
+/**
+ * Codex notifications and server requests -> Baton's provider events. The normalizer
+ * owns the correlation state of one app thread's Codex thread: which native turn is which
+ * attempt, which native item is which node or message, which callback is which request.
+ * Native ids stay evidence; every event it emits carries app ids.
+ */
+
+export interface TurnRef {
+  runId: string;
+  attemptId: string;
+  rootNodeId: string;
+}
+
+export interface PendingRequest {
+  requestId: string;
+  rpcId: number | string;
+  method: string;
+}
+
+// The parts of Codex's frames Baton reads; everything else passes untouched.
+const WithTurn = z.object({ threadId: z.string(), turn: z.object({ id: z.string(), status: z.string(), error: z.object({ message: z.string() }).loose().nullable().optional() }).loose() }).loose();
+const WithItem = z.object({ threadId: z.string(), turnId: z.string(), item: z.object({ type: z.string(), id: z.string() }).loose() }).loose();
+const Delta = z.object({ threadId: z.string(), turnId: z.string(), itemId: z.string(), delta: z.string() }).loose();
+const Plan = z.object({ threadId: z.string(), turnId: z.string(), explanation: z.string().nullable().optional(), plan: z.array(z.object({ step: z.string(), status: z.string() })) }).loose();
+const ApprovalRequest = z.object({ threadId: z.string(), turnId: z.string(), itemId: z.string() }).loose();
+const Resolved = z.object({ threadId: z.string(), requestId: z.union([z.string(), z.number()]) }).loose();
+const ErrorNote = z.object({ threadId: z.string(), turnId: z.string().optional(), error: z.object({ message: z.string() }).loose(), willRetry: z.boolean().optional() }).loose();
+
+const requestKinds: Record<string, 'command' | 'file_change' | 'user_input'> = {
+  'item/commandExecution/requestApproval': 'command',
+  'item/fileChange/requestApproval': 'file_change',
+  'item/tool/requestUserInput': 'user_input',
+  execCommandApproval: 'command',
+  applyPatchApproval: 'file_change',
+};
+
+const turnStatus = (s: string): 'completed' | 'interrupted' | 'failed' => (s === 'completed' ? 'completed' : s === 'interrupted' ? 'interrupted' : 'failed');
+const itemStatus = (s: unknown): 'completed' | 'failed' | 'cancelled' => (s === 'completed' ? 'completed' : s === 'declined' ? 'cancelled' : 'failed');
+const planStatus = (s: string): 'pending' | 'in_progress' | 'completed' => (s === 'inProgress' ? 'in_progress' : s === 'completed' ? 'completed' : 'pending');
+
+export class CodexNormalizer {
+  /** Native turn id -> the attempt it runs. */
+  readonly turns = new Map<string, TurnRef>();
+  /** The attempt whose turn/start is in flight: the first unknown turn on our thread is it. */
+  pendingStart: TurnRef | null = null;
+  private readonly items = new Map<string, { nodeId?: string; messageId?: string }>();
+  private readonly plans = new Map<string, string>();
+  readonly requests = new Map<string, PendingRequest>();
+  /** Frames that were valid JSON-RPC but not understood. */
+  unknown = 0;
+
+  constructor(
+    private readonly threadId: string,
+    private readonly ids: IdSource,
+    private readonly sessionId: () => string,
+  ) {}
+
+  nativeThreadId: string | null = null;
+
+  /** The attempt of a native turn, binding a started turn to the attempt that asked for it. */
+  private turn(nativeTurnId: string): TurnRef | null {
+    const known = this.turns.get(nativeTurnId);
+    if (known) return known;
+    if (!this.pendingStart) return null;
+    this.turns.set(nativeTurnId, this.pendingStart);
+    const ref = this.pendingStart;
+    this.pendingStart = null;
+    return ref;
+  }
+
+  bindTurn(nativeTurnId: string, ref: TurnRef): void {
+    if (!this.turns.has(nativeTurnId)) this.turns.set(nativeTurnId, ref);
+    if (this.pendingStart === ref) this.pendingStart = null;
+  }
+
+  /** The native turn currently bound to an attempt, if its id is known. */
+  nativeTurnOf(attemptId: string): string | null {
+    for (const [native, ref] of this.turns) if (ref.attemptId === attemptId) return native;
+    return null;
+  }
+
+  notification(method: string, params: unknown): ProviderEvent[] {
+    const t = this.threadId as never;
+    switch (method) {
+      case 'turn/started': {
+        const p = WithTurn.safeParse(params);
+        if (!p.success || p.data.threadId !== this.nativeThreadId) return [];
+        const ref = this.turn(p.data.turn.id);
+        return ref ? [{ type: 'turn.started', threadId: t, runId: ref.runId as never, attemptId: ref.attemptId as never, nodeId: ref.rootNodeId as never, nativeTurnRef: p.data.turn.id }] : [];
+      }
+      case 'turn/completed': {
+        const p = WithTurn.safeParse(params);
+        if (!p.success || p.data.threadId !== this.nativeThreadId) return [];
+        const ref = this.turn(p.data.turn.id);
+        if (!ref) return [];
+        const status = turnStatus(p.data.turn.status);
+        const error = p.data.turn.error ? { code: 'provider_error' as const, message: p.data.turn.error.message } : null;
+        return [{ type: 'turn.completed', threadId: t, runId: ref.runId as never, attemptId: ref.attemptId as never, nodeId: ref.rootNodeId as never, status, error }];
+      }
+      case 'item/started':
+      case 'item/completed': {
+        const p = WithItem.safeParse(params);
+        if (!p.success || p.data.threadId !== this.nativeThreadId) return [];
+        const ref = this.turn(p.data.turnId);
+        if (!ref) return [];
+        return this.item(method === 'item/started', p.data.item as { type: string; id: string } & Record<string, unknown>, ref);
+      }
+      case 'item/agentMessage/delta': {
+        const p = Delta.safeParse(params);
+        if (!p.success || p.data.threadId !== this.nativeThreadId) return [];
+        const ref = this.turn(p.data.turnId);
+        if (!ref) return [];
+        const messageId = this.messageOf(p.data.itemId);
+        return [{ type: 'message.delta', threadId: t, runId: ref.runId as never, nodeId: ref.rootNodeId as never, messageId: messageId as never, delta: p.data.delta }];
+      }
+      case 'turn/plan/updated': {
+        const p = Plan.safeParse(params);
+        if (!p.success) return [];
+        const ref = this.turn(p.data.turnId);
+        if (!ref) return [];
+        const planId = this.plans.get(p.data.turnId) ?? this.ids.next('plan');
+        this.plans.set(p.data.turnId, planId);
+        return [{
+          type: 'plan.updated', threadId: t, runId: ref.runId as never, nodeId: ref.rootNodeId as never, planId: planId as never, kind: 'todo_list',
+          text: p.data.explanation ?? null, steps: p.data.plan.map((s) => ({ text: s.step, status: planStatus(s.status) })),
+        }];
+      }
+      case 'serverRequest/resolved': {
+        const p = Resolved.safeParse(params);
+        if (!p.success) return [];
+        const pending = [...this.requests.values()].find((r) => r.rpcId === p.data.requestId);
+        if (!pending) return [];
+        this.requests.delete(pending.requestId);
+        return [{ type: 'request.closed', threadId: t, requestId: pending.requestId as never, reason: 'resolved by the provider' }];
+      }
+      case 'error': {
+        const p = ErrorNote.safeParse(params);
+        if (!p.success) return [];
+        const ref = p.data.turnId ? this.turns.get(p.data.turnId) : undefined;
+        return [{ type: 'warning', threadId: t, runId: (ref?.runId ?? null) as never, message: `Codex: ${p.data.error.message}${p.data.willRetry ? ' (retrying)' : ''}` }];
+      }
+      default:
+        return [];
+    }
+  }
+
+  /** A server request (approval, question) -> a runtime request, remembering its live callback. */
+  serverRequest(rpcId: number | string, method: string, params: unknown): ProviderEvent[] {
+    const kind = requestKinds[method];
+    const p = ApprovalRequest.safeParse(params);
+    if (!kind || !p.success) {
+      this.unknown += 1;
+      return [];
+    }
+    const ref = this.turn(p.data.turnId);
+    if (!ref) return [];
+    const requestId = this.ids.next('request');
+    this.requests.set(requestId, { requestId, rpcId, method });
+    const details = p.data as Record<string, unknown>;
+    const questions = Array.isArray(details.questions) ? (details.questions as { question?: string }[]) : [];
+    const prompt = kind === 'user_input' ? (questions[0]?.question ?? 'The agent has questions') : String(details.command ?? details.reason ?? `Allow ${kind.replace('_', ' ')}?`);
+    const parent = this.items.get(p.data.itemId)?.nodeId ?? ref.rootNodeId;
+    return [{
+      type: 'request.opened', threadId: this.threadId as never, runId: ref.runId as never, requestId: requestId as never, nodeId: this.ids.next('node') as never,
+      parentNodeId: parent as never, kind, prompt, details, providerSessionId: this.sessionId() as never,
+    }];
+  }
+
+  private messageOf(itemId: string): string {
+    const known = this.items.get(itemId);
+    if (known?.messageId) return known.messageId;
+    const messageId = this.ids.next('message');
+    this.items.set(itemId, { messageId });
+    return messageId;
+  }
+
+  private item(started: boolean, item: { type: string; id: string } & Record<string, unknown>, ref: TurnRef): ProviderEvent[] {
+    const t = this.threadId as never;
+    switch (item.type) {
+      case 'agentMessage': {
+        if (started) return [];
+        const messageId = this.messageOf(item.id);
+        return [{ type: 'message.completed', threadId: t, runId: ref.runId as never, nodeId: ref.rootNodeId as never, messageId: messageId as never, text: String(item.text ?? '') }];
+      }
+      case 'commandExecution':
+      case 'fileChange':
+      case 'mcpToolCall':
+      case 'dynamicToolCall':
+      case 'webSearch': {
+        if (started) {
+          const nodeId = this.ids.next('node');
+          this.items.set(item.id, { nodeId });
+          const title = item.type === 'commandExecution' ? String(item.command ?? 'command') : item.type === 'fileChange' ? 'apply_patch' : item.type;
+          return [{ type: 'node.started', threadId: t, runId: ref.runId as never, nodeId: nodeId as never, parentNodeId: ref.rootNodeId as never, attemptId: ref.attemptId as never, kind: 'tool_call', title }];
+        }
+        const nodeId = this.items.get(item.id)?.nodeId;
+        return nodeId ? [{ type: 'node.completed', threadId: t, runId: ref.runId as never, nodeId: nodeId as never, status: itemStatus(item.status) }] : [];
+      }
+      default:
+        return [];
+    }
+  }
+}

@@ -1,0 +1,107 @@
+import type { Runtime } from '../../actors/runtime.js';
+import type { EffectHandler } from '../../actors/effect-worker.js';
+import type { EffectKind } from '../../domain/effects.js';
+import { toErrorInfo } from '../../domain/errors.js';
+import type { ProviderThreadContext } from '../../machines/provider-thread.machine.js';
+import type { LineChannel } from '../transport/line-channel.js';
+import { CodexThreadAdapter, type CodexHost } from './codex-adapter.js';
+import type { CodexModelEndpoint } from './codex-home.js';
+
+export interface CodexProviderOptions {
+  endpoint: CodexModelEndpoint;
+  dataDir: string;
+  channelFor?: (threadId: string, sessionId: string) => LineChannel;
+}
+
+const providerEffects: EffectKind[] = [
+  'provider.turn.start',
+  'provider.turn.steer',
+  'provider.turn.interrupt',
+  'provider.runtime-request.respond',
+  'provider.thread.rollback',
+  'provider.session.stop',
+];
+
+/**
+ * Codex as a provider of the runtime: one adapter per app thread (started on demand),
+ * the outbox effects it carries out, and the reaper that releases idle sessions through
+ * the same path as a crash (the next effect starts a session and resumes the thread).
+ */
+export class CodexProvider {
+  private readonly adapters = new Map<string, CodexThreadAdapter>();
+  private readonly host: CodexHost;
+
+  constructor(
+    private readonly runtime: Runtime,
+    private readonly options: CodexProviderOptions,
+  ) {
+    const store = runtime.store;
+    this.host = {
+      ids: runtime.ids,
+      emit: async (event) => {
+        const outcome = await runtime.ingest(event);
+        if (!outcome.ok && outcome.error.code !== 'not_found') console.error(`codex event ${event.type} refused: ${outcome.error.message}`);
+        return outcome;
+      },
+      nativeThreadRef: (providerThreadId) => (store.entities.get(providerThreadId)?.snapshot as { context?: ProviderThreadContext } | undefined)?.context?.nativeThreadRef ?? null,
+      nativeTurnRef: (attemptId) => store.bindings.forApp(attemptId).find((b) => b.entityKind === 'run_attempt')?.nativeRef ?? null,
+      attemptOfRun: (threadId, ordinal) => {
+        const runs = store.projections.list('runs', threadId).filter((r) => r.ordinal === ordinal);
+        return runs.at(-1)?.attempts[0]?.id ?? null;
+      },
+      threadCwd: (threadId) => store.projections.get('threads', threadId)?.workspace.cwd ?? process.cwd(),
+    };
+  }
+
+  adapter(threadId: string): CodexThreadAdapter {
+    let adapter = this.adapters.get(threadId);
+    if (!adapter) {
+      const channelFor = this.options.channelFor;
+      adapter = new CodexThreadAdapter(threadId, {
+        host: this.host,
+        endpoint: this.options.endpoint,
+        dataDir: this.options.dataDir,
+        ...(channelFor ? { channelFor: (sessionId: string) => channelFor(threadId, sessionId) } : {}),
+      });
+      this.adapters.set(threadId, adapter);
+    }
+    return adapter;
+  }
+
+  /** The effect handlers, for the EffectWorker. */
+  handlers(): Partial<Record<EffectKind, EffectHandler>> {
+    const handler: EffectHandler = async (effect, worker) => {
+      try {
+        await this.adapter(effect.threadId).carryOut(effect);
+        await worker.settle(effect, 'completed', () => ({}));
+      } catch (error) {
+        const info = toErrorInfo(error);
+        await worker.settle(effect, 'failed', () => ({}), info.message);
+        // A turn that could not start ends its attempt failed, with the provider's error visible.
+        if (effect.kind === 'provider.turn.start' && effect.runId) {
+          const p = effect.payload as { attemptId: string; rootNodeId: string };
+          await this.host.emit({ type: 'turn.completed', threadId: effect.threadId, runId: effect.runId, attemptId: p.attemptId as never, nodeId: p.rootNodeId as never, status: 'failed', error: info });
+        }
+      }
+    };
+    return Object.fromEntries(providerEffects.map((k) => [k, handler]));
+  }
+
+  /** Releases sessions of threads with no active run. Returns how many were stopped. */
+  reapIdle(): number {
+    let n = 0;
+    for (const [threadId, adapter] of this.adapters) {
+      const active = this.runtime.store.projections.get('threads', threadId)?.activeRunId;
+      if (!active && adapter.running) {
+        adapter.stop();
+        n += 1;
+      }
+    }
+    return n;
+  }
+
+  /** Shutdown: stops every Codex process and reports nothing more. */
+  stopAll(signal: NodeJS.Signals = 'SIGTERM'): void {
+    for (const adapter of this.adapters.values()) adapter.detach(signal);
+  }
+}

@@ -1,0 +1,130 @@
+import { spawn } from 'node:child_process';
+import { z } from 'zod';
+import { BatonError } from '../../domain/errors.js';
+import type { FrameLog } from '../transport/diagnostics.js';
+import { JsonRpcConnection, type RpcId } from '../transport/json-rpc.js';
+import { ChildProcessChannel, type LineChannel } from '../transport/line-channel.js';
+import { codexBinaryPath } from './codex-binary.js';
+import type { CommandExecutionApprovalDecision } from './protocol/v2/index.js';
+
+/**
+ * One running `codex app-server` (or a replayed transcript of one): the handshake and the
+ * client requests Baton makes, validated at the edge with zod. Notifications and the
+ * server's own requests are read by the adapter through `rpc`.
+ */
+export interface CodexSessionOptions {
+  /** Per-session CODEX_HOME holding config.toml (see writeCodexHome). */
+  codexHome: string;
+  cwd: string;
+  log?: FrameLog;
+  /** A channel to use instead of spawning the binary (replay tests). */
+  channel?: LineChannel;
+  requestTimeoutMs?: number;
+}
+
+const ThreadResult = z.object({ thread: z.object({ id: z.string() }).loose() }).loose();
+const TurnResult = z.object({ turn: z.object({ id: z.string(), status: z.string() }).loose() }).loose();
+
+const text = (t: string) => [{ type: 'text', text: t, text_elements: [] }];
+
+export class CodexSession {
+  readonly rpc: JsonRpcConnection;
+  readonly pid: number | null;
+  private readonly channel: LineChannel;
+
+  private constructor(channel: LineChannel, pid: number | null, options: CodexSessionOptions) {
+    this.channel = channel;
+    this.pid = pid;
+    this.rpc = new JsonRpcConnection(channel, { ...(options.log ? { log: options.log } : {}), requestTimeoutMs: options.requestTimeoutMs ?? 30_000 });
+  }
+
+  static async start(options: CodexSessionOptions): Promise<CodexSession> {
+    let channel = options.channel;
+    let pid: number | null = null;
+    if (!channel) {
+      // The native binary, never the JS shim: signals must reach the real process.
+      const child = spawn(codexBinaryPath(), ['app-server'], {
+        cwd: options.cwd,
+        env: { ...process.env, CODEX_HOME: options.codexHome, RUST_LOG: process.env.BATON_CODEX_LOG ?? 'error' },
+        stdio: ['pipe', 'pipe', 'pipe'],
+      });
+      child.stderr.resume();
+      pid = child.pid ?? null;
+      channel = new ChildProcessChannel(child);
+    }
+    const session = new CodexSession(channel, pid, options);
+    await session.rpc.request('initialize', { clientInfo: { name: 'baton', title: 'Baton', version: '0.1.0' }, capabilities: null });
+    await session.rpc.notify('initialized');
+    return session;
+  }
+
+  async threadStart(cwd: string, model: string | null): Promise<string> {
+    const result = ThreadResult.parse(await this.rpc.request('thread/start', { cwd, ...(model ? { model } : {}) }));
+    return result.thread.id;
+  }
+
+  async threadResume(threadId: string): Promise<string> {
+    const result = ThreadResult.parse(await this.rpc.request('thread/resume', { threadId }));
+    return result.thread.id;
+  }
+
+  /** Starts a turn; `onTurnId` sees the native turn id before any notification that follows. */
+  async turnStart(threadId: string, input: string, options: { clientUserMessageId?: string; collaborationMode?: unknown; onTurnId?: (id: string) => void } = {}): Promise<string> {
+    const params = {
+      threadId,
+      input: text(input),
+      ...(options.clientUserMessageId ? { clientUserMessageId: options.clientUserMessageId } : {}),
+      ...(options.collaborationMode ? { collaborationMode: options.collaborationMode } : {}),
+    };
+    const onResult = (r: unknown) => {
+      const parsed = TurnResult.safeParse(r);
+      if (parsed.success) options.onTurnId?.(parsed.data.turn.id);
+    };
+    return TurnResult.parse(await this.rpc.request('turn/start', params, undefined, onResult)).turn.id;
+  }
+
+  async turnSteer(threadId: string, expectedTurnId: string, input: string): Promise<void> {
+    await this.rpc.request('turn/steer', { threadId, expectedTurnId, input: text(input) });
+  }
+
+  /** Asks for an interrupt. The answer is only an acknowledgement: `turn/completed` ends the turn. */
+  async turnInterrupt(threadId: string, turnId: string, onAcknowledged?: () => void): Promise<void> {
+    await this.rpc.request('turn/interrupt', { threadId, turnId }, undefined, onAcknowledged);
+  }
+
+  async threadRevert(threadId: string, beforeTurnId: string): Promise<void> {
+    await this.rpc.request('thread/revert', { threadId, beforeTurnId });
+  }
+
+  async threadFork(threadId: string, lastTurnId: string | null): Promise<string> {
+    const result = ThreadResult.parse(await this.rpc.request('thread/fork', { threadId, ...(lastTurnId ? { lastTurnId } : {}) }));
+    return result.thread.id;
+  }
+
+  respondApproval(id: RpcId, decision: CommandExecutionApprovalDecision): Promise<void> {
+    return this.rpc.respond(id, { decision });
+  }
+
+  respondUserInput(id: RpcId, answers: Record<string, string | string[]>): Promise<void> {
+    const shaped = Object.fromEntries(Object.entries(answers).map(([k, v]) => [k, { answers: Array.isArray(v) ? v : [v] }]));
+    return this.rpc.respond(id, { answers: shaped });
+  }
+
+  /** Ends the process: a polite close of its input, or a signal. */
+  stop(signal?: NodeJS.Signals): void {
+    if (signal && this.pid) {
+      try {
+        process.kill(this.pid, signal);
+      } catch {
+        // Already gone.
+      }
+      return;
+    }
+    this.channel.close();
+  }
+
+  static assertReady(session: CodexSession | null): CodexSession {
+    if (!session || session.rpc.isClosed) throw new BatonError('provider_error', 'the Codex session is not running');
+    return session;
+  }
+}

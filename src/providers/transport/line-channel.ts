@@ -1,0 +1,79 @@
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
+
+/**
+ * A bidirectional stream of text lines: a provider process's stdio, or a recorded
+ * transcript replayed in its place. The JSON-RPC layer sees no difference.
+ */
+export interface LineChannel {
+  /** Resolves once the line is handed to the peer (waits out backpressure). */
+  send(line: string): Promise<void>;
+  onLine(listener: (line: string) => void): void;
+  /** Called once, when the peer is gone for good. */
+  onClose(listener: (reason: string) => void): void;
+  close(): void;
+}
+
+/** Splits a byte stream into lines, holding a partial last line until it completes. */
+export class LineSplitter {
+  private buffer = '';
+  constructor(private readonly emit: (line: string) => void) {}
+  push(chunk: string): void {
+    this.buffer += chunk;
+    let newline = this.buffer.indexOf('\n');
+    while (newline >= 0) {
+      this.emit(this.buffer.slice(0, newline));
+      this.buffer = this.buffer.slice(newline + 1);
+      newline = this.buffer.indexOf('\n');
+    }
+  }
+  /** What is left when the stream ends (a truncated frame, if anything). */
+  flush(): void {
+    if (this.buffer) this.emit(this.buffer);
+    this.buffer = '';
+  }
+}
+
+/** The stdio of a child process, one JSON object per line. */
+export class ChildProcessChannel implements LineChannel {
+  private readonly lineListeners: ((line: string) => void)[] = [];
+  private readonly closeListeners: ((reason: string) => void)[] = [];
+  private closedReason: string | null = null;
+
+  constructor(readonly child: ChildProcessWithoutNullStreams) {
+    const splitter = new LineSplitter((line) => this.lineListeners.forEach((l) => l(line)));
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (chunk: string) => splitter.push(chunk));
+    child.stdout.on('end', () => splitter.flush());
+    child.stdin.on('error', () => undefined);
+    child.on('exit', (code, signal) => this.finish(signal ? `killed by ${signal}` : `exited with code ${code}`));
+    child.on('error', (error) => this.finish(`failed to start: ${error.message}`));
+  }
+
+  send(line: string): Promise<void> {
+    if (this.closedReason) return Promise.reject(new Error(`process gone: ${this.closedReason}`));
+    return new Promise((resolve, reject) => {
+      const ok = this.child.stdin.write(`${line}\n`, (error) => (error ? reject(error) : undefined));
+      if (ok) resolve();
+      else this.child.stdin.once('drain', () => resolve());
+    });
+  }
+
+  onLine(listener: (line: string) => void): void {
+    this.lineListeners.push(listener);
+  }
+
+  onClose(listener: (reason: string) => void): void {
+    if (this.closedReason) listener(this.closedReason);
+    else this.closeListeners.push(listener);
+  }
+
+  close(): void {
+    this.child.stdin.end();
+  }
+
+  private finish(reason: string): void {
+    if (this.closedReason) return;
+    this.closedReason = reason;
+    this.closeListeners.forEach((l) => l(reason));
+  }
+}
