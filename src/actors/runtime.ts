@@ -116,15 +116,18 @@ export class Runtime {
   /**
    * After a restart no provider process survives: every request still waiting on a live
    * callback becomes not_resumable (unless its provider declares that pending requests
-   * survive restarts) and every live session is stopped. Only the threads concerned are
-   * hydrated; returns how many requests were marked.
+   * survive restarts), every live session is stopped, and a run that was active ends
+   * interrupted by policy (its next message resumes the provider thread). Only the threads
+   * concerned are hydrated; returns how many requests were marked.
    */
   async recoverAfterRestart(): Promise<number> {
     const stale = this.store.projections
       .list('requests')
       .filter((r) => r.status === 'pending' && r.responseCapability.type === 'live');
     const sessions = this.store.projections.list('sessions').filter((s) => !['stopped', 'error'].includes(s.status) && s.threadId);
-    const threads = new Set([...stale.map((r) => r.threadId as string), ...sessions.map((s) => s.threadId as string)]);
+    // A run that was active when Baton stopped lost its provider process with it.
+    const active = this.store.projections.list('threads').filter((t) => t.activeRunId && ['running', 'waiting', 'starting'].includes(t.activeRunStatus ?? ''));
+    const threads = new Set([...stale.map((r) => r.threadId as string), ...sessions.map((s) => s.threadId as string), ...active.map((t) => t.id as string)]);
     let marked = 0;
     for (const threadId of threads) {
       await this.thread(threadId).run((thread) => {
@@ -136,6 +139,9 @@ export class Runtime {
         }
         for (const s of sessions.filter((s) => s.threadId === threadId)) {
           thread.deliver({ kind: 'provider_session', id: s.id }, { type: 'STOPPED', reason: 'Baton restarted' });
+        }
+        for (const t of active.filter((t) => t.id === threadId)) {
+          thread.deliver({ kind: 'run', id: t.activeRunId! }, { type: 'PROVIDER_LOST', status: 'interrupted', error: { code: 'provider_error', message: 'Baton restarted while the run was active; its provider process is gone' } });
         }
         return {};
       });

@@ -21,7 +21,10 @@ const open = useRuntime({
 beforeAll(async () => {
   await model.start();
 });
-afterEach(() => codex?.stopAll('SIGKILL'));
+afterEach(() => {
+  codex?.stopAll('SIGKILL');
+  model.reset();
+});
 afterAll(async () => {
   await model.stop();
   data.cleanup();
@@ -100,6 +103,7 @@ describe('Codex, live', () => {
     const threadId = await thread(h);
     const runId = await send(h, threadId, 'take your time');
     await h.until(() => runStatus(h, runId) === 'running');
+    await model.waitForRequests(1);
     expect(await h.command({ type: 'run.interrupt', runId })).toMatchObject({ ok: true });
     await h.until(() => runStatus(h, runId) === 'interrupted');
     const types = h.store.events.readThreadAfter(threadId, 0).map((e) => e.type);

@@ -94,6 +94,7 @@ export class ScriptedModelServer {
   private readonly script: ModelTurn[] = [];
   private server: Server | null = null;
   private readonly open = new Set<ServerResponse>();
+  private readonly waiters: { count: number; resolve: () => void }[] = [];
   port = 0;
 
   constructor(private readonly fallback: Responder = offlineResponder) {}
@@ -102,6 +103,21 @@ export class ScriptedModelServer {
   enqueue(...turns: ModelTurn[]): this {
     this.script.push(...turns);
     return this;
+  }
+
+  /** Resolves once `count` requests have arrived in all (rejects after `timeoutMs`). */
+  waitForRequests(count: number, timeoutMs = 20_000): Promise<void> {
+    if (this.requests.length >= count) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`the model got ${this.requests.length} of ${count} requests`)), timeoutMs);
+      this.waiters.push({ count, resolve: () => (clearTimeout(timer), resolve()) });
+    });
+  }
+
+  /** Forgets queued turns and recorded requests (between tests). */
+  reset(): void {
+    this.script.length = 0;
+    this.requests.length = 0;
   }
 
   get baseUrl(): string {
@@ -142,6 +158,10 @@ export class ScriptedModelServer {
     }
     const request = { path, body };
     this.requests.push(request);
+    for (const w of this.waiters.filter((w) => this.requests.length >= w.count)) {
+      this.waiters.splice(this.waiters.indexOf(w), 1);
+      w.resolve();
+    }
     const turn = this.script.shift() ?? this.fallback(request, this.requests.length - 1);
     if (turn.kind === 'error') {
       res.writeHead(turn.status, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: turn.message ?? `scripted ${turn.status}`, type: 'scripted_error' } }));
