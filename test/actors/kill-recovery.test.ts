@@ -25,8 +25,8 @@ describe('SIGKILL mid-run', () => {
       const store = Store.open(dbPath);
       const runtime = new Runtime({ store, ids: new SequentialIds('after') });
       const worker = new EffectWorker(runtime, checkpointHandlers(null));
+      // Rehydration alone (no provider policy here): the run goes on from the next provider events.
       expect(runtime.liveThreadCount).toBe(0);
-      await runtime.recoverAfterRestart();
 
       const threadId = 'thr_kill';
       const finishActive = async () => {
