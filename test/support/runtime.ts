@@ -37,70 +37,82 @@ export interface Harness {
 
 let commandCounter = 0;
 
-/** A runtime on a real SQLite file with deterministic ids and clock; closed after each test. */
-export function useRuntime(options: { capabilities?: CapabilitySource; checkpoints?: CheckpointStore; requestTtlMs?: number; handlers?: (runtime: Runtime) => Partial<Record<EffectKind, EffectHandler>> } = {}): () => Harness {
-  const open: { store: Store; cleanup?: () => void }[] = [];
-  afterEach(() => {
-    for (const o of open.splice(0)) {
-      o.store.close();
-      o.cleanup?.();
-    }
-  });
-  const make = (path: string, salt: string, clock: ManualClock, cleanup?: () => void): Harness => {
-    const store = Store.open(path, { clock });
-    open.push({ store, ...(cleanup ? { cleanup } : {}) });
-    const runtime = new Runtime({ store, clock, ids: new SequentialIds(salt), checkpoints: options.checkpoints ?? null, requestTtlMs: options.requestTtlMs ?? null, ...(options.capabilities ? { capabilities: options.capabilities } : {}) });
-    const published: DomainEvent[] = [];
-    runtime.onEvents((events) => published.push(...events));
-    const worker = new EffectWorker(runtime, { ...checkpointHandlers(runtime.checkpoints), ...(options.handlers?.(runtime) ?? {}) });
-    const h: Harness = {
-      runtime, store, worker, clock, path, published,
-      command: async (cmd) => (await runtime.dispatch({ commandId: `cmd_t${++commandCounter}`, ...cmd })) as never,
-      effect: (kind, threadId) => {
-        const found = store.outbox.list({ threadId }).filter((e) => e.kind === kind).at(-1);
-        if (!found) throw new Error(`no ${kind} effect on ${threadId}`);
-        return found;
-      },
-      thread: async (extra = {}) => {
-        const ack = (await h.command({ type: 'thread.create', cwd: '/tmp/ws', title: 'T', ...extra })) as { ok: boolean; result: { threadId: string } };
-        if (!ack.ok) throw new Error(`thread.create refused: ${JSON.stringify(ack)}`);
-        return ack.result.threadId;
-      },
-      turn: (threadId) => {
-        const e = h.effect('provider.turn.start', threadId);
-        return { runId: e.runId!, ...(e.payload as { attemptId: string; rootNodeId: string }) };
-      },
-      feed: async (event) => {
-        const outcome = await runtime.ingest(event);
-        if (!outcome.ok) throw new Error(`provider event refused: ${JSON.stringify(outcome.error)}`);
-      },
-      until: async (done, timeoutMs = 30_000) => {
-        const deadline = Date.now() + timeoutMs;
-        for (;;) {
-          const seen = published.length;
-          await worker.drain();
-          if (done()) return;
-          if (Date.now() > deadline) throw new Error('condition not reached in time');
-          if (published.length !== seen) continue;
-          await new Promise<void>((resolve) => {
-            const timer = setTimeout(resolve, Math.max(0, deadline - Date.now()));
-            const off = runtime.onEvents(() => {
-              clearTimeout(timer);
-              off();
-              resolve();
-            });
+export interface HarnessOptions {
+  capabilities?: CapabilitySource;
+  checkpoints?: CheckpointStore;
+  requestTtlMs?: number;
+  handlers?: (runtime: Runtime) => Partial<Record<EffectKind, EffectHandler>>;
+}
+
+/**
+ * A runtime on a real SQLite file with deterministic ids and a manual clock. `opened` is
+ * told of every store it opens (restarts included), so its owner can close them.
+ */
+export function createHarness(options: HarnessOptions, path: string, salt: string, clock: ManualClock, opened: (store: Store) => void): Harness {
+  const store = Store.open(path, { clock });
+  opened(store);
+  const runtime = new Runtime({ store, clock, ids: new SequentialIds(salt), checkpoints: options.checkpoints ?? null, requestTtlMs: options.requestTtlMs ?? null, ...(options.capabilities ? { capabilities: options.capabilities } : {}) });
+  const published: DomainEvent[] = [];
+  runtime.onEvents((events) => published.push(...events));
+  const worker = new EffectWorker(runtime, { ...checkpointHandlers(runtime.checkpoints), ...(options.handlers?.(runtime) ?? {}) });
+  const h: Harness = {
+    runtime, store, worker, clock, path, published,
+    command: async (cmd) => (await runtime.dispatch({ commandId: `cmd_t${++commandCounter}`, ...cmd })) as never,
+    effect: (kind, threadId) => {
+      const found = store.outbox.list({ threadId }).filter((e) => e.kind === kind).at(-1);
+      if (!found) throw new Error(`no ${kind} effect on ${threadId}`);
+      return found;
+    },
+    thread: async (extra = {}) => {
+      const ack = (await h.command({ type: 'thread.create', cwd: '/tmp/ws', title: 'T', ...extra })) as { ok: boolean; result: { threadId: string } };
+      if (!ack.ok) throw new Error(`thread.create refused: ${JSON.stringify(ack)}`);
+      return ack.result.threadId;
+    },
+    turn: (threadId) => {
+      const e = h.effect('provider.turn.start', threadId);
+      return { runId: e.runId!, ...(e.payload as { attemptId: string; rootNodeId: string }) };
+    },
+    feed: async (event) => {
+      const outcome = await runtime.ingest(event);
+      if (!outcome.ok) throw new Error(`provider event refused: ${JSON.stringify(outcome.error)}`);
+    },
+    until: async (done, timeoutMs = 30_000) => {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const seen = published.length;
+        await worker.drain();
+        if (done()) return;
+        if (Date.now() > deadline) throw new Error('condition not reached in time');
+        if (published.length !== seen) continue;
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, Math.max(0, deadline - Date.now()));
+          const off = runtime.onEvents(() => {
+            clearTimeout(timer);
+            off();
+            resolve();
           });
-        }
-      },
-      restart: () => {
-        store.close();
-        return make(path, `${salt}r`, clock);
-      },
-    };
-    return h;
+        });
+      }
+    },
+    restart: () => {
+      store.close();
+      return createHarness(options, path, `${salt}r`, clock, opened);
+    },
   };
+  return h;
+}
+
+/** `createHarness` for a vitest file: every store it opens is closed, and its folder removed, after each test. */
+export function useRuntime(options: HarnessOptions = {}): () => Harness {
+  const stores: Store[] = [];
+  const folders: (() => void)[] = [];
+  afterEach(() => {
+    for (const store of stores.splice(0)) store.close();
+    for (const remove of folders.splice(0)) remove();
+  });
   return () => {
     const t = tempDir();
-    return make(join(t.dir, 'baton.sqlite'), 'a', new ManualClock(), t.cleanup);
+    folders.push(t.cleanup);
+    return createHarness(options, join(t.dir, 'baton.sqlite'), 'a', new ManualClock(), (store) => stores.push(store));
   };
 }

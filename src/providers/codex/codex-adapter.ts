@@ -7,7 +7,7 @@ import { FrameLog } from '../transport/diagnostics.js';
 import type { LineChannel } from '../transport/line-channel.js';
 import { writeCodexHome, type CodexModelEndpoint } from './codex-home.js';
 import { CodexNormalizer, type TurnRef } from './codex-normalizer.js';
-import { CodexSession } from './codex-session.js';
+import { CodexSession, spawnCodex } from './codex-session.js';
 
 /** What an adapter needs from the rest of Baton, kept narrow so replays can drive it too. */
 export interface CodexHost {
@@ -28,8 +28,8 @@ export interface CodexAdapterOptions {
   endpoint: CodexModelEndpoint;
   /** Per-thread CODEX_HOME folders and frame logs live here. */
   dataDir: string;
-  /** A channel per session instead of the real binary (replay tests). */
-  channelFor?: (sessionId: string) => LineChannel;
+  /** A channel per session instead of the real binary: a replay, or a recording of the binary. */
+  channelFor?: (sessionId: string, spawn: () => LineChannel) => LineChannel;
 }
 
 /**
@@ -46,6 +46,9 @@ export class CodexThreadAdapter {
   private active: TurnRef | null = null;
   /** Set when Baton shuts down: nothing more is reported. */
   private detached = false;
+  /** Problem counts of sessions that are gone. */
+  private unreadable = 0;
+  private unknownBefore = 0;
 
   constructor(
     readonly threadId: string,
@@ -56,6 +59,11 @@ export class CodexThreadAdapter {
 
   private newNormalizer(): CodexNormalizer {
     return new CodexNormalizer(this.threadId, this.options.host.ids, () => this.sessionId ?? 'psess_none');
+  }
+
+  /** Frames Codex sent that Baton could not use: unreadable ones and unknown methods. */
+  get frameProblems(): { unreadable: number; unknown: number } {
+    return { unreadable: this.unreadable + (this.session?.rpc.problemCount ?? 0), unknown: this.unknownBefore + this.normalizer.unknown };
   }
 
   get running(): boolean {
@@ -142,12 +150,15 @@ export class CodexThreadAdapter {
     const sessionId = host.ids.next('providerSession');
     this.sessionId = sessionId;
     this.nativeThreadId = null;
+    this.unreadable += this.session?.rpc.problemCount ?? 0;
+    this.unknownBefore += this.normalizer.unknown;
     this.normalizer = this.newNormalizer();
     const home = writeCodexHome(join(this.options.dataDir, 'codex', this.threadId, 'home'), this.options.endpoint);
     const log = new FrameLog({ dir: join(this.options.dataDir, 'codex', this.threadId, 'frames'), name: sessionId });
     await host.emit({ type: 'session.status', threadId: this.threadId as never, sessionId: sessionId as never, provider: 'codex', status: 'starting', reason: null });
-    const channel = this.options.channelFor?.(sessionId);
-    const session = await CodexSession.start({ codexHome: home, cwd: host.threadCwd(this.threadId), log, ...(channel ? { channel } : {}) });
+    const cwd = host.threadCwd(this.threadId);
+    const channel = this.options.channelFor?.(sessionId, () => spawnCodex(cwd, home));
+    const session = await CodexSession.start({ codexHome: home, cwd, log, ...(channel ? { channel } : {}) });
     session.rpc.onNotification((method, params) => this.forward(this.normalizer.notification(method, params)));
     session.rpc.onRequest((id, method, params) => {
       const events = this.normalizer.serverRequest(id, method, params);

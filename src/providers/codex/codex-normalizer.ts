@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { ProviderEvent } from '../../domain/provider-events.js';
 import type { IdSource } from '../../domain/sources.js';
+import { serverNotificationMethods } from './protocol-methods.js';
 
 /**
  * Codex notifications and server requests -> Baton's provider events. The normalizer
@@ -144,6 +145,9 @@ export class CodexNormalizer {
         return [{ type: 'warning', threadId: t, runId: (ref?.runId ?? null) as never, message: `Codex: ${p.data.error.message}${p.data.willRetry ? ' (retrying)' : ''}` }];
       }
       default:
+        // Known methods Baton does not map are fine; a method this Codex version does not
+        // define is counted (it is in the frame log already).
+        if (!serverNotificationMethods.has(method)) this.unknown += 1;
         return [];
     }
   }

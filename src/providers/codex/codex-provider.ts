@@ -10,7 +10,8 @@ import type { CodexModelEndpoint } from './codex-home.js';
 export interface CodexProviderOptions {
   endpoint: CodexModelEndpoint;
   dataDir: string;
-  channelFor?: (threadId: string, sessionId: string) => LineChannel;
+  /** Per session: a replayed transcript, or a recording wrapped around the real binary. */
+  channelFor?: (threadId: string, sessionId: string, spawn: () => LineChannel) => LineChannel;
 }
 
 const providerEffects: EffectKind[] = [
@@ -61,7 +62,7 @@ export class CodexProvider {
         host: this.host,
         endpoint: this.options.endpoint,
         dataDir: this.options.dataDir,
-        ...(channelFor ? { channelFor: (sessionId: string) => channelFor(threadId, sessionId) } : {}),
+        ...(channelFor ? { channelFor: (sessionId: string, spawn: () => LineChannel) => channelFor(threadId, sessionId, spawn) } : {}),
       });
       this.adapters.set(threadId, adapter);
     }

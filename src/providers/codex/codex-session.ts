@@ -27,6 +27,17 @@ const TurnResult = z.object({ turn: z.object({ id: z.string(), status: z.string(
 
 const text = (t: string) => [{ type: 'text', text: t, text_elements: [] }];
 
+/** Spawns the native binary, never the JS shim: signals must reach the real process. */
+export function spawnCodex(cwd: string, codexHome: string): ChildProcessChannel {
+  const child = spawn(codexBinaryPath(), ['app-server'], {
+    cwd,
+    env: { ...process.env, CODEX_HOME: codexHome, RUST_LOG: process.env.BATON_CODEX_LOG ?? 'error' },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  child.stderr.resume();
+  return new ChildProcessChannel(child);
+}
+
 export class CodexSession {
   readonly rpc: JsonRpcConnection;
   readonly pid: number | null;
@@ -39,19 +50,8 @@ export class CodexSession {
   }
 
   static async start(options: CodexSessionOptions): Promise<CodexSession> {
-    let channel = options.channel;
-    let pid: number | null = null;
-    if (!channel) {
-      // The native binary, never the JS shim: signals must reach the real process.
-      const child = spawn(codexBinaryPath(), ['app-server'], {
-        cwd: options.cwd,
-        env: { ...process.env, CODEX_HOME: options.codexHome, RUST_LOG: process.env.BATON_CODEX_LOG ?? 'error' },
-        stdio: ['pipe', 'pipe', 'pipe'],
-      });
-      child.stderr.resume();
-      pid = child.pid ?? null;
-      channel = new ChildProcessChannel(child);
-    }
+    const channel = options.channel ?? spawnCodex(options.cwd, options.codexHome);
+    const pid = channel instanceof ChildProcessChannel ? (channel.child.pid ?? null) : (channel as { pid?: number }).pid ?? null;
     const session = new CodexSession(channel, pid, options);
     await session.rpc.request('initialize', { clientInfo: { name: 'baton', title: 'Baton', version: '0.1.0' }, capabilities: null });
     await session.rpc.notify('initialized');

@@ -1,0 +1,74 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { CheckpointStore } from '../src/checkpoints/checkpoint-store.js';
+import { ManualClock } from '../src/domain/sources.js';
+import type { Store } from '../src/persistence/store.js';
+import { codexBinaryPath } from '../src/providers/codex/codex-binary.js';
+import { CodexProvider } from '../src/providers/codex/codex-provider.js';
+import { ScriptedModelServer } from '../src/providers/model/scripted-model-server.js';
+import { RecordingChannel, writeTranscript } from '../src/providers/transport/transcript.js';
+import { codexScenarios } from '../test/providers/codex-scenarios.js';
+import { createHarness } from '../test/support/runtime.js';
+
+/**
+ * `npm run record:codex -- --scenario NAME` (or `--all`): runs a scenario against the real
+ * Codex binary and the scripted model, checks it, and writes what Codex said and was told
+ * to test/fixtures/transcripts/codex/NAME.ndjson for the replay tests.
+ */
+const args = process.argv.slice(2);
+const wanted: string[] = args.includes('--all') ? codexScenarios.map((s) => s.name) : [args[args.indexOf('--scenario') + 1] ?? ''];
+const outDir = fileURLToPath(new URL('../test/fixtures/transcripts/codex/', import.meta.url));
+const version = execFileSync(codexBinaryPath(), ['--version']).toString().trim().split(' ').at(-1)!;
+
+for (const name of wanted) {
+  const scenario = codexScenarios.find((s) => s.name === name);
+  if (!scenario) throw new Error(`no scenario ${name}; known: ${codexScenarios.map((s) => s.name).join(', ')}`);
+  const model = await new ScriptedModelServer().start();
+  model.enqueue(...scenario.model);
+  const data = mkdtempSync(join(tmpdir(), 'baton-record-'));
+  const cwd = realpathSync(mkdtempSync(join(tmpdir(), 'baton-record-ws-')));
+  const recordings: RecordingChannel[] = [];
+  const providers: CodexProvider[] = [];
+  const stores: Store[] = [];
+  const h = createHarness(
+    {
+      checkpoints: new CheckpointStore({ root: join(data, 'checkpoints') }),
+      handlers: (runtime) => {
+        const provider = new CodexProvider(runtime, {
+          endpoint: { baseUrl: model.baseUrl, model: 'gpt-5.1-codex', streamIdleTimeoutMs: 5_000 },
+          dataDir: data,
+          channelFor: (_thread, _session, spawn) => {
+            const recording = new RecordingChannel(spawn(), { cwd, dataDir: data });
+            recordings.push(recording);
+            return recording;
+          },
+        });
+        providers.push(provider);
+        return provider.handlers();
+      },
+    },
+    join(data, 'baton.sqlite'),
+    'a',
+    new ManualClock(),
+    (store) => stores.push(store),
+  );
+  try {
+    await scenario.drive({ h, cwd, modelAsked: (n) => model.waitForRequests(n) });
+  } finally {
+    providers.forEach((p) => p.stopAll('SIGKILL'));
+    stores.forEach((s) => s.close());
+    await model.stop();
+  }
+  if (recordings.length !== 1) throw new Error(`${name}: expected one Codex session, got ${recordings.length}`);
+  const entries = recordings[0]!.entries.filter((e) => e.kind !== 'runtime_exit');
+  writeTranscript(join(outDir, `${name}.ndjson`), {
+    header: { kind: 'header', provider: 'codex', protocol: 'app-server', version, scenario: name, metadata: { recordedWith: 'npm run record:codex', modelTurns: scenario.model, vars: ['cwd', 'dataDir'] } },
+    entries,
+  });
+  rmSync(data, { recursive: true, force: true });
+  rmSync(cwd, { recursive: true, force: true });
+  console.log(`recorded ${name}: ${entries.length} entries`);
+}

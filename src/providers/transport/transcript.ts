@@ -1,0 +1,190 @@
+import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { z } from 'zod';
+import { isDeepStrictEqual } from 'node:util';
+import type { LineChannel } from './line-channel.js';
+
+/**
+ * Transcripts: what a real agent process said and was told, recorded as NDJSON (a header,
+ * then `expect_outbound`, `emit_inbound` with `afterMs`, and `runtime_exit` entries). A
+ * replay stands in for the process: it checks every frame Baton sends against the next
+ * expected one and answers with what the real process answered.
+ */
+export const TranscriptHeader = z.object({
+  kind: z.literal('header'),
+  provider: z.string(),
+  protocol: z.string(),
+  version: z.string(),
+  scenario: z.string(),
+  metadata: z.record(z.string(), z.unknown()),
+});
+export const TranscriptEntry = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('expect_outbound'), frame: z.unknown() }),
+  /** `raw` replaces `frame` for lines that are not JSON (garbled or truncated frames). */
+  z.object({ kind: z.literal('emit_inbound'), frame: z.unknown().optional(), raw: z.string().optional(), afterMs: z.number().nonnegative().optional() }),
+  z.object({ kind: z.literal('runtime_exit'), reason: z.string() }),
+]);
+export type TranscriptHeader = z.infer<typeof TranscriptHeader>;
+export type TranscriptEntry = z.infer<typeof TranscriptEntry>;
+export interface Transcript {
+  header: TranscriptHeader;
+  entries: TranscriptEntry[];
+}
+
+/** Values that differ from run to run (temp folders) travel as `{{name}}` placeholders. */
+export type Vars = Record<string, string>;
+
+function substitute(value: unknown, replace: (s: string) => string): unknown {
+  if (typeof value === 'string') return replace(value);
+  if (Array.isArray(value)) return value.map((v) => substitute(v, replace));
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, substitute(v, replace)]));
+  return value;
+}
+
+const withPlaceholders = (vars: Vars) => (s: string) =>
+  Object.entries(vars).sort((a, b) => b[1].length - a[1].length).reduce((acc, [name, v]) => (v ? acc.split(v).join(`{{${name}}}`) : acc), s);
+const withValues = (vars: Vars) => (s: string) => Object.entries(vars).reduce((acc, [name, v]) => acc.split(`{{${name}}}`).join(v), s);
+
+export function readTranscript(path: string): Transcript {
+  const lines = readFileSync(path, 'utf8').split('\n').filter((l) => l.trim());
+  const [first, ...rest] = lines;
+  if (!first) throw new Error(`empty transcript ${path}`);
+  return { header: TranscriptHeader.parse(JSON.parse(first)), entries: rest.map((l) => TranscriptEntry.parse(JSON.parse(l))) };
+}
+
+export function writeTranscript(path: string, transcript: Transcript): void {
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, [transcript.header, ...transcript.entries].map((e) => JSON.stringify(e)).join('\n') + '\n');
+}
+
+/** Plays a transcript back in place of the process. */
+export class ReplayChannel implements LineChannel {
+  readonly mismatches: string[] = [];
+  private position = 0;
+  private readonly lineListeners: ((line: string) => void)[] = [];
+  private readonly closeListeners: ((reason: string) => void)[] = [];
+  private closedReason: string | null = null;
+  private readonly toValues: (s: string) => string;
+
+  constructor(
+    private readonly entries: TranscriptEntry[],
+    vars: Vars,
+  ) {
+    this.toValues = withValues(vars);
+  }
+
+  /** True once every entry was played and every expected frame was sent. */
+  get finished(): boolean {
+    return this.position >= this.entries.length;
+  }
+
+  get remaining(): TranscriptEntry[] {
+    return this.entries.slice(this.position);
+  }
+
+  send(line: string): Promise<void> {
+    if (this.closedReason) return Promise.reject(new Error(`replay closed: ${this.closedReason}`));
+    const entry = this.entries[this.position];
+    const sent = JSON.parse(line) as unknown;
+    if (!entry || entry.kind !== 'expect_outbound') {
+      this.mismatches.push(`unexpected outbound frame ${line} (next entry: ${JSON.stringify(entry ?? 'end of transcript')})`);
+      return Promise.resolve();
+    }
+    const expected = substitute(entry.frame, this.toValues);
+    if (!isDeepStrictEqual(sent, expected)) this.mismatches.push(`outbound frame differs:\n  sent     ${line}\n  expected ${JSON.stringify(expected)}`);
+    this.position += 1;
+    this.pump();
+    return Promise.resolve();
+  }
+
+  /** Emits inbound entries, one per turn of the event loop, up to the next expected frame. */
+  private pump(): void {
+    const entry = this.entries[this.position];
+    if (!entry || entry.kind === 'expect_outbound') return;
+    this.position += 1;
+    setImmediate(() => {
+      if (entry.kind === 'runtime_exit') return this.finish(entry.reason);
+      const line = entry.raw ?? JSON.stringify(substitute(entry.frame, this.toValues));
+      this.lineListeners.forEach((l) => l(line));
+      this.pump();
+    });
+  }
+
+  onLine(listener: (line: string) => void): void {
+    this.lineListeners.push(listener);
+  }
+
+  onClose(listener: (reason: string) => void): void {
+    if (this.closedReason) listener(this.closedReason);
+    else this.closeListeners.push(listener);
+  }
+
+  close(): void {
+    this.finish('closed by Baton');
+  }
+
+  private finish(reason: string): void {
+    if (this.closedReason) return;
+    this.closedReason = reason;
+    this.closeListeners.forEach((l) => l(reason));
+  }
+}
+
+/** Wraps a real channel and writes down both directions as transcript entries. */
+export class RecordingChannel implements LineChannel {
+  readonly entries: TranscriptEntry[] = [];
+  private last = Date.now();
+  private readonly toPlaceholders: (s: string) => string;
+
+  constructor(
+    private readonly inner: LineChannel,
+    vars: Vars,
+  ) {
+    this.toPlaceholders = withPlaceholders(vars);
+  }
+
+  get pid(): number | undefined {
+    return (this.inner as { child?: { pid?: number } }).child?.pid;
+  }
+
+  private since(): number {
+    const now = Date.now();
+    const ms = now - this.last;
+    this.last = now;
+    return ms;
+  }
+
+  send(line: string): Promise<void> {
+    this.since();
+    this.entries.push({ kind: 'expect_outbound', frame: substitute(JSON.parse(line), this.toPlaceholders) });
+    return this.inner.send(line);
+  }
+
+  onLine(listener: (line: string) => void): void {
+    this.inner.onLine((line) => {
+      if (line.trim()) {
+        let frame: unknown;
+        try {
+          frame = substitute(JSON.parse(line), this.toPlaceholders);
+          this.entries.push({ kind: 'emit_inbound', frame, afterMs: this.since() });
+        } catch {
+          this.entries.push({ kind: 'emit_inbound', raw: this.toPlaceholders(line), afterMs: this.since() });
+        }
+      }
+      listener(line);
+    });
+  }
+
+  onClose(listener: (reason: string) => void): void {
+    this.inner.onClose((reason) => {
+      if (!this.entries.some((e) => e.kind === 'runtime_exit')) this.entries.push({ kind: 'runtime_exit', reason });
+      listener(reason);
+    });
+  }
+
+  close(): void {
+    this.inner.close();
+  }
+}
+
+

@@ -1,0 +1,100 @@
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { readdirSync, readFileSync, realpathSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { CheckpointStore } from '../../src/checkpoints/checkpoint-store.js';
+import { CodexProvider } from '../../src/providers/codex/codex-provider.js';
+import { ReplayChannel, readTranscript, type TranscriptEntry } from '../../src/providers/transport/transcript.js';
+import { useRuntime, type Harness } from '../support/runtime.js';
+import { tempDir } from '../support/temp.js';
+import { codexScenarios } from './codex-scenarios.js';
+
+/**
+ * The same scenarios as the live Codex tests, from transcripts recorded off the real binary
+ * (`npm run record:codex`). Only the provider process is replaced: Baton's adapter,
+ * normalizer, runtime, store and projections are the real ones, and every frame Baton
+ * sends is checked against the recording.
+ */
+const dir = fileURLToPath(new URL('../fixtures/transcripts/codex/', import.meta.url));
+const transcripts = readdirSync(dir).filter((f) => f.endsWith('.ndjson')).map((f) => readTranscript(join(dir, f)));
+
+const data = tempDir('baton-replay-');
+afterAll(data.cleanup);
+let replays: ReplayChannel[] = [];
+let provider: CodexProvider | null = null;
+let entriesFor: (entries: TranscriptEntry[]) => TranscriptEntry[] = (e) => e;
+let current: TranscriptEntry[] = [];
+let cwd = '';
+
+const open = useRuntime({
+  checkpoints: new CheckpointStore({ root: join(data.dir, 'checkpoints') }),
+  handlers: (runtime) =>
+    (provider = new CodexProvider(runtime, {
+      endpoint: { baseUrl: 'http://127.0.0.1:9/v1', model: 'gpt-5.1-codex' },
+      dataDir: data.dir,
+      channelFor: () => {
+        const replay = new ReplayChannel(entriesFor(current), { cwd, dataDir: data.dir });
+        replays.push(replay);
+        return replay;
+      },
+    })).handlers(),
+});
+afterEach(() => {
+  provider?.stopAll();
+  replays = [];
+  entriesFor = (e) => e;
+});
+
+function workspace(): string {
+  const ws = tempDir('baton-replay-ws-');
+  afterAll(ws.cleanup);
+  return realpathSync(ws.dir);
+}
+
+async function replay(name: string): Promise<Harness> {
+  const transcript = transcripts.find((t) => t.header.scenario === name);
+  if (!transcript) throw new Error(`no transcript for ${name}: run npm run record:codex -- --scenario ${name}`);
+  current = transcript.entries;
+  cwd = workspace();
+  const h = open();
+  await codexScenarios.find((s) => s.name === name)!.drive({ h, cwd, modelAsked: async () => undefined });
+  return h;
+}
+
+describe('Codex scenarios replayed from recorded transcripts', () => {
+  it('has a transcript for every scenario, each recorded from the pinned Codex', () => {
+    expect(transcripts.map((t) => t.header.scenario).sort()).toEqual(codexScenarios.map((s) => s.name).sort());
+    expect(new Set(transcripts.map((t) => t.header.version))).toEqual(new Set(['0.169.0']));
+  });
+
+  it.each(codexScenarios.map((s) => s.name))('%s', async (name) => {
+    await replay(name);
+    expect(replays).toHaveLength(1);
+    expect(replays[0]!.mismatches).toEqual([]);
+    expect(replays[0]!.remaining.filter((e) => e.kind === 'expect_outbound')).toEqual([]);
+  });
+
+  it('garbled, truncated and unknown frames are logged and counted, and the run is not harmed', async () => {
+    // The recorded transcript is not edited: bad frames are inserted in memory, after turn/start.
+    entriesFor = (entries) => {
+      const at = entries.findIndex((e) => e.kind === 'expect_outbound' && (e.frame as { method?: string }).method === 'turn/start') + 1;
+      const bad: TranscriptEntry[] = [
+        { kind: 'emit_inbound', raw: '{"method":"item/agentMessage/delta","params":{"thr' },
+        { kind: 'emit_inbound', raw: 'this is not json at all' },
+        { kind: 'emit_inbound', frame: { method: 'totally/unknown', params: { x: 1 } } },
+        { kind: 'emit_inbound', frame: { id: 4242, result: {} } },
+        { kind: 'emit_inbound', frame: { neither: 'request nor response' } },
+      ];
+      return [...entries.slice(0, at), ...bad, ...entries.slice(at)];
+    };
+    const h = await replay('simple');
+    expect(replays[0]!.mismatches).toEqual([]);
+    const problems = provider!.adapter('thr_simple').frameProblems;
+    expect(problems).toEqual({ unreadable: 4, unknown: 1 });
+    const warnings = h.store.events.readThreadAfter('thr_simple', 0).filter((e) => e.type === 'runtime.warning');
+    expect(warnings.length).toBe(4);
+    const log = readdirSync(join(data.dir, 'codex', 'thr_simple', 'frames')).map((f) => readFileSync(join(data.dir, 'codex', 'thr_simple', 'frames', f), 'utf8')).join('');
+    expect(log.split('\n').filter((l) => l.includes('"problem"')).length).toBe(4);
+    expect(log).toContain('totally/unknown');
+  });
+});

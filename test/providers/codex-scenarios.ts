@@ -1,0 +1,107 @@
+import type { ModelTurn } from '../../src/providers/model/scripted-model-server.js';
+import type { Harness } from '../support/runtime.js';
+
+/**
+ * Codex scenarios that run both live (real codex + scripted model, which is how their
+ * transcripts are recorded) and from their recorded transcripts. Each drives Baton by
+ * commands and checks durable projections, never call counts.
+ */
+export interface ScenarioContext {
+  h: Harness;
+  cwd: string;
+  /** Live: waits until the model has been asked `n` times. Replay: there is no model. */
+  modelAsked(n: number): Promise<void>;
+}
+
+export interface CodexScenario {
+  name: string;
+  model: ModelTurn[];
+  drive(ctx: ScenarioContext): Promise<void>;
+}
+
+export function check(condition: unknown, message: string): asserts condition {
+  if (!condition) throw new Error(`scenario check failed: ${message}`);
+}
+
+async function send(h: Harness, threadId: string, text: string, dispatchMode?: string): Promise<string> {
+  const ack = (await h.command({ type: 'thread.message.send', threadId, text, ...(dispatchMode ? { dispatchMode } : {}) })) as { ok: boolean; result: { runId: string } };
+  check(ack.ok, `send refused: ${JSON.stringify(ack)}`);
+  return ack.result.runId;
+}
+
+const status = (h: Harness, runId: string) => h.store.projections.get('runs', runId)?.status;
+const assistantTexts = (h: Harness, threadId: string) => h.store.projections.list('messages', threadId).filter((m) => m.role === 'assistant').map((m) => m.text);
+
+export const codexScenarios: CodexScenario[] = [
+  {
+    name: 'simple',
+    model: [{ kind: 'text', text: 'Hello from Codex, offline.' }],
+    async drive({ h, cwd }) {
+      const threadId = await h.thread({ threadId: 'thr_simple', cwd });
+      const runId = await send(h, threadId, 'say hello');
+      await h.until(() => status(h, runId) === 'completed');
+      const run = h.store.projections.get('runs', runId)!;
+      check(run.ordinal === 1 && run.attempts.length === 1, 'one run, one attempt');
+      check(h.store.projections.list('graph_nodes', threadId).filter((n) => n.kind === 'root_turn').length === 1, 'one root node');
+      check(h.store.bindings.forApp(run.attempts[0]!.id).length === 1, 'one provider turn bound');
+      check(JSON.stringify(assistantTexts(h, threadId)) === JSON.stringify(['Hello from Codex, offline.']), `one assistant message, got ${JSON.stringify(assistantTexts(h, threadId))}`);
+      check(h.store.projections.list('checkpoints', threadId).filter((c) => c.scopeKind === 'root_run' && c.runOrdinal === 1).length === 1, 'one root checkpoint');
+    },
+  },
+  {
+    name: 'multi_turn',
+    model: [{ kind: 'text', text: 'First answer.' }, { kind: 'text', text: 'Second answer.' }],
+    async drive({ h, cwd }) {
+      const threadId = await h.thread({ threadId: 'thr_multi', cwd });
+      const one = await send(h, threadId, 'first');
+      await h.until(() => status(h, one) === 'completed');
+      const two = await send(h, threadId, 'second');
+      await h.until(() => status(h, two) === 'completed');
+      check(h.store.projections.get('runs', two)!.ordinal === 2, 'the follow-up is run 2');
+      check(JSON.stringify(assistantTexts(h, threadId)) === JSON.stringify(['First answer.', 'Second answer.']), 'both answers');
+    },
+  },
+  {
+    name: 'approval_request',
+    model: [{ kind: 'exec', command: 'echo approved > proof.txt', escalated: true, callId: 'call_approval' }, { kind: 'text', text: 'Done.' }],
+    async drive({ h, cwd }) {
+      const threadId = await h.thread({ threadId: 'thr_approval', cwd });
+      const runId = await send(h, threadId, 'write the proof');
+      await h.until(() => h.store.projections.list('requests', threadId).some((r) => r.status === 'pending'));
+      check(status(h, runId) === 'waiting', 'the run waits on the approval');
+      const request = h.store.projections.list('requests', threadId)[0]!;
+      const ack = await h.command({ type: 'runtime-request.respond', requestId: request.id, decision: 'accept' });
+      check(ack.ok, 'accepted');
+      await h.until(() => status(h, runId) === 'completed');
+      check(h.store.projections.get('requests', request.id)!.status === 'resolved', 'request resolved');
+    },
+  },
+  {
+    name: 'turn_interrupt',
+    model: [{ kind: 'hang' }],
+    async drive({ h, cwd, modelAsked }) {
+      const threadId = await h.thread({ threadId: 'thr_interrupt', cwd });
+      const runId = await send(h, threadId, 'take your time');
+      await h.until(() => status(h, runId) === 'running');
+      await modelAsked(1);
+      check((await h.command({ type: 'run.interrupt', runId })).ok, 'interrupt accepted');
+      await h.until(() => status(h, runId) === 'interrupted');
+      const types = h.store.events.readThreadAfter(threadId, 0).map((e) => e.type);
+      check(types.includes('run.interrupt-acknowledged') && types.indexOf('run.interrupt-acknowledged') < types.indexOf('run.terminal'), 'acknowledged before the end');
+    },
+  },
+  {
+    name: 'message_steering',
+    model: [{ kind: 'hang' }, { kind: 'text', text: 'Steered answer.' }],
+    async drive({ h, cwd, modelAsked }) {
+      const threadId = await h.thread({ threadId: 'thr_steer', cwd });
+      const runId = await send(h, threadId, 'start slowly');
+      await h.until(() => status(h, runId) === 'running');
+      await modelAsked(1);
+      await send(h, threadId, 'answer now', 'steer_active');
+      await h.until(() => status(h, runId) === 'completed');
+      check(h.store.projections.get('runs', runId)!.attempts.length === 1, 'the run kept its attempt');
+      check(assistantTexts(h, threadId).at(-1) === 'Steered answer.', 'the steered answer');
+    },
+  },
+];
