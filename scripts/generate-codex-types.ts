@@ -12,7 +12,8 @@ import { codexBinaryPath } from '../src/providers/codex/codex-binary.js';
  */
 const out = fileURLToPath(new URL('../src/providers/codex/protocol/', import.meta.url));
 const tmp = mkdtempSync(join(tmpdir(), 'codex-ts-'));
-execFileSync(codexBinaryPath(), ['app-server', 'generate-ts', '--out', tmp], { stdio: 'inherit' });
+// Experimental methods and fields included: Baton opts into them at initialize (collaborationMode, questions).
+execFileSync(codexBinaryPath(), ['app-server', 'generate-ts', '--experimental', '--out', tmp], { stdio: 'inherit' });
 rmSync(out, { recursive: true, force: true });
 
 const walk = (dir: string): string[] => readdirSync(dir).flatMap((name) => {

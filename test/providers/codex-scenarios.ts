@@ -104,4 +104,22 @@ export const codexScenarios: CodexScenario[] = [
       check(assistantTexts(h, threadId).at(-1) === 'Steered answer.', 'the steered answer');
     },
   },
+  {
+    name: 'user_input_request',
+    model: [
+      { kind: 'questions', questions: [{ id: 'lang', header: 'Language', question: 'Which language should I use?', options: [{ label: 'TypeScript', description: 'typed' }, { label: 'Rust', description: 'fast' }] }] },
+      { kind: 'text', text: 'TypeScript it is.' },
+    ],
+    async drive({ h, cwd }) {
+      const threadId = await h.thread({ threadId: 'thr_questions', cwd, interactionMode: 'plan' });
+      const runId = await send(h, threadId, 'plan the work');
+      await h.until(() => h.store.projections.list('requests', threadId).some((r) => r.status === 'pending'));
+      const request = h.store.projections.list('requests', threadId)[0]!;
+      check(request.kind === 'user_input' && request.prompt === 'Which language should I use?', `a question, got ${JSON.stringify(request)}`);
+      check(status(h, runId) === 'waiting', 'the run waits for the answer');
+      check((await h.command({ type: 'runtime-request.respond', requestId: request.id, answers: { lang: 'TypeScript' } })).ok, 'answered');
+      await h.until(() => status(h, runId) === 'completed');
+      check(assistantTexts(h, threadId).at(-1) === 'TypeScript it is.', 'the answer reached the model');
+    },
+  },
 ];

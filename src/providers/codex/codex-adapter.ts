@@ -21,6 +21,8 @@ export interface CodexHost {
   /** The first attempt of the run with this ordinal on the thread (for thread/revert). */
   attemptOfRun(threadId: string, runOrdinal: number): string | null;
   threadCwd(threadId: string): string;
+  /** `plan` threads run Codex in its plan collaboration mode (where it may ask questions). */
+  threadInteractionMode(threadId: string): 'default' | 'plan';
 }
 
 export interface CodexAdapterOptions {
@@ -113,7 +115,11 @@ export class CodexThreadAdapter {
     await this.ensureThread(session, providerThreadId, model);
     this.active = ref;
     this.normalizer.pendingStart = ref;
-    await session.turnStart(this.nativeThreadId!, text, { onTurnId: (id) => this.normalizer.bindTurn(id, ref) });
+    const plan = this.options.host.threadInteractionMode(this.threadId) === 'plan';
+    await session.turnStart(this.nativeThreadId!, text, {
+      onTurnId: (id) => this.normalizer.bindTurn(id, ref),
+      ...(plan ? { collaborationMode: { mode: 'plan', settings: { model: model ?? this.options.endpoint.model, reasoning_effort: null, developer_instructions: null } } } : {}),
+    });
   }
 
   /** The native turn of an attempt, waiting briefly for turn/start to answer if it has not yet. */

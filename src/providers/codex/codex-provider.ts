@@ -51,6 +51,7 @@ export class CodexProvider {
         return runs.at(-1)?.attempts[0]?.id ?? null;
       },
       threadCwd: (threadId) => store.projections.get('threads', threadId)?.workspace.cwd ?? process.cwd(),
+      threadInteractionMode: (threadId) => store.projections.get('threads', threadId)?.interactionMode ?? 'default',
     };
   }
 

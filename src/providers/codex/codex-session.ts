@@ -53,7 +53,8 @@ export class CodexSession {
     const channel = options.channel ?? spawnCodex(options.cwd, options.codexHome);
     const pid = channel instanceof ChildProcessChannel ? (channel.child.pid ?? null) : (channel as { pid?: number }).pid ?? null;
     const session = new CodexSession(channel, pid, options);
-    await session.rpc.request('initialize', { clientInfo: { name: 'baton', title: 'Baton', version: '0.1.0' }, capabilities: null });
+    // Baton opts into the experimental API: collaboration modes and structured questions live there.
+    await session.rpc.request('initialize', { clientInfo: { name: 'baton', title: 'Baton', version: '0.1.0' }, capabilities: { experimentalApi: true } });
     await session.rpc.notify('initialized');
     return session;
   }

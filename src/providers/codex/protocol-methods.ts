@@ -100,6 +100,7 @@ export const serverRequestMethods = new Set<string>([
   'item/tool/call',
   'account/chatgptAuthTokens/refresh',
   'attestation/generate',
+  'currentTime/read',
   'applyPatchApproval',
   'execCommandApproval',
 ]);

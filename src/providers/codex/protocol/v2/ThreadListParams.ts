@@ -5,57 +5,95 @@ import type { SortDirection } from "./SortDirection.js";
 import type { ThreadSortKey } from "./ThreadSortKey.js";
 import type { ThreadSourceKind } from "./ThreadSourceKind.js";
 
-export type ThreadListParams = {/**
+export type ThreadListParams = {
+/**
+ * Include persistent threads attached to a parent when searching by title.
+ */
+includeAttachedThreads?: boolean,
+/**
  * Show local history visible to the current ChatGPT account. Defaults to false.
  */
-currentAccountOnly?: boolean, /**
+currentAccountOnly?: boolean,
+/**
  * Opaque pagination cursor returned by a previous call.
  */
-cursor?: string | null, /**
+cursor?: string | null,
+/**
  * Optional page size; defaults to a reasonable server-side value.
  */
-limit?: number | null, /**
+limit?: number | null,
+/**
  * Thread IDs to exclude before applying the result limit. Up to 100
  * entries; invalid IDs or a larger list are rejected, never truncated.
  * Send the same exclusions on each page. Omitted, null, or empty means no exclusions.
  */
-excludedThreadIds?: Array<string> | null, /**
+excludedThreadIds?: Array<string> | null,
+/**
  * Optional sort key; defaults to created_at.
  */
-sortKey?: ThreadSortKey | null, /**
+sortKey?: ThreadSortKey | null,
+/**
  * Optional sort direction; defaults to descending (newest first).
  */
-sortDirection?: SortDirection | null, /**
+sortDirection?: SortDirection | null,
+/**
  * Optional provider filter; when set, only sessions recorded under these
  * providers are returned. When present but empty, includes all providers.
  */
-modelProviders?: Array<string> | null, /**
+modelProviders?: Array<string> | null,
+/**
  * Optional source filter; when set, only sessions from these source kinds
  * are returned. When omitted or empty, defaults to interactive sources.
  */
-sourceKinds?: Array<ThreadSourceKind> | null, /**
+sourceKinds?: Array<ThreadSourceKind> | null,
+/**
  * Optional originator allowlist, matching any supplied value exactly.
  * Supported by hosted backends only; the local app-server rejects a nonempty list.
  * Omitted or empty lists leave originators unrestricted.
  */
-originators?: Array<string> | null, /**
+originators?: Array<string> | null,
+/**
  * Optional archived filter; when set to true, only archived threads are returned.
  * If false or null, only non-archived threads are returned.
  */
-archived?: boolean | null, /**
+archived?: boolean | null,
+/**
  * Omit to include every section, set to `null` for unsectioned threads,
  * or provide a section ID to return only threads in that section.
  */
-sectionId?: string | null, /**
+sectionId?: string | null,
+/**
+ * Omit to include every project, set to null for unassigned threads,
+ * or provide a project ID to return only threads in that project.
+ */
+projectId?: string | null,
+/**
  * Optional cwd filter or filters; when set, only threads whose session cwd
  * exactly matches one of these paths are returned.
  */
-cwd?: string | Array<string> | null, /**
+cwd?: string | Array<string> | null,
+/**
  * If true, return from the state DB without scanning JSONL rollouts to
  * repair thread metadata. Omitted or false preserves scan-and-repair
  * behavior.
  */
-useStateDbOnly?: boolean, /**
+useStateDbOnly?: boolean,
+/**
  * Optional substring filter for the extracted thread title.
  */
-searchTerm?: string | null};
+searchTerm?: string | null,
+/**
+ * Optional direct parent thread filter. Mutually exclusive with `ancestorThreadId`.
+ */
+parentThreadId?: string | null,
+/**
+ * Optional ancestor thread filter. Returns spawned descendants at any depth, excluding the
+ * ancestor itself. Mutually exclusive with `parentThreadId`.
+ */
+ancestorThreadId?: string | null,
+/**
+ * Return only persistent threads attached to this thread, including empty threads.
+ * Mutually exclusive with parentThreadId and ancestorThreadId.
+ * Omitting this filter keeps attached threads hidden from ordinary listings.
+ */
+attachedToThreadId?: string | null, };
