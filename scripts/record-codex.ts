@@ -62,13 +62,19 @@ for (const name of wanted) {
     stores.forEach((s) => s.close());
     await model.stop();
   }
-  if (recordings.length !== 1) throw new Error(`${name}: expected one Codex session, got ${recordings.length}`);
-  const entries = recordings[0]!.entries.filter((e) => e.kind !== 'runtime_exit');
-  writeTranscript(join(outDir, `${name}.ndjson`), {
-    header: { kind: 'header', provider: 'codex', protocol: 'app-server', version, scenario: name, metadata: { recordedWith: 'npm run record:codex', modelTurns: scenario.model, vars: ['cwd', 'dataDir'] } },
-    entries,
+  // One transcript per Codex session the scenario started, in the order they started.
+  recordings.forEach((recording, i) => {
+    const entries = recording.entries.filter((e) => e.kind !== 'runtime_exit');
+    const file = recordings.length === 1 ? `${name}.ndjson` : `${name}.${i + 1}.ndjson`;
+    writeTranscript(join(outDir, file), {
+      header: {
+        kind: 'header', provider: 'codex', protocol: 'app-server', version, scenario: name,
+        metadata: { recordedWith: 'npm run record:codex', session: i + 1, sessions: recordings.length, modelTurns: scenario.model, vars: ['cwd', 'dataDir'] },
+      },
+      entries,
+    });
   });
   rmSync(data, { recursive: true, force: true });
   rmSync(cwd, { recursive: true, force: true });
-  console.log(`recorded ${name}: ${entries.length} entries`);
+  console.log(`recorded ${name}: ${recordings.map((r) => r.entries.length).join(' + ')} entries`);
 }

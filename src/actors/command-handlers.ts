@@ -4,12 +4,16 @@ import type { ProviderKind } from '../domain/statuses.js';
 import type { RunContext } from '../machines/run.machine.js';
 import type { RuntimeRequestContext } from '../machines/runtime-request.machine.js';
 import type { ThreadSupervisorContext } from '../machines/thread-supervisor.machine.js';
+import type { Store } from '../persistence/store.js';
+import type { ForkOrigin } from '../domain/entities.js';
 import { dispatchCapabilities, type CapabilitySource } from './policy.js';
 import type { ThreadActor } from './thread-actor.js';
 
 export interface HandlerEnv {
   capabilities: CapabilitySource;
   defaultProvider: ProviderKind;
+  /** Committed state of other threads (a fork reads its source; it never writes there). */
+  store: Store;
 }
 
 type Handler<K extends CommandType> = (thread: ThreadActor, command: CommandOf<K>, env: HandlerEnv) => Record<string, unknown>;
@@ -136,7 +140,46 @@ export const commandHandlers: { [K in CommandType]: Handler<K> } = {
     return { threadId: thread.threadId, status: 'deleted' };
   },
 
-  'thread.fork': () => unsupported('thread.fork'),
+  /**
+   * A fork is a new app thread with lineage and a pending source point; no provider work
+   * happens now. Its first run resolves the source: a native provider fork at that turn
+   * when the provider can, else (not built yet) portable context.
+   */
+  'thread.fork': (thread, c, env) => {
+    if (c.source.type !== 'run') unsupported(`forking from a ${c.source.type}`);
+    if (thread.snapshot(supervisorOf(thread))) throw new BatonError('conflict', `thread ${thread.threadId} exists already`);
+    const source = env.store.projections.get('threads', c.sourceThreadId);
+    const run = env.store.projections.get('runs', c.source.runId);
+    if (!source || !run || run.threadId !== c.sourceThreadId || c.source.threadId !== c.sourceThreadId) {
+      throw new BatonError('not_found', `no run ${c.source.runId} on thread ${c.sourceThreadId}`);
+    }
+    // Stable fork points only: a finished run (an interrupted or failed one with its checkpoint).
+    const stable = run.status === 'completed' || ((run.status === 'interrupted' || run.status === 'failed') && run.checkpointId);
+    if (!stable) throw new BatonError('invalid_transition', `run ${run.id} is ${run.status}: fork from a finished run`, { status: run.status });
+    thread.spawn('thread_supervisor', thread.threadId, {
+      threadId: thread.threadId,
+      title: c.title ?? `${source.title} (fork)`,
+      provider: source.provider,
+      model: source.model,
+      runtimeMode: source.runtimeMode,
+      interactionMode: source.interactionMode,
+      cwd: source.workspace.cwd,
+      parentThreadId: source.id,
+      relationshipToParent: 'fork',
+      rootThreadId: source.lineage.rootThreadId,
+      providerThreadId: thread.current.newId('providerThread'),
+      capabilities: dispatchCapabilities(env.capabilities(source.provider)),
+      createdAt: thread.current.at,
+      forkOrigin: {
+        sourceThreadId: source.id,
+        sourceRunId: run.id,
+        sourceProvider: run.provider,
+        sourceProviderThreadId: run.providerThreadId,
+        sourceAttemptId: run.activeAttemptId,
+      } satisfies ForkOrigin,
+    });
+    return { threadId: thread.threadId, forkedFrom: { threadId: source.id, runId: run.id, runOrdinal: run.ordinal } };
+  },
   'thread.merge_back': () => unsupported('thread.merge_back'),
   // Rollbacks restore files before their step: see rollback.ts.
   'rollback.toRun': () => unsupported('rollback.toRun outside the runtime'),

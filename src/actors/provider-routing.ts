@@ -69,6 +69,7 @@ export function routeProviderEvent(thread: ThreadActor, event: ProviderEvent): v
     }
     case 'thread.loaded':
       thread.deliver({ kind: 'provider_thread', id: event.providerThreadId }, { type: 'LOADED', nativeThreadRef: event.nativeThreadRef, resumeCursor: event.resumeCursor });
+      if (event.resolution) thread.current.addEvent('thread.fork-resolved', { threadId: event.threadId, providerThreadId: event.providerThreadId, strategy: event.resolution });
       return;
     case 'thread.failed':
       thread.deliver({ kind: 'thread_supervisor', id: event.threadId }, { type: 'PROVIDER_THREAD_FAILED', reason: event.reason, replacementProviderThreadId: thread.current.newId('providerThread') });

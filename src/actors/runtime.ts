@@ -95,7 +95,7 @@ export class Runtime {
         ? await thread.runPrepared((t) => prepareRollbackToRun(t, command, this.store, this.checkpoints), (t, r) => commitRollbackToRun(t, command, r), options)
         : command.type === 'rollback.node'
           ? await thread.runPrepared((t) => prepareRollbackNode(t, command, this.store, this.checkpoints), (t, r) => commitRollbackNode(t, command, r), options)
-          : await thread.run((t) => handleCommand(t, command, { capabilities: this.capabilities, defaultProvider: this.defaultProvider }), options);
+          : await thread.run((t) => handleCommand(t, command, { capabilities: this.capabilities, defaultProvider: this.defaultProvider, store: this.store }), options);
     return ackOf(outcome, command.commandId);
   }
 

@@ -326,3 +326,14 @@ export const EntityKind = z.enum([
 ]);
 export type EntityKind = z.infer<typeof EntityKind>;
 
+
+/** Where a fork came from: recorded at fork time, resolved lazily by the fork's first run. */
+export const ForkOrigin = z.object({
+  sourceThreadId: ThreadId,
+  sourceRunId: RunId,
+  sourceProvider: ProviderKind,
+  sourceProviderThreadId: ProviderThreadId.nullable(),
+  /** The attempt whose provider turn is the fork point. */
+  sourceAttemptId: RunAttemptId.nullable(),
+});
+export type ForkOrigin = z.infer<typeof ForkOrigin>;

@@ -67,6 +67,11 @@ export const eventCatalog = {
   'thread.archived': z.object({ threadId: ThreadId }),
   'thread.deleted': z.object({ threadId: ThreadId }),
   'thread.queue-held': z.object({ threadId: ThreadId, held: z.boolean(), reason: z.enum(['interrupt', 'stop', 'send']) }),
+  'thread.fork-resolved': z.object({
+    threadId: ThreadId,
+    providerThreadId: ProviderThreadId,
+    strategy: z.enum(['native_fork', 'portable_context']),
+  }),
   'thread.rolled-back': z.object({ threadId: ThreadId, runOrdinal: z.number().int().nonnegative(), rolledBackRunIds: z.array(RunId) }),
 
   'message.created': z.object({ message: ConversationMessage }),

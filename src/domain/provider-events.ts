@@ -46,7 +46,15 @@ export const ProviderEvent = z.discriminatedUnion('type', [
   /** The provider settled a request itself (for example when its turn ended). */
   z.object({ type: z.literal('request.closed'), ...onThread, requestId: RuntimeRequestId, reason: z.string() }),
   z.object({ type: z.literal('session.status'), ...onThread, sessionId: ProviderSessionId, provider: z.enum(['codex', 'claude', 'acp']), status: ProviderSessionStatus, reason: z.string().nullable() }),
-  z.object({ type: z.literal('thread.loaded'), ...onThread, providerThreadId: ProviderThreadId, nativeThreadRef: z.string(), resumeCursor: z.string().nullable() }),
+  /** `resolution` says how a fork's source point became this provider thread. */
+  z.object({
+    type: z.literal('thread.loaded'),
+    ...onThread,
+    providerThreadId: ProviderThreadId,
+    nativeThreadRef: z.string(),
+    resumeCursor: z.string().nullable(),
+    resolution: z.enum(['native_fork', 'portable_context']).optional(),
+  }),
   z.object({ type: z.literal('thread.failed'), ...onThread, providerThreadId: ProviderThreadId, reason: z.string() }),
   z.object({ type: z.literal('warning'), ...onThread, runId: RunId.nullable(), message: z.string() }),
   /** The provider process is gone: live callbacks die with it and the active run ends by policy. */

@@ -43,7 +43,7 @@ export interface RunContext extends RunInput {
 }
 
 export type RunEvent =
-  | { type: 'START'; ordinal: number; providerThreadId: string | null; reason: AttemptReason }
+  | { type: 'START'; ordinal: number; providerThreadId: string | null; reason: AttemptReason; fork?: Record<string, unknown> | null }
   | { type: 'TURN_STARTED'; attemptId: string }
   | { type: 'TURN_TERMINAL'; attemptId: string; nodeId: string; status: TurnStatus; error?: ErrorInfo | null }
   | { type: 'REQUEST_OPENED'; requestId: string }
@@ -61,11 +61,11 @@ export type RunEvent =
 const ref = (c: RunContext) => ({ threadId: c.threadId as never, runId: c.runId as never });
 
 /** The outputs that start one provider attempt of this run. */
-function attemptOutputs(c: RunContext, attemptId: string, rootNodeId: string, attemptOrdinal: number, reason: AttemptReason, text: string): MachineOutput[] {
+function attemptOutputs(c: RunContext, attemptId: string, rootNodeId: string, attemptOrdinal: number, reason: AttemptReason, text: string, fork: Record<string, unknown> | null = null): MachineOutput[] {
   return [
     { type: 'spawn', entity: { kind: 'run_attempt', id: attemptId, input: { attemptId, runId: c.runId, threadId: c.threadId, attemptOrdinal, rootNodeId, reason, providerThreadId: c.providerThreadId } } },
     { type: 'spawn', entity: { kind: 'execution_node', id: rootNodeId, input: { nodeId: rootNodeId, runId: c.runId, threadId: c.threadId, attemptId, parentNodeId: null, kind: 'root_turn', countsForRun: true, title: null } } },
-    { type: 'effect', effect: { kind: 'provider.turn.start', runId: c.runId, nodeId: rootNodeId, payload: { attemptId, rootNodeId, reason, text, provider: c.provider, model: c.model, providerThreadId: c.providerThreadId } } },
+    { type: 'effect', effect: { kind: 'provider.turn.start', runId: c.runId, nodeId: rootNodeId, payload: { attemptId, rootNodeId, reason, text, provider: c.provider, model: c.model, providerThreadId: c.providerThreadId, fork } } },
   ];
 }
 
@@ -192,7 +192,7 @@ export const runMachine = setup({
             const started = { ...context, ordinal: event.ordinal, providerThreadId: event.providerThreadId };
             // The workspace as it was before this run: checkpoint N-1, captured before the provider starts.
             enqueue.emit({ type: 'effect', effect: { kind: 'checkpoint.baseline', runId: context.runId, nodeId: null, payload: { ordinal: event.ordinal - 1 } } });
-            for (const o of attemptOutputs(started, context.firstAttemptId, context.rootNodeId, 1, event.reason, context.text)) enqueue.emit(o);
+            for (const o of attemptOutputs(started, context.firstAttemptId, context.rootNodeId, 1, event.reason, context.text, event.fork ?? null)) enqueue.emit(o);
             enqueue.assign({ ordinal: event.ordinal, providerThreadId: event.providerThreadId, activeAttemptId: context.firstAttemptId, attemptCount: 1 });
             enqueue.emit(domain('run.started', { ...ref(context), ordinal: event.ordinal, attemptId: context.firstAttemptId as never, providerThreadId: event.providerThreadId as never }));
           }),

@@ -1,6 +1,7 @@
 import { and, assign, enqueueActions, not, setup } from 'xstate';
 import type { DispatchMode, InteractionMode, ProviderKind, RuntimeMode, ThreadStatus } from '../domain/statuses.js';
 import { domain, type MachineOutput } from './outputs.js';
+import type { ForkOrigin } from '../domain/entities.js';
 
 /**
  * ThreadSupervisor: one per AppThread. It owns what belongs to the thread as a whole:
@@ -35,6 +36,7 @@ export interface ThreadSupervisorInput extends ThreadSettings {
   providerThreadId: string;
   capabilities: DispatchCapabilities;
   createdAt: number;
+  forkOrigin?: ForkOrigin | null;
 }
 
 export interface ThreadSupervisorContext extends ThreadSupervisorInput {
@@ -46,6 +48,8 @@ export interface ThreadSupervisorContext extends ThreadSupervisorInput {
   queueHeld: boolean;
   /** The provider thread failed: the next run reseeds a replacement through recovery. */
   reseedNext: boolean;
+  /** A fork not yet resolved: its first run takes it to the provider. */
+  pendingFork: ForkOrigin | null;
 }
 
 export type ThreadSupervisorEvent =
@@ -102,8 +106,12 @@ export const threadSupervisorMachine = setup({
       const [runId, ...rest] = context.queue;
       if (!runId) return;
       const ordinal = context.countedRunIds.length + 1;
-      enqueue.assign({ queue: rest, activeRunId: runId, countedRunIds: [...context.countedRunIds, runId], reseedNext: false });
-      enqueue.emit({ type: 'send', to: { kind: 'run', id: runId }, event: { type: 'START', ordinal, providerThreadId: context.providerThreadId, reason: context.reseedNext ? 'provider_recovery' : 'initial' } });
+      enqueue.assign({ queue: rest, activeRunId: runId, countedRunIds: [...context.countedRunIds, runId], reseedNext: false, pendingFork: null });
+      enqueue.emit({
+        type: 'send',
+        to: { kind: 'run', id: runId },
+        event: { type: 'START', ordinal, providerThreadId: context.providerThreadId, reason: context.reseedNext ? 'provider_recovery' : 'initial', fork: context.pendingFork },
+      });
     }),
     steer: enqueueActions(({ context, event, enqueue }, params: { strategy: 'native' | 'restart' }) => {
       if (event.type !== 'SEND' && event.type !== 'PROMOTE') return;
@@ -139,7 +147,7 @@ export const threadSupervisorMachine = setup({
   },
 }).createMachine({
   id: 'threadSupervisor',
-  context: ({ input }) => ({ ...input, status: 'active', queue: [], activeRunId: null, countedRunIds: [], queueHeld: false, reseedNext: false }),
+  context: ({ input }) => ({ ...input, status: 'active', queue: [], activeRunId: null, countedRunIds: [], queueHeld: false, reseedNext: false, pendingFork: input.forkOrigin ?? null }),
   entry: enqueueActions(({ context, enqueue }) => {
     enqueue.emit(domain('thread.created', {
       thread: {
@@ -149,7 +157,7 @@ export const threadSupervisorMachine = setup({
         createdAt: context.createdAt,
       },
     }));
-    enqueue.emit({ type: 'spawn', entity: { kind: 'provider_thread', id: context.providerThreadId, input: { providerThreadId: context.providerThreadId, threadId: context.threadId, provider: context.provider, forkedFrom: null } } });
+    enqueue.emit({ type: 'spawn', entity: { kind: 'provider_thread', id: context.providerThreadId, input: { providerThreadId: context.providerThreadId, threadId: context.threadId, provider: context.provider, forkedFrom: context.pendingFork?.sourceProviderThreadId ?? null } } });
   }),
   initial: 'active',
   states: {

@@ -23,7 +23,8 @@ afterAll(data.cleanup);
 let replays: ReplayChannel[] = [];
 let provider: CodexProvider | null = null;
 let entriesFor: (entries: TranscriptEntry[]) => TranscriptEntry[] = (e) => e;
-let current: TranscriptEntry[] = [];
+/** The recorded sessions of the scenario being replayed, in the order they started. */
+let current: TranscriptEntry[][] = [];
 let cwd = '';
 
 const open = useRuntime({
@@ -33,7 +34,9 @@ const open = useRuntime({
       endpoint: { baseUrl: 'http://127.0.0.1:9/v1', model: 'gpt-5.1-codex' },
       dataDir: data.dir,
       channelFor: () => {
-        const replay = new ReplayChannel(entriesFor(current), { cwd, dataDir: data.dir });
+        const session = current[replays.length];
+        if (!session) throw new Error(`the scenario started more Codex sessions than were recorded (${current.length})`);
+        const replay = new ReplayChannel(entriesFor(session), { cwd, dataDir: data.dir });
         replays.push(replay);
         return replay;
       },
@@ -52,26 +55,34 @@ function workspace(): string {
 }
 
 async function replay(name: string): Promise<Harness> {
-  const transcript = transcripts.find((t) => t.header.scenario === name);
-  if (!transcript) throw new Error(`no transcript for ${name}: run npm run record:codex -- --scenario ${name}`);
-  current = transcript.entries;
+  const sessions = transcripts.filter((t) => t.header.scenario === name).sort((a, b) => Number(a.header.metadata.session ?? 1) - Number(b.header.metadata.session ?? 1));
+  if (sessions.length === 0) throw new Error(`no transcript for ${name}: run npm run record:codex -- --scenario ${name}`);
+  current = sessions.map((t) => t.entries);
   cwd = workspace();
   const h = open();
-  await codexScenarios.find((s) => s.name === name)!.drive({ h, cwd, modelAsked: async () => undefined });
+  try {
+    await codexScenarios.find((s) => s.name === name)!.drive({ h, cwd, modelAsked: async () => undefined });
+  } catch (error) {
+    // Say where the replay stood: the frames Baton sent that differ, and what it still expects.
+    const state = replays.map((r) => ({ mismatches: r.mismatches, next: r.remaining.slice(0, 2) }));
+    throw new Error(`${(error as Error).message}\nreplay: ${JSON.stringify(state, null, 1).slice(0, 4000)}`);
+  }
   return h;
 }
 
 describe('Codex scenarios replayed from recorded transcripts', () => {
   it('has a transcript for every scenario, each recorded from the pinned Codex', () => {
-    expect(transcripts.map((t) => t.header.scenario).sort()).toEqual(codexScenarios.map((s) => s.name).sort());
+    expect([...new Set(transcripts.map((t) => t.header.scenario))].sort()).toEqual(codexScenarios.map((s) => s.name).sort());
     expect(new Set(transcripts.map((t) => t.header.version))).toEqual(new Set(['0.169.0']));
   });
 
   it.each(codexScenarios.map((s) => s.name))('%s', async (name) => {
     await replay(name);
-    expect(replays).toHaveLength(1);
-    expect(replays[0]!.mismatches).toEqual([]);
-    expect(replays[0]!.remaining.filter((e) => e.kind === 'expect_outbound')).toEqual([]);
+    expect(replays).toHaveLength(current.length);
+    for (const r of replays) {
+      expect(r.mismatches).toEqual([]);
+      expect(r.remaining.filter((e) => e.kind === 'expect_outbound')).toEqual([]);
+    }
   });
 
   it('garbled, truncated and unknown frames are logged and counted, and the run is not harmed', async () => {

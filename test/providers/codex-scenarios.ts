@@ -122,4 +122,23 @@ export const codexScenarios: CodexScenario[] = [
       check(assistantTexts(h, threadId).at(-1) === 'TypeScript it is.', 'the answer reached the model');
     },
   },
+  {
+    name: 'fork_native',
+    model: [{ kind: 'text', text: 'Source answer.' }, { kind: 'text', text: 'Fork answer.' }],
+    async drive({ h, cwd }) {
+      const source = await h.thread({ threadId: 'thr_source', cwd });
+      const runId = await send(h, source, 'remember the number 42');
+      await h.until(() => status(h, runId) === 'completed');
+      const forked = await h.command({ type: 'thread.fork', sourceThreadId: source, source: { type: 'run', threadId: source, runId }, threadId: 'thr_fork' });
+      check(forked.ok, `fork refused: ${JSON.stringify(forked)}`);
+      // Forking records lineage only: no provider work until the fork's first run.
+      check(h.store.projections.get('threads', 'thr_fork')!.lineage.parentThreadId === source, 'lineage recorded');
+      const forkRun = await send(h, 'thr_fork', 'what was the number?');
+      await h.until(() => status(h, forkRun) === 'completed');
+      const resolved = h.store.events.readThreadAfter('thr_fork', 0).find((e) => e.type === 'thread.fork-resolved');
+      check((resolved?.payload as { strategy?: string } | undefined)?.strategy === 'native_fork', 'resolved by a native Codex fork');
+      check(assistantTexts(h, 'thr_fork').at(-1) === 'Fork answer.', 'the fork answered');
+      check(assistantTexts(h, source).length === 1, 'the source thread is untouched');
+    },
+  },
 ];

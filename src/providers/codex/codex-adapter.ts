@@ -8,6 +8,7 @@ import type { LineChannel } from '../transport/line-channel.js';
 import { writeCodexHome, type CodexModelEndpoint } from './codex-home.js';
 import { CodexNormalizer, type TurnRef } from './codex-normalizer.js';
 import { CodexSession, spawnCodex } from './codex-session.js';
+import type { ForkOrigin } from '../../domain/entities.js';
 
 /** What an adapter needs from the rest of Baton, kept narrow so replays can drive it too. */
 export interface CodexHost {
@@ -81,7 +82,13 @@ export class CodexThreadAdapter {
     const p = effect.payload as Record<string, unknown>;
     switch (effect.kind) {
       case 'provider.turn.start':
-        return this.startTurn({ runId: effect.runId!, attemptId: String(p.attemptId), rootNodeId: String(p.rootNodeId) }, String(p.text ?? ''), String(p.providerThreadId ?? ''), (p.model as string | null) ?? null);
+        return this.startTurn(
+          { runId: effect.runId!, attemptId: String(p.attemptId), rootNodeId: String(p.rootNodeId) },
+          String(p.text ?? ''),
+          String(p.providerThreadId ?? ''),
+          (p.model as string | null) ?? null,
+          (p.fork as ForkOrigin | null | undefined) ?? null,
+        );
       case 'provider.turn.steer': {
         const session = CodexSession.assertReady(this.session);
         const turnId = await this.nativeTurn(String(p.attemptId));
@@ -110,9 +117,9 @@ export class CodexThreadAdapter {
     }
   }
 
-  private async startTurn(ref: TurnRef, text: string, providerThreadId: string, model: string | null): Promise<void> {
+  private async startTurn(ref: TurnRef, text: string, providerThreadId: string, model: string | null, fork: ForkOrigin | null): Promise<void> {
     const session = await this.ensureSession();
-    await this.ensureThread(session, providerThreadId, model);
+    await this.ensureThread(session, providerThreadId, model, fork);
     this.active = ref;
     this.normalizer.pendingStart = ref;
     const plan = this.options.host.threadInteractionMode(this.threadId) === 'plan';
@@ -159,7 +166,9 @@ export class CodexThreadAdapter {
     this.unreadable += this.session?.rpc.problemCount ?? 0;
     this.unknownBefore += this.normalizer.unknown;
     this.normalizer = this.newNormalizer();
-    const home = writeCodexHome(join(this.options.dataDir, 'codex', this.threadId, 'home'), this.options.endpoint);
+    // One CODEX_HOME for all of Baton's Codex sessions (never the user's ~/.codex): a thread
+    // stored by one session can be resumed or forked by another.
+    const home = writeCodexHome(join(this.options.dataDir, 'codex', 'home'), this.options.endpoint);
     const log = new FrameLog({ dir: join(this.options.dataDir, 'codex', this.threadId, 'frames'), name: sessionId });
     await host.emit({ type: 'session.status', threadId: this.threadId as never, sessionId: sessionId as never, provider: 'codex', status: 'starting', reason: null });
     const cwd = host.threadCwd(this.threadId);
@@ -178,21 +187,32 @@ export class CodexThreadAdapter {
     return session;
   }
 
-  private async ensureThread(session: CodexSession, providerThreadId: string, model: string | null): Promise<void> {
+  /**
+   * The native thread for this app thread: resumed from its stored ref; or, for a fork's
+   * first run, forked natively from the source thread at the source turn; or started new.
+   */
+  private async ensureThread(session: CodexSession, providerThreadId: string, model: string | null, fork: ForkOrigin | null): Promise<void> {
     if (this.nativeThreadId) return;
     const host = this.options.host;
     const known = providerThreadId ? host.nativeThreadRef(providerThreadId) : null;
-    const cwd = host.threadCwd(this.threadId);
+    const sourceThread = fork?.sourceProviderThreadId ? host.nativeThreadRef(fork.sourceProviderThreadId) : null;
+    const sourceTurn = fork?.sourceAttemptId ? host.nativeTurnRef(fork.sourceAttemptId) : null;
     let native: string;
+    let resolution: 'native_fork' | undefined;
     if (known) {
       native = await session.threadResume(known);
+    } else if (fork && fork.sourceProvider === 'codex' && sourceThread && sourceTurn) {
+      native = await session.threadFork(sourceThread, sourceTurn);
+      resolution = 'native_fork';
+    } else if (fork) {
+      throw new BatonError('unsupported', 'this fork cannot be resolved natively and portable context is not built yet');
     } else {
-      native = await session.threadStart(cwd, model);
+      native = await session.threadStart(host.threadCwd(this.threadId), model);
     }
     this.nativeThreadId = native;
     this.normalizer.nativeThreadId = native;
     if (providerThreadId && native !== known) {
-      await host.emit({ type: 'thread.loaded', threadId: this.threadId as never, providerThreadId: providerThreadId as never, nativeThreadRef: native, resumeCursor: native });
+      await host.emit({ type: 'thread.loaded', threadId: this.threadId as never, providerThreadId: providerThreadId as never, nativeThreadRef: native, resumeCursor: native, ...(resolution ? { resolution } : {}) });
     }
   }
 

@@ -61,6 +61,8 @@ export function writeTranscript(path: string, transcript: Transcript): void {
 export class ReplayChannel implements LineChannel {
   readonly mismatches: string[] = [];
   private position = 0;
+  private readonly outbox: TranscriptEntry[] = [];
+  private draining = false;
   private readonly lineListeners: ((line: string) => void)[] = [];
   private readonly closeListeners: ((reason: string) => void)[] = [];
   private closedReason: string | null = null;
@@ -75,38 +77,59 @@ export class ReplayChannel implements LineChannel {
 
   /** True once every entry was played and every expected frame was sent. */
   get finished(): boolean {
-    return this.position >= this.entries.length;
+    return this.position >= this.entries.length && this.outbox.length === 0;
   }
 
   get remaining(): TranscriptEntry[] {
-    return this.entries.slice(this.position);
+    return [...this.outbox, ...this.entries.slice(this.position)];
   }
 
+  /**
+   * Checks a frame Baton sends against the next expected one. Inbound frames recorded
+   * before it were not caused by it (the process said them on its own time), so they are
+   * emitted first, whether or not Baton happened to wait for them.
+   */
   send(line: string): Promise<void> {
     if (this.closedReason) return Promise.reject(new Error(`replay closed: ${this.closedReason}`));
+    this.queueInbound();
     const entry = this.entries[this.position];
     const sent = JSON.parse(line) as unknown;
     if (!entry || entry.kind !== 'expect_outbound') {
-      this.mismatches.push(`unexpected outbound frame ${line} (next entry: ${JSON.stringify(entry ?? 'end of transcript')})`);
+      this.mismatches.push(`unexpected outbound frame ${line} (the transcript has no more frames from Baton)`);
       return Promise.resolve();
     }
     const expected = substitute(entry.frame, this.toValues);
     if (!isDeepStrictEqual(sent, expected)) this.mismatches.push(`outbound frame differs:\n  sent     ${line}\n  expected ${JSON.stringify(expected)}`);
     this.position += 1;
-    this.pump();
+    this.queueInbound();
     return Promise.resolve();
   }
 
-  /** Emits inbound entries, one per turn of the event loop, up to the next expected frame. */
-  private pump(): void {
-    const entry = this.entries[this.position];
-    if (!entry || entry.kind === 'expect_outbound') return;
-    this.position += 1;
+  /** Moves the inbound entries up to the next expected outbound frame into the emit queue. */
+  private queueInbound(): void {
+    for (let entry = this.entries[this.position]; entry && entry.kind !== 'expect_outbound'; entry = this.entries[this.position]) {
+      this.outbox.push(entry);
+      this.position += 1;
+    }
+    if (!this.draining) this.drain();
+  }
+
+  /** Emits queued inbound entries one per turn of the event loop, in order. */
+  private drain(): void {
+    const entry = this.outbox.shift();
+    if (!entry) {
+      this.draining = false;
+      return;
+    }
+    this.draining = true;
     setImmediate(() => {
+      if (this.closedReason) return;
       if (entry.kind === 'runtime_exit') return this.finish(entry.reason);
-      const line = entry.raw ?? JSON.stringify(substitute(entry.frame, this.toValues));
-      this.lineListeners.forEach((l) => l(line));
-      this.pump();
+      if (entry.kind === 'emit_inbound') {
+        const line = entry.raw ?? JSON.stringify(substitute(entry.frame, this.toValues));
+        this.lineListeners.forEach((l) => l(line));
+      }
+      this.drain();
     });
   }
 
