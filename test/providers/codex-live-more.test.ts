@@ -197,3 +197,35 @@ describe('Codex, live: crashes, restarts and rollback', () => {
     expect(input).not.toContain('second');
   }, 60_000);
 });
+
+describe('Codex, live: the session manager', () => {
+  it('approval_request cancelled: cancel answers Codex and the turn ends without running the command', async () => {
+    const h = open();
+    const { threadId, ws } = await thread(h);
+    model.enqueue({ kind: 'exec', command: 'echo nope > cancelled.txt', escalated: true }, { kind: 'text', text: 'Cancelled.' });
+    const { runId } = await send(h, threadId, 'try it');
+    await h.until(() => h.store.projections.list('requests', threadId).some((r) => r.status === 'pending'));
+    const request = h.store.projections.list('requests', threadId)[0]!;
+    expect(await h.command({ type: 'runtime-request.respond', requestId: request.id, decision: 'cancel' })).toMatchObject({ ok: true });
+    await h.until(() => ['completed', 'interrupted', 'failed'].includes(run(h, runId).status));
+    expect(h.store.projections.get('requests', request.id)).toMatchObject({ status: 'resolved' });
+    expect(existsSync(join(ws, 'cancelled.txt'))).toBe(false);
+  }, 60_000);
+
+  it('the idle reaper releases the Codex process; the next message resumes the thread through the recovery path', async () => {
+    const h = open();
+    const { threadId } = await thread(h);
+    model.enqueue({ kind: 'text', text: 'Remember: blue.' }, { kind: 'text', text: 'It was blue.' });
+    const one = await send(h, threadId, 'remember blue');
+    await h.until(() => run(h, one.runId).status === 'completed');
+    const provider = providers[0]!;
+    const firstPid = provider.adapter(threadId).pid;
+    expect(provider.reapIdle()).toBe(1);
+    await h.until(() => h.store.projections.list('sessions', threadId).some((s) => s.status === 'stopped'));
+    expect(provider.adapter(threadId).running).toBe(false);
+    const two = await send(h, threadId, 'what colour?');
+    await h.until(() => run(h, two.runId).status === 'completed');
+    expect(provider.adapter(threadId).pid).not.toBe(firstPid);
+    expect(JSON.stringify(model.requests.at(-1)!.body.input)).toContain('Remember: blue.');
+  }, 60_000);
+});
