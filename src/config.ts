@@ -16,6 +16,8 @@ export const Config = z.object({
   codexModel: z.string().min(1).optional(),
   claudeBaseUrl: z.url().optional(),
   claudeModel: z.string().min(1).optional(),
+  /** The offline scripted model streams its replies this slowly (ms between chunks). */
+  scriptedDelayMs: z.coerce.number().int().min(0).max(10_000).default(0),
 });
 export type Config = z.infer<typeof Config>;
 
@@ -29,6 +31,7 @@ const envNames: Record<keyof Config, string> = {
   codexModel: 'BATON_CODEX_MODEL',
   claudeBaseUrl: 'BATON_CLAUDE_BASE_URL',
   claudeModel: 'BATON_CLAUDE_MODEL',
+  scriptedDelayMs: 'BATON_SCRIPTED_DELAY_MS',
 };
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Record<keyof Config, unknown>> = {}): Config {

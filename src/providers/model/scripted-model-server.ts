@@ -35,13 +35,13 @@ export interface RecordedRequest {
 
 export type Responder = (request: RecordedRequest, index: number) => ModelTurn;
 
-/** The default offline model: it says what it would do, so a demo shows the flow. */
-export const offlineResponder: Responder = (request) => {
+/** The default offline model: it echoes what it was told, streamed word by word. */
+export const offlineResponder = (delayMs = 0): Responder => (request) => {
   const input = Array.isArray(request.body.input) ? (request.body.input as Record<string, unknown>[]) : [];
   const lastUser = [...input].reverse().find((i) => i.role === 'user');
   const content = Array.isArray(lastUser?.content) ? (lastUser!.content as { text?: string }[]) : [];
   const text = content.map((c) => c.text ?? '').join(' ').trim();
-  return { kind: 'text', text: `(offline scripted model) I received: ${text.slice(-200) || 'your message'}` };
+  return { kind: 'text', text: `(offline scripted model) I received: ${text.slice(-200) || 'your message'}`, delayMs };
 };
 
 let sequence = 0;
@@ -97,7 +97,7 @@ export class ScriptedModelServer {
   private readonly waiters: { count: number; resolve: () => void }[] = [];
   port = 0;
 
-  constructor(private readonly fallback: Responder = offlineResponder) {}
+  constructor(private readonly fallback: Responder = offlineResponder()) {}
 
   /** Queues what the next requests get, in order; when the queue is empty, the fallback answers. */
   enqueue(...turns: ModelTurn[]): this {

@@ -1,0 +1,35 @@
+import { pino } from 'pino';
+import { loadConfig } from '../config.js';
+import { startBaton } from '../server/baton-app.js';
+
+/** `baton serve`: runs Baton until SIGTERM or SIGINT, then shuts down gracefully. */
+export async function serve(flags: Record<string, string | undefined>): Promise<void> {
+  const config = loadConfig(process.env, { host: flags.host, port: flags.port, dataDir: flags['data-dir'], token: flags.token, model: flags.model });
+  const logger = pino({ level: process.env.BATON_LOG_LEVEL ?? 'info' }, pino.destination(2));
+  const app = await startBaton(config, logger);
+  const say = (line = '') => process.stdout.write(`${line}\n`);
+  say(`Baton is listening on ${app.url}`);
+  say(`  data dir   ${config.dataDir}`);
+  say(`  token      ${app.token}${config.token ? '' : `   (stored in ${config.dataDir}/token)`}`);
+  say(
+    app.model.kind === 'scripted'
+      ? `  model      offline scripted model at ${app.model.baseUrl} (no model endpoint configured: set BATON_CODEX_BASE_URL to use a real one)`
+      : `  model      ${app.model.name} at ${app.model.baseUrl}`,
+  );
+  say();
+  say('Connect a client: socket.io to the URL above with auth { token }. See docs/protocol.md.');
+  say('Try it:          npx tsx src/cli/main.ts demo');
+  logger.info({ url: app.url, model: app.model }, 'baton started');
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    await app.stop();
+    logger.info('stopped');
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+}

@@ -1,0 +1,111 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import { checkpointHandlers } from '../actors/checkpoint-effects.js';
+import { EffectWorker } from '../actors/effect-worker.js';
+import { Runtime } from '../actors/runtime.js';
+import { CheckpointStore } from '../checkpoints/checkpoint-store.js';
+import { databasePath, type Config } from '../config.js';
+import { Store } from '../persistence/store.js';
+import { CodexProvider } from '../providers/codex/codex-provider.js';
+import { offlineResponder, ScriptedModelServer, type Responder } from '../providers/model/scripted-model-server.js';
+import { BatonServer } from './server.js';
+
+export interface BatonApp {
+  url: string;
+  token: string;
+  runtime: Runtime;
+  server: BatonServer;
+  codex: CodexProvider;
+  /** Where the model lives: an endpoint the user configured, or the offline scripted one. */
+  model: { kind: 'configured' | 'scripted'; baseUrl: string; name: string };
+  stop(): Promise<void>;
+}
+
+/** The token from the environment, else the one stored in the data dir, else a new one (stored). */
+function resolveToken(config: Config): string {
+  if (config.token) return config.token;
+  const file = join(config.dataDir, 'token');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  const token = randomBytes(24).toString('base64url');
+  writeFileSync(file, `${token}\n`, { mode: 0o600 });
+  return token;
+}
+
+/**
+ * Baton's main job, assembled: the store in the data dir, the runtime, checkpoints, the
+ * Codex provider pointed at the configured model endpoint (or the offline scripted model
+ * when none is configured), the effect worker and timers, restart recovery, and the
+ * Socket.IO server. `stop()` shuts down in order: no new connections, work in flight
+ * finished, provider processes stopped, database closed.
+ */
+export async function startBaton(config: Config, logger: Logger, options: { responder?: Responder } = {}): Promise<BatonApp> {
+  mkdirSync(config.dataDir, { recursive: true });
+  const token = resolveToken(config);
+  const store = Store.open(databasePath(config));
+  const runtime = new Runtime({ store, checkpoints: new CheckpointStore({ root: join(config.dataDir, 'checkpoints') }) });
+
+  let scripted: ScriptedModelServer | null = null;
+  let model: BatonApp['model'];
+  if (config.model !== 'scripted' && config.codexBaseUrl) {
+    model = { kind: 'configured', baseUrl: config.codexBaseUrl, name: config.codexModel ?? 'gpt-5.1-codex' };
+  } else {
+    scripted = await new ScriptedModelServer(options.responder ?? offlineResponder(config.scriptedDelayMs)).start();
+    model = { kind: 'scripted', baseUrl: scripted.baseUrl, name: config.codexModel ?? 'baton-scripted' };
+  }
+  const codex = new CodexProvider(runtime, { endpoint: { baseUrl: model.baseUrl, model: model.name }, dataDir: config.dataDir });
+  const worker = new EffectWorker(runtime, { ...checkpointHandlers(runtime.checkpoints), ...codex.handlers() }, `baton-${process.pid}`);
+
+  // The worker runs whenever something was committed, and on a slow beat for leases and timers.
+  let running: Promise<void> | null = null;
+  let again = false;
+  const pump = (): void => {
+    if (running) {
+      again = true;
+      return;
+    }
+    running = (async () => {
+      do {
+        again = false;
+        try {
+          await worker.drain();
+          await runtime.fireDueTimers();
+        } catch (error) {
+          logger.error({ err: error }, 'effect worker failed');
+        }
+      } while (again);
+    })().finally(() => (running = null));
+  };
+  const stopPumping = runtime.onEvents(pump);
+  const beat = setInterval(pump, 1_000);
+  const reaper = setInterval(() => codex.reapIdle(), 10 * 60_000);
+
+  const recovered = await runtime.recoverAfterRestart();
+  if (recovered) logger.info({ requests: recovered }, 'requests whose provider callback died with the last run of Baton are not resumable');
+  pump();
+
+  const server = new BatonServer({ runtime, host: config.host, port: config.port, token, logger });
+  const address = await server.listen();
+  const url = `http://${address.host}:${address.port}`;
+
+  return {
+    url,
+    token,
+    runtime,
+    server,
+    codex,
+    model,
+    async stop() {
+      await server.close();
+      clearInterval(beat);
+      clearInterval(reaper);
+      stopPumping();
+      await running;
+      runtime.queue.flush();
+      codex.stopAll('SIGTERM');
+      await scripted?.stop();
+      store.close();
+    },
+  };
+}

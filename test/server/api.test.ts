@@ -1,0 +1,183 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { io } from 'socket.io-client';
+import { pino } from 'pino';
+import { BatonClient, type CommandAck } from '../../src/client/baton-client.js';
+import { loadConfig } from '../../src/config.js';
+import type { DomainEvent } from '../../src/domain/events.js';
+import { startBaton, type BatonApp } from '../../src/server/baton-app.js';
+import { tempDir } from '../support/temp.js';
+import type { ModelTurn, Responder } from '../../src/providers/model/scripted-model-server.js';
+
+/** Wakes a waiting test each time a callback sees something; no polling, no sleeping. */
+function watcher() {
+  let check: () => void = () => undefined;
+  return {
+    notify: () => check(),
+    until(condition: () => boolean, timeoutMs = 20_000): Promise<void> {
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error('condition not reached in time')), timeoutMs);
+        check = () => {
+          if (condition()) {
+            clearTimeout(timer);
+            resolve();
+          }
+        };
+        check();
+      });
+    },
+  };
+}
+
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+/** A real Baton (store, runtime, Codex provider, offline model) on a loopback port. */
+async function baton(responder?: Responder): Promise<BatonApp> {
+  const data = tempDir('baton-api-');
+  const app = await startBaton(loadConfig({}, { dataDir: data.dir, port: 0, token: 'test-token-0123456789', model: 'scripted' }), pino({ level: 'silent' }), responder ? { responder } : {});
+  cleanups.push(data.cleanup, () => app.stop());
+  return app;
+}
+
+async function client(app: BatonApp): Promise<BatonClient> {
+  const c = await BatonClient.connect(app.url, app.token);
+  cleanups.push(() => c.close());
+  return c;
+}
+
+function refusal(url: string, auth?: Record<string, unknown>): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const s = io(url, { transports: ['websocket'], reconnection: false, ...(auth ? { auth } : {}) });
+    s.on('connect', () => (s.close(), reject(new Error('connected without a valid token'))));
+    s.on('connect_error', (e) => (s.close(), resolve(e.message)));
+  });
+}
+
+/** The result of an accepted command; a refusal fails the test with its error. */
+function resultOf<R = Record<string, unknown>>(ack: CommandAck): R {
+  if (!ack.ok) throw new Error(`refused: ${ack.error.code}: ${ack.error.message}`);
+  return ack.result as R;
+}
+
+const workspace = () => {
+  const ws = tempDir('baton-api-ws-');
+  cleanups.push(ws.cleanup);
+  return ws.dir;
+};
+
+describe('Socket.IO API', () => {
+  it('refuses a connection with no token or a wrong token; /healthz answers', async () => {
+    const app = await baton();
+    expect(await refusal(app.url)).toMatch(/unauthorized/);
+    expect(await refusal(app.url, { token: 'nope' })).toMatch(/unauthorized/);
+    const health = (await (await fetch(`${app.url}/healthz`)).json()) as { ok: boolean };
+    expect(health.ok).toBe(true);
+  });
+
+  it('answers malformed and unknown commands with typed errors and changes nothing', async () => {
+    const app = await baton();
+    const c = await client(app);
+    const before = app.runtime.store.lastSequence();
+    expect(await c.socket.emitWithAck('command', { commandId: 'c1', type: 'thread.create' })).toMatchObject({ ok: false, error: { code: 'invalid_command' } });
+    expect(await c.socket.emitWithAck('command', { commandId: 'c2', type: 'thread.levitate' })).toMatchObject({ ok: false, error: { code: 'unknown_command_type' } });
+    expect(await c.socket.emitWithAck('command', 'not even an object')).toMatchObject({ ok: false, error: { code: 'invalid_command' } });
+    expect(await c.command('run.interrupt', { runId: 'run_nope' as never })).toMatchObject({ ok: false, error: { code: 'not_found' } });
+    expect(await c.socket.emitWithAck('subscribe', { stream: 'nope' })).toMatchObject({ ok: false, error: { code: 'invalid_payload' } });
+    expect(app.runtime.store.lastSequence()).toBe(before);
+  });
+
+  it('returns the first receipt for a duplicate commandId and starts no second provider turn', async () => {
+    const app = await baton();
+    const c = await client(app);
+    const created = await c.command('thread.create', { cwd: workspace() });
+    const threadId = resultOf<{ threadId: string }>(created).threadId;
+    const first = await c.command('thread.message.send', { commandId: 'cmd_same', threadId: threadId as never, text: 'once' });
+    const second = await c.command('thread.message.send', { commandId: 'cmd_same', threadId: threadId as never, text: 'twice?' });
+    expect(second).toEqual(first);
+    expect(app.runtime.store.outbox.list({ threadId }).filter((e) => e.kind === 'provider.turn.start')).toHaveLength(1);
+  });
+
+  it('gives a subscriber the snapshot, then every later event once, in order, while other clients write', async () => {
+    const app = await baton();
+    const writerA = await client(app);
+    const writerB = await client(app);
+    const reader = await client(app);
+    const seen: number[] = [];
+    const w = watcher();
+    const { snapshotSequence } = await reader.subscribe({ stream: 'threads' }, (_e, sequence) => (seen.push(sequence), w.notify()));
+    const ws = workspace();
+    await Promise.all([
+      ...Array.from({ length: 10 }, (_, i) => writerA.command('thread.create', { cwd: ws, title: `a${i}` })),
+      ...Array.from({ length: 10 }, (_, i) => writerB.command('thread.create', { cwd: ws, title: `b${i}` })),
+    ]);
+    const last = app.runtime.store.lastSequence();
+    const expected = app.runtime.store.events.readAfter(snapshotSequence).filter((e) => e.type.startsWith('thread.') || e.type.startsWith('run.')).map((e) => e.sequence);
+    await w.until(() => seen.length >= expected.length);
+    expect(seen).toEqual(expected);
+    expect(seen.every((s) => s > snapshotSequence && s <= last)).toBe(true);
+  });
+
+  it('a client that disconnects mid-stream and resubscribes with afterSequence misses nothing', async () => {
+    const app = await baton();
+    const writer = await client(app);
+    const reader = await client(app);
+    const seen: number[] = [];
+    const w = watcher();
+    const { subscription, snapshotSequence } = await reader.subscribe({ stream: 'threads' }, (_e, sequence) => (seen.push(sequence), w.notify()));
+    const ws = workspace();
+    for (let i = 0; i < 5; i++) await writer.command('thread.create', { cwd: ws, title: `before ${i}` });
+    await w.until(() => seen.length > 0);
+    // Drop the connection; write while the reader is away; the client reconnects and resubscribes.
+    const reconnected = new Promise<void>((resolve) => reader.socket.io.once('reconnect', () => resolve()));
+    reader.socket.io.engine.close();
+    for (let i = 0; i < 5; i++) await writer.command('thread.create', { cwd: ws, title: `during ${i}` });
+    await reconnected;
+    for (let i = 0; i < 5; i++) await writer.command('thread.create', { cwd: ws, title: `after ${i}` });
+    const expected = app.runtime.store.events.readAfter(snapshotSequence).filter((e) => e.type.startsWith('thread.')).map((e) => e.sequence);
+    await w.until(() => seen.length >= expected.length);
+    expect(seen).toEqual(expected);
+    expect(subscription.lastSequence).toBe(expected.at(-1));
+  });
+
+  it('a full conversation with the real Codex: create, send, approve, interrupt, rollback', async () => {
+    const script: ModelTurn[] = [
+      { kind: 'text', text: 'Hello there.' },
+      { kind: 'exec', command: 'echo made-by-codex > made.txt', escalated: true },
+      { kind: 'text', text: 'Made it.' },
+      { kind: 'hang' },
+    ];
+    const app = await baton((_request, index) => script[index] ?? { kind: 'text', text: 'more' });
+    const c = await client(app);
+    const ws = workspace();
+    const threadId = resultOf<{ threadId: string }>(await c.command('thread.create', { cwd: ws })).threadId;
+    const events: DomainEvent[] = [];
+    const w = watcher();
+    await c.subscribe({ stream: 'thread', threadId: threadId as never }, (e) => (events.push(e), w.notify()));
+    const send = async (text: string) => resultOf<{ runId: string }>(await c.command('thread.message.send', { threadId: threadId as never, text })).runId;
+    const ended = (runId: string) => w.until(() => events.some((e) => e.type === 'run.terminal' && (e.payload as { runId: string }).runId === runId));
+
+    const one = await send('hello');
+    await ended(one);
+    const two = await send('make a file');
+    await w.until(() => events.some((e) => e.type === 'runtime-request.opened'));
+    const request = events.find((e) => e.type === 'runtime-request.opened')!.payload as { request: { id: string } };
+    expect(await c.command('runtime-request.respond', { requestId: request.request.id as never, decision: 'accept' })).toMatchObject({ ok: true });
+    await ended(two);
+    const three = await send('take your time');
+    await w.until(() => events.some((e) => e.type === 'run.status-changed' && (e.payload as { runId: string; to: string }).runId === three && (e.payload as { to: string }).to === 'running'));
+    expect(await c.command('run.interrupt', { runId: three as never })).toMatchObject({ ok: true });
+    await ended(three);
+    expect(await c.command('rollback.toRun', { threadId: threadId as never, runOrdinal: 1 })).toMatchObject({ ok: true });
+
+    const snapshot = (await c.query({ type: 'snapshot', request: { stream: 'thread', threadId } })) as {
+      result: { snapshot: { runs: { ordinal: number; status: string }[]; turnItems: { kind: string; text: string }[]; checkpoints: { runOrdinal: number; status: string }[]; pendingRequests: unknown[] } };
+    };
+    const snap = snapshot.result.snapshot;
+    expect(snap.runs.map((r) => [r.ordinal, r.status])).toEqual([[1, 'completed'], [2, 'rolled_back'], [3, 'rolled_back']]);
+    expect(snap.turnItems.filter((i) => i.kind === 'assistant_message').map((i) => i.text)).toEqual(['Hello there.', 'Made it.']);
+    expect(snap.checkpoints.filter((k) => k.runOrdinal >= 2).map((k) => k.status)).toEqual(['stale', 'stale']);
+    expect(snap.pendingRequests).toEqual([]);
+  }, 60_000);
+});

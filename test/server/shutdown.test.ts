@@ -1,0 +1,103 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { BatonClient, type CommandAck } from '../../src/client/baton-client.js';
+import type { DomainEvent } from '../../src/domain/events.js';
+import { Store } from '../../src/persistence/store.js';
+import { tempDir } from '../support/temp.js';
+
+const main = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
+const token = 'shutdown-test-token-0123456789';
+const children: ChildProcess[] = [];
+afterEach(() => children.splice(0).forEach((c) => c.kill('SIGKILL')));
+
+/** `baton serve` as a real child process; resolves with its URL once it listens. */
+function serve(dataDir: string): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', main, 'serve', '--data-dir', dataDir, '--port', '0', '--model', 'scripted'], {
+    env: { ...process.env, BATON_TOKEN: token, BATON_SCRIPTED_DELAY_MS: '40', BATON_LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  return new Promise((resolve, reject) => {
+    let out = '';
+    let err = '';
+    const timer = setTimeout(() => reject(new Error(`baton serve did not start: ${err}`)), 30_000);
+    child.stderr!.on('data', (c: Buffer) => (err += c.toString()));
+    child.stdout!.on('data', (c: Buffer) => {
+      out += c.toString();
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve({ child, url: m[1]! });
+      }
+    });
+    child.on('exit', (code) => reject(new Error(`baton serve exited (${code}): ${err}`)));
+  });
+}
+
+const ok = <R>(ack: CommandAck): R => {
+  if (!ack.ok) throw new Error(`${ack.error.code}: ${ack.error.message}`);
+  return ack.result as R;
+};
+
+function waitFor(events: DomainEvent[], listeners: (() => void)[], test: (e: DomainEvent) => boolean, timeoutMs = 30_000): Promise<DomainEvent> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('event did not come')), timeoutMs);
+    const check = () => {
+      const found = events.find(test);
+      if (found) {
+        clearTimeout(timer);
+        resolve(found);
+      }
+    };
+    listeners.push(check);
+    check();
+  });
+}
+
+describe('graceful shutdown', () => {
+  it('SIGTERM during a streaming run leaves the store consistent, and the next start recovers the thread', async () => {
+    const data = tempDir('baton-sigterm-');
+    const ws = tempDir('baton-sigterm-ws-');
+    try {
+      const first = await serve(data.dir);
+      const c1 = await BatonClient.connect(first.url, token);
+      const { threadId } = ok<{ threadId: string }>(await c1.command('thread.create', { cwd: ws.dir }));
+      const events: DomainEvent[] = [];
+      const listeners: (() => void)[] = [];
+      await c1.subscribe({ stream: 'thread', threadId: threadId as never }, (e) => (events.push(e), listeners.forEach((l) => l())));
+      const { runId } = ok<{ runId: string }>(await c1.command('thread.message.send', { threadId: threadId as never, text: 'stream a long answer please, word by word' }));
+      await waitFor(events, listeners, (e) => e.type === 'message.delta');
+      c1.close();
+
+      const exited = new Promise<number | null>((resolve) => first.child.once('exit', (code) => resolve(code)));
+      first.child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+
+      const store = Store.open(join(data.dir, 'baton.sqlite'));
+      expect(store.db.pragma('integrity_check', { simple: true })).toBe('ok');
+      const sequences = store.events.readAfter(0, 100_000).map((e) => e.sequence);
+      expect(sequences).toEqual(sequences.map((_, i) => i + 1));
+      expect(store.projections.get('runs', runId)!.status).toBe('running');
+      store.close();
+
+      const second = await serve(data.dir);
+      const c2 = await BatonClient.connect(second.url, token);
+      const after: DomainEvent[] = [];
+      const wake: (() => void)[] = [];
+      const { snapshotSequence } = await c2.subscribe({ stream: 'thread', threadId: threadId as never, afterSequence: sequences.at(-1)! }, (e) => (after.push(e), wake.forEach((l) => l())));
+      expect(snapshotSequence).toBe(sequences.at(-1));
+      const terminal = await waitFor(after, wake, (e) => e.type === 'run.terminal');
+      expect(terminal.payload).toMatchObject({ runId, status: 'interrupted' });
+      const next = ok<{ runId: string }>(await c2.command('thread.message.send', { threadId: threadId as never, text: 'and again' }));
+      const done = await waitFor(after, wake, (e) => e.type === 'run.terminal' && (e.payload as { runId: string }).runId === next.runId);
+      expect(done.payload).toMatchObject({ status: 'completed' });
+      c2.close();
+      second.child.kill('SIGTERM');
+    } finally {
+      data.cleanup();
+      ws.cleanup();
+    }
+  }, 90_000);
+});
