@@ -10,7 +10,6 @@ import {
   ResponseCapability,
   RunAttempt,
   RuntimeRequest,
-  TurnItem,
 } from './entities.js';
 import {
   CheckpointId,
@@ -18,13 +17,11 @@ import {
   EventId,
   MessageId,
   NodeId,
-  ProviderSessionId,
   ProviderThreadId,
   RunAttemptId,
   RunId,
   RuntimeRequestId,
   ThreadId,
-  TurnItemId,
 } from './ids.js';
 import {
   ApprovalDecision,
@@ -32,7 +29,6 @@ import {
   DispatchMode,
   NodeStatus,
   ProviderKind,
-  ProviderSessionStatus,
   ProviderThreadStatus,
   RunAttemptStatus,
   RunStatus,
@@ -117,9 +113,6 @@ export const eventCatalog = {
   'node.created': z.object({ threadId: ThreadId, node: ExecutionNode }),
   'node.status-changed': z.object({ ...runRef, nodeId: NodeId, to: NodeStatus }),
 
-  'turn-item.upserted': z.object({ item: TurnItem }),
-  'turn-item.delta': z.object({ threadId: ThreadId, itemId: TurnItemId, delta: z.string() }),
-
   'plan.updated': z.object({ plan: PlanArtifact }),
 
   'runtime-request.opened': z.object({ request: RuntimeRequest }),
@@ -138,11 +131,6 @@ export const eventCatalog = {
   }),
 
   'provider-session.changed': z.object({ session: ProviderSession, threadId: ThreadId.nullable() }),
-  'provider-session.status-changed': z.object({
-    sessionId: ProviderSessionId,
-    to: ProviderSessionStatus,
-    reason: z.string().nullable(),
-  }),
   'provider-thread.bound': z.object({ threadId: ThreadId, providerThread: ProviderThread }),
   'provider-thread.status-changed': z.object({
     threadId: ThreadId,

@@ -1,0 +1,172 @@
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { checkpointHandlers } from '../src/actors/checkpoint-effects.js';
+import { EffectWorker } from '../src/actors/effect-worker.js';
+import { Runtime } from '../src/actors/runtime.js';
+import { CheckpointStore } from '../src/checkpoints/checkpoint-store.js';
+import { Command, commandTypes } from '../src/domain/commands.js';
+import { eventTypes, type DomainEvent } from '../src/domain/events.js';
+import { ManualClock, SequentialIds } from '../src/domain/sources.js';
+import { Store } from '../src/persistence/store.js';
+import { commandExamples } from '../src/server/protocol-examples.js';
+
+/**
+ * `npm run docs` writes docs/protocol.md: the contract (connection, commands, streams,
+ * queries, events) with examples. Command examples are parsed with the command schema;
+ * event examples are real events, captured from a scripted session through the runtime.
+ * `npm run docs:check` fails when the file is stale.
+ */
+const check = process.argv.includes('--check');
+const target = new URL('../docs/protocol.md', import.meta.url);
+
+async function captureEvents(): Promise<Map<string, DomainEvent>> {
+  const dir = mkdtempSync(join(tmpdir(), 'baton-doc-'));
+  const ws = realpathSync(mkdtempSync(join(tmpdir(), 'baton-doc-ws-')));
+  const clock = new ManualClock();
+  const store = Store.open(join(dir, 'doc.sqlite'), { clock });
+  const runtime = new Runtime({ store, clock, ids: new SequentialIds(), requestTtlMs: 60_000, checkpoints: new CheckpointStore({ root: join(dir, 'checkpoints') }) });
+  const worker = new EffectWorker(runtime, checkpointHandlers(runtime.checkpoints));
+  const seen = new Map<string, DomainEvent>();
+  runtime.onEvents((events) => events.forEach((e) => seen.has(e.type) || seen.set(e.type, JSON.parse(JSON.stringify(e).split(ws).join('/home/me/project')))));
+  let n = 0;
+  const cmd = async (c: Record<string, unknown>) => {
+    const ack = await runtime.dispatch({ commandId: `cmd_${++n}`, ...c });
+    if (!ack.ok) throw new Error(`doc session: ${JSON.stringify(ack)}`);
+    return ack.result;
+  };
+  const feed = async (e: Record<string, unknown>) => {
+    const out = await runtime.ingest(e);
+    if (!out.ok) throw new Error(`doc session: ${JSON.stringify(out)}`);
+  };
+  const turn = (threadId: string) => {
+    const e = store.outbox.list({ threadId }).filter((x) => x.kind === 'provider.turn.start').at(-1)!;
+    return { threadId, runId: e.runId!, attemptId: String(e.payload.attemptId), rootNodeId: String(e.payload.rootNodeId) };
+  };
+  try {
+    const { threadId } = (await cmd({ type: 'thread.create', cwd: ws, title: 'Docs' })) as { threadId: string };
+    await cmd({ type: 'thread.settings.update', threadId, title: 'Docs thread' });
+    await cmd({ type: 'thread.message.send', threadId, text: 'Make the tests pass' });
+    await worker.drain();
+    let t = turn(threadId);
+    await feed({ type: 'session.status', threadId, sessionId: 'psess_1', provider: 'codex', status: 'ready', reason: null });
+    await feed({ type: 'thread.loaded', threadId, providerThreadId: store.projections.get('threads', threadId)!.activeProviderThreadId, nativeThreadRef: 'native-thread', resumeCursor: null });
+    await feed({ type: 'turn.started', threadId, runId: t.runId, attemptId: t.attemptId, nodeId: t.rootNodeId, nativeTurnRef: 'native-turn-1' });
+    await feed({ type: 'plan.updated', threadId, runId: t.runId, nodeId: t.rootNodeId, planId: 'plan_1', kind: 'todo_list', text: null, steps: [{ text: 'run the tests', status: 'in_progress' }] });
+    await feed({ type: 'node.started', threadId, runId: t.runId, nodeId: 'node_tool', parentNodeId: t.rootNodeId, attemptId: t.attemptId, kind: 'tool_call', title: 'npm test' });
+    await feed({ type: 'request.opened', threadId, runId: t.runId, requestId: 'req_1', nodeId: 'node_req', parentNodeId: 'node_tool', kind: 'command', prompt: 'npm test', details: { command: 'npm test' }, providerSessionId: 'psess_1' });
+    await cmd({ type: 'runtime-request.respond', requestId: 'req_1', decision: 'accept' });
+    await feed({ type: 'node.completed', threadId, runId: t.runId, nodeId: 'node_tool', status: 'completed' });
+    await feed({ type: 'message.delta', threadId, runId: t.runId, nodeId: t.rootNodeId, messageId: 'msg_reply', delta: 'All tests ' });
+    await feed({ type: 'message.completed', threadId, runId: t.runId, nodeId: t.rootNodeId, messageId: 'msg_reply', text: 'All tests pass.' });
+    await feed({ type: 'warning', threadId, runId: t.runId, message: 'Codex: a warning from the provider' });
+    await cmd({ type: 'thread.message.send', threadId, text: 'Also update the docs', dispatchMode: 'steer_active' });
+    await feed({ type: 'turn.completed', threadId, runId: t.runId, attemptId: t.attemptId, nodeId: t.rootNodeId, status: 'completed', error: null });
+    await worker.drain();
+    await cmd({ type: 'thread.message.send', threadId, text: 'Second run' });
+    const queued = (await cmd({ type: 'thread.message.send', threadId, text: 'Later', dispatchMode: 'queue_after_active' })) as { runId: string };
+    const other = (await cmd({ type: 'thread.message.send', threadId, text: 'Even later', dispatchMode: 'queue_after_active' })) as { runId: string };
+    await cmd({ type: 'queued-run.reorder', threadId, order: [other.runId, queued.runId] });
+    await cmd({ type: 'queued-run.cancel', runId: other.runId });
+    await worker.drain();
+    t = turn(threadId);
+    await cmd({ type: 'thread.stop', threadId });
+    await feed({ type: 'interrupt.acknowledged', threadId, runId: t.runId });
+    await feed({ type: 'turn.completed', threadId, runId: t.runId, attemptId: t.attemptId, nodeId: t.rootNodeId, status: 'interrupted', error: null });
+    await worker.drain();
+    const fork = (await cmd({ type: 'thread.fork', sourceThreadId: threadId, source: { type: 'run', threadId, runId: store.projections.list('runs', threadId)[0]!.id } })) as { threadId: string };
+    await cmd({ type: 'thread.message.send', threadId: fork.threadId, text: 'Continue on the fork' });
+    await feed({ type: 'thread.loaded', threadId: fork.threadId, providerThreadId: store.projections.get('threads', fork.threadId)!.activeProviderThreadId, nativeThreadRef: 'native-fork', resumeCursor: null, resolution: 'native_fork' });
+    // Requests: one the provider withdraws, one that expires, one whose callback dies.
+    const r = turn(fork.threadId);
+    await feed({ type: 'turn.started', threadId: fork.threadId, runId: r.runId, attemptId: r.attemptId, nodeId: r.rootNodeId, nativeTurnRef: 'native-turn-f' });
+    await feed({ type: 'request.opened', threadId: fork.threadId, runId: r.runId, requestId: 'req_2', nodeId: 'node_req_2', parentNodeId: r.rootNodeId, kind: 'command', prompt: 'rm -rf build', details: {}, providerSessionId: 'psess_2' });
+    await feed({ type: 'request.closed', threadId: fork.threadId, requestId: 'req_2', reason: 'resolved by the provider' });
+    await feed({ type: 'request.opened', threadId: fork.threadId, runId: r.runId, requestId: 'req_3', nodeId: 'node_req_3', parentNodeId: r.rootNodeId, kind: 'file_change', prompt: 'edit README.md', details: {}, providerSessionId: 'psess_2' });
+    clock.advance(60_001);
+    await runtime.fireDueTimers();
+    await feed({ type: 'request.opened', threadId: fork.threadId, runId: r.runId, requestId: 'req_4', nodeId: 'node_req_4', parentNodeId: r.rootNodeId, kind: 'user_input', prompt: 'Which file?', details: {}, providerSessionId: 'psess_2' });
+    await feed({ type: 'runtime.lost', threadId: fork.threadId, sessionId: null, runStatus: 'failed', error: { code: 'provider_error', message: 'the Codex process exited' } });
+    await worker.drain();
+    await cmd({ type: 'rollback.toRun', threadId, runOrdinal: 1 });
+    await feed({ type: 'runtime.lost', threadId, sessionId: 'psess_1', runStatus: 'failed', error: { code: 'provider_error', message: 'the Codex process exited' } });
+    await feed({ type: 'thread.failed', threadId, providerThreadId: store.projections.get('threads', threadId)!.activeProviderThreadId, reason: 'resume failed' });
+    await cmd({ type: 'thread.archive', threadId });
+    await cmd({ type: 'thread.delete', threadId });
+    return seen;
+  } finally {
+    store.close();
+    rmSync(dir, { recursive: true, force: true });
+    rmSync(ws, { recursive: true, force: true });
+  }
+}
+
+const json = (v: unknown) => '```json\n' + JSON.stringify(v, null, 2) + '\n```';
+
+const events = await captureEvents();
+const lines: string[] = [
+  '# Baton protocol',
+  '',
+  'Generated by `npm run docs` from the zod schemas (`src/domain/`), the command examples (`src/server/protocol-examples.ts`, each parsed by the command schema) and real events captured from a scripted session through the runtime. JSON Schema for every message: `npm run schema` (into `schema/`).',
+  '',
+  '## Connecting',
+  '',
+  'Socket.IO over HTTP on `BATON_HOST:BATON_PORT` (default `127.0.0.1:7420`). The handshake must carry the token: `io(url, { auth: { token } })`. Without it, or with a wrong one, the connection is refused with `unauthorized`. `GET /healthz` answers `{ ok, lastSequence, liveThreads }`.',
+  '',
+  'The typed client (`src/client/`, the package export) does all of this: `BatonClient.connect(url, token)`, `client.command(type, payload)` (a commandId is added), `client.subscribe(request, onEvent)` (resubscribes with `afterSequence` after a reconnect, so `onEvent` sees every event once, in order).',
+  '',
+  '## Commands',
+  '',
+  'Emit `command` with `{ commandId, type, ...payload }` and an ack callback. The ack is `{ ok: true, commandId, sequence, result }` (`sequence`: the last committed event sequence) or `{ ok: false, commandId, error: { code, message, details? } }`. Commands are idempotent: a `commandId` seen before returns the first receipt and does nothing again. Error codes: ' +
+    '`invalid_command`, `unknown_command_type`, `invalid_payload`, `not_found`, `conflict`, `invalid_transition` (the thread or run cannot take that command in its current state), `not_resumable`, `unsupported`, `provider_error`, `internal`.',
+  '',
+];
+for (const type of commandTypes) {
+  const { example, result, notes } = commandExamples[type];
+  Command.parse(example);
+  lines.push(`### \`${type}\``, '', notes, '', json(example), '', 'Ack:', '', json({ ok: true, commandId: example.commandId, sequence: 42, result }), '');
+}
+lines.push(
+  '## Subscriptions',
+  '',
+  'Emit `subscribe` with `{ stream, ...params, afterSequence? }`. The ack is `{ ok: true, subscriptionId, snapshot, snapshotSequence }`; then `stream` messages `{ subscriptionId, sequence, event }` arrive for every committed event of that stream with `sequence > snapshotSequence`, in order, each once. With `afterSequence` the snapshot is `null` and the events after that sequence are sent first: a client that reconnects misses nothing. `unsubscribe` takes the subscriptionId. A subscriber that falls too far behind is disconnected (never the runtime slowed); it resubscribes with `afterSequence`.',
+  '',
+  '| stream | params | snapshot | events |',
+  '|---|---|---|---|',
+  '| `threads` | | `{ threads: ThreadShell[] }` (the sidebar) | `thread.*`, `run.*` |',
+  '| `thread` | `threadId` | `{ thread, runs, turnItems, messages, plans, pendingRequests, checkpoints }` | every event of the thread |',
+  '| `graph` | `threadId` | `{ nodes, runs }` (the execution graph) | `node.*`, `attempt.*`, `run.*`, `provider-thread.*` |',
+  '| `requests` | | `{ requests }` (pending runtime requests) | `runtime-request.*` |',
+  '| `sessions` | | `{ sessions }` (provider sessions) | `provider-session.*` |',
+  '',
+  json({ stream: 'thread', threadId: 'thr_01' }),
+  '',
+  '## Queries',
+  '',
+  'Emit `query` for one-off reads; the ack is `{ ok: true, result }`.',
+  '',
+  '- `{ type: "snapshot", request: { stream, ...params } }` -> `{ snapshot, snapshotSequence }`',
+  '- `{ type: "events", afterSequence, limit?, threadId? }` -> `{ events }`',
+  '- `{ type: "receipt", commandId }` -> `{ receipt }`',
+  '',
+  '## Events',
+  '',
+  'Every event has the envelope `{ sequence, eventId, commandId, causationId, threadId, type, payload, at }`; `sequence` is global and gap-free. The examples below are real events from a scripted session.',
+  '',
+);
+for (const type of eventTypes) {
+  const example = events.get(type);
+  lines.push(`### \`${type}\``, '', example ? json(example) : '_Not produced by the scripted session; see `schema/events.json` for its payload._', '');
+}
+const text = lines.join('\n');
+if (check) {
+  if (!existsSync(target) || readFileSync(target, 'utf8') !== text) {
+    console.error('docs/protocol.md is stale: run npm run docs');
+    process.exit(1);
+  }
+  console.log('docs/protocol.md is up to date');
+} else {
+  mkdirSync(new URL('../docs/', import.meta.url), { recursive: true });
+  writeFileSync(target, text);
+  console.log(`wrote docs/protocol.md (${commandTypes.length} commands, ${events.size} of ${eventTypes.length} events with captured examples)`);
+}

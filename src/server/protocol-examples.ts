@@ -1,0 +1,84 @@
+import type { CommandType } from '../domain/commands.js';
+
+/**
+ * One example per command of the Socket.IO contract, for docs/protocol.md. A test parses
+ * every example with the command schema, so the documentation cannot drift from it.
+ */
+export const commandExamples: Record<CommandType, { example: Record<string, unknown>; result: Record<string, unknown>; notes: string }> = {
+  'thread.create': {
+    example: { commandId: 'cmd_1', type: 'thread.create', cwd: '/home/me/project', title: 'Fix the parser', provider: 'codex', runtimeMode: 'workspace_write' },
+    result: { threadId: 'thr_01' },
+    notes: 'Creates an AppThread. No provider work happens until the first message. `threadId` may be given by the client.',
+  },
+  'thread.message.send': {
+    example: { commandId: 'cmd_2', type: 'thread.message.send', threadId: 'thr_01', text: 'Make the tests pass', dispatchMode: 'auto' },
+    result: { runId: 'run_01', messageId: 'msg_01', dispatched: 'started' },
+    notes:
+      '`dispatched` is `started`, `queued` or `steered`. Modes: `start_immediately` (refused while a run is active), `steer_active` and `auto` (steer natively when the provider can, else interrupt and restart the active run with a `steering_restart` attempt; `auto` queues when neither is possible), `restart_active`, `queue_after_active`.',
+  },
+  'run.interrupt': {
+    example: { commandId: 'cmd_3', type: 'run.interrupt', runId: 'run_01', holdQueue: true },
+    result: { runId: 'run_01', holdQueue: true },
+    notes: 'Asks the provider to stop. The ack is not the end: the run ends when the provider confirms (`run.terminal`). `holdQueue` (the Stop button) keeps queued runs from starting.',
+  },
+  'thread.stop': {
+    example: { commandId: 'cmd_4', type: 'thread.stop', threadId: 'thr_01' },
+    result: { threadId: 'thr_01', queueHeld: true },
+    notes: 'Interrupts the active run and holds the queue; nothing restarts the thread until the user sends a message.',
+  },
+  'runtime-request.respond': {
+    example: { commandId: 'cmd_5', type: 'runtime-request.respond', requestId: 'req_01', decision: 'accept' },
+    result: { requestId: 'req_01', status: 'resolved' },
+    notes: '`decision` is `accept`, `acceptForSession`, `decline` or `cancel`; questions take `answers: { [questionId]: string | string[] }`. A request whose provider callback is gone fails with `not_resumable`.',
+  },
+  'queued-run.reorder': {
+    example: { commandId: 'cmd_6', type: 'queued-run.reorder', threadId: 'thr_01', order: ['run_03', 'run_02'] },
+    result: { order: ['run_03', 'run_02'] },
+    notes: '`order` must hold exactly the queued runs.',
+  },
+  'queued-run.cancel': {
+    example: { commandId: 'cmd_7', type: 'queued-run.cancel', runId: 'run_03' },
+    result: { runId: 'run_03', status: 'cancelled' },
+    notes: 'Cancels a queued run; it never gets an ordinal.',
+  },
+  'queued-message.promote': {
+    example: { commandId: 'cmd_8', type: 'queued-message.promote', runId: 'run_03' },
+    result: { runId: 'run_01', promotedRunId: 'run_03' },
+    notes: "Turns a queued message into a steer of the active run (the queued run is cancelled).",
+  },
+  'thread.fork': {
+    example: { commandId: 'cmd_9', type: 'thread.fork', sourceThreadId: 'thr_01', source: { type: 'run', threadId: 'thr_01', runId: 'run_01' } },
+    result: { threadId: 'thr_02', forkedFrom: { threadId: 'thr_01', runId: 'run_01', runOrdinal: 1 } },
+    notes: 'Records lineage and a pending source point only; the fork\'s first run resolves it (a native provider fork at that turn). Forks from finished runs only.',
+  },
+  'thread.merge_back': {
+    example: { commandId: 'cmd_10', type: 'thread.merge_back', threadId: 'thr_01', forkThreadId: 'thr_02' },
+    result: {},
+    notes: 'Not built yet: answers `unsupported`.',
+  },
+  'rollback.toRun': {
+    example: { commandId: 'cmd_11', type: 'rollback.toRun', threadId: 'thr_01', runOrdinal: 2 },
+    result: { threadId: 'thr_01', runOrdinal: 2, checkpointId: 'ckpt_02', changedPaths: ['src/parser.ts'], staleCheckpointIds: ['ckpt_03'] },
+    notes: 'Restores the files of run 2\'s checkpoint, marks later runs `rolled_back` and later checkpoints `stale`, and asks the provider to roll back its conversation. The next run is run 3.',
+  },
+  'rollback.node': {
+    example: { commandId: 'cmd_12', type: 'rollback.node', nodeId: 'node_07', checkpointId: 'ckpt_09' },
+    result: { nodeId: 'node_07', checkpointId: 'ckpt_09', changedPaths: ['a.txt'], parentFilesChanged: true, parentOverlap: ['a.txt'] },
+    notes: 'Restores a child scope (a subagent\'s checkpoint); `parentOverlap` lists restored files the parent run changed too.',
+  },
+  'thread.settings.update': {
+    example: { commandId: 'cmd_13', type: 'thread.settings.update', threadId: 'thr_01', title: 'Parser work', interactionMode: 'plan' },
+    result: { threadId: 'thr_01' },
+    notes: 'Changes apply to the next run.',
+  },
+  'thread.archive': {
+    example: { commandId: 'cmd_14', type: 'thread.archive', threadId: 'thr_01' },
+    result: { threadId: 'thr_01', status: 'archived' },
+    notes: 'Only an idle thread can be archived.',
+  },
+  'thread.delete': {
+    example: { commandId: 'cmd_15', type: 'thread.delete', threadId: 'thr_01' },
+    result: { threadId: 'thr_01', status: 'deleted' },
+    notes: 'Marks the thread deleted; its history stays in the event log.',
+  },
+};
