@@ -86,7 +86,7 @@ export class Runtime {
     if (existing) return ackOf(existing.ok ? { ok: true, result: existing.result, lastSequence: existing.sequence, events: [] } : { ok: false, error: existing.error, lastSequence: existing.sequence }, command.commandId);
 
     const threadId = this.threadOf(command);
-    if (!threadId) return { ok: false, commandId: command.commandId, error: { code: 'not_found', message: `no entity for ${command.type}`, details: { command } } };
+    if (!threadId) return { ok: false, commandId: command.commandId, error: { code: 'not_found', message: `${command.type}: no ${describeTarget(command)}` } };
     const options = { commandId: command.commandId, commandType: command.type };
     const thread = this.thread(threadId);
     // Rollbacks restore files before their step; every other command is a plain step.
@@ -246,4 +246,12 @@ function ackOf(outcome: StepOutcome<Record<string, unknown>>, commandId: string)
   return outcome.ok
     ? { ok: true, commandId, sequence: outcome.lastSequence, result: outcome.result }
     : { ok: false, commandId, error: outcome.error };
+}
+
+/** The app id a command names, for a not_found message a person can act on. */
+function describeTarget(command: Command): string {
+  if ('runId' in command) return `run ${command.runId}`;
+  if ('requestId' in command) return `request ${command.requestId}`;
+  if ('nodeId' in command) return `node ${command.nodeId}`;
+  return 'such target';
 }

@@ -18,7 +18,7 @@ export async function serve(flags: Record<string, string | undefined>): Promise<
   );
   say();
   say('Connect a client: socket.io to the URL above with auth { token }. See docs/protocol.md.');
-  say('Try it:          npx tsx src/cli/main.ts demo');
+  say('Try it:          npm run baton -- demo   (or: npm run baton -- --help)');
   logger.info({ url: app.url, model: app.model }, 'baton started');
 
   let stopping = false;
