@@ -2,6 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { benchStore } from './store.bench.js';
 import { benchRuntime } from './runtime.bench.js';
 import { benchCheckpoints } from './checkpoint.bench.js';
+import { benchApi } from './api.bench.js';
 import { machineDescription, type BenchSection } from './measure.js';
 
 /**
@@ -9,7 +10,7 @@ import { machineDescription, type BenchSection } from './measure.js';
  * Every figure stands beside a baseline measured in the same run on the same machine.
  */
 const sections: BenchSection[] = [];
-for (const run of [benchStore, benchRuntime, benchCheckpoints]) {
+for (const run of [benchStore, benchRuntime, benchCheckpoints, benchApi]) {
   const section = await run();
   sections.push(section);
   console.log(`\n${section.title}`);
@@ -33,3 +34,4 @@ for (const s of sections) {
 }
 writeFileSync(new URL('../BENCHMARKS.md', import.meta.url), lines.join('\n'));
 console.log('\nwrote BENCHMARKS.md');
+process.exit(0);
