@@ -63,6 +63,17 @@ export async function benchStore(): Promise<BenchSection> {
       return rate;
     });
 
+    // The same group commit with units that carry only their event (a stream of deltas, say).
+    const eventOnlyRate = bestOf(rounds, () => {
+      const store = Store.open(join(dir, `events-${round++}.sqlite`));
+      let n = 0;
+      const units = () => Array.from({ length: batch }, () => ({ events: typicalUnit('thr_events', ++n).events }));
+      const prepared = Array.from({ length: batches + 2 }, units);
+      const rate = opsPerSecond(batches, (i) => store.commitMany(prepared[i < 0 ? batches - 1 - i : i]!), 2) * batch;
+      store.close();
+      return rate;
+    });
+
     return {
       title: 'Durable store (issue 2)',
       notes: [
@@ -88,12 +99,20 @@ export async function benchStore(): Promise<BenchSection> {
           verdict: 'info',
         },
         {
-          metric: 'group commit events/s',
+          metric: 'group commit events/s, typical units',
           value: fmt(groupRate),
           baseline: `${fmt(rawRate)} raw inserts/s`,
           ratio: `${fmt(groupRate / rawRate, 2)}×`,
           target: '≥ 100,000 events/s',
           verdict: groupRate >= 100_000 ? 'met' : 'missed',
+        },
+        {
+          metric: 'group commit events/s, event-only units',
+          value: fmt(eventOnlyRate),
+          baseline: `${fmt(rawRate)} raw inserts/s`,
+          ratio: `${fmt(eventOnlyRate / rawRate, 2)}×`,
+          target: 'info (the target row above is the typical unit)',
+          verdict: 'info',
         },
       ],
     };

@@ -9,7 +9,8 @@ import type { Store } from '../src/persistence/store.js';
 import { codexBinaryPath } from '../src/providers/codex/codex-binary.js';
 import { CodexProvider } from '../src/providers/codex/codex-provider.js';
 import { ScriptedModelServer } from '../src/providers/model/scripted-model-server.js';
-import { RecordingChannel, writeTranscript } from '../src/providers/transport/transcript.js';
+import { RecordingChannel, writeTranscript, type TranscriptEntry } from '../src/providers/transport/transcript.js';
+import { withoutNativeSteering } from '../test/providers/codex-scenarios.js';
 import { codexScenarios } from '../test/providers/codex-scenarios.js';
 import { createHarness } from '../test/support/runtime.js';
 
@@ -35,6 +36,7 @@ for (const name of wanted) {
   const stores: Store[] = [];
   const h = createHarness(
     {
+      ...(scenario.withoutNativeSteering ? { capabilities: withoutNativeSteering } : {}),
       checkpoints: new CheckpointStore({ root: join(data, 'checkpoints') }),
       handlers: (runtime) => {
         const provider = new CodexProvider(runtime, {
@@ -55,26 +57,38 @@ for (const name of wanted) {
     new ManualClock(),
     (store) => stores.push(store),
   );
+  let sessions: TranscriptEntry[][] = [];
   try {
-    await scenario.drive({ h, cwd, modelAsked: (n) => model.waitForRequests(n) });
+    await scenario.drive({
+      h,
+      cwd,
+      modelAsked: (n) => model.waitForRequests(n),
+      kill: (threadId) => process.kill(providers.at(-1)!.adapter(threadId).pid!, 'SIGKILL'),
+      restart: async () => {
+        providers.forEach((p) => p.stopAll('SIGKILL'));
+        await h.runtime.settle();
+        return h.restart();
+      },
+    });
+    // What each session said during the scenario (the teardown below is not part of it).
+    sessions = recordings.map((r) => [...r.entries]);
   } finally {
     providers.forEach((p) => p.stopAll('SIGKILL'));
     stores.forEach((s) => s.close());
     await model.stop();
   }
   // One transcript per Codex session the scenario started, in the order they started.
-  recordings.forEach((recording, i) => {
-    const entries = recording.entries.filter((e) => e.kind !== 'runtime_exit');
-    const file = recordings.length === 1 ? `${name}.ndjson` : `${name}.${i + 1}.ndjson`;
+  sessions.forEach((entries, i) => {
+    const file = sessions.length === 1 ? `${name}.ndjson` : `${name}.${i + 1}.ndjson`;
     writeTranscript(join(outDir, file), {
       header: {
         kind: 'header', provider: 'codex', protocol: 'app-server', version, scenario: name,
-        metadata: { recordedWith: 'npm run record:codex', session: i + 1, sessions: recordings.length, modelTurns: scenario.model, vars: ['cwd', 'dataDir'] },
+        metadata: { recordedWith: 'npm run record:codex', session: i + 1, sessions: sessions.length, modelTurns: scenario.model, vars: ['cwd', 'dataDir'] },
       },
       entries,
     });
   });
   rmSync(data, { recursive: true, force: true });
   rmSync(cwd, { recursive: true, force: true });
-  console.log(`recorded ${name}: ${recordings.map((r) => r.entries.length).join(' + ')} entries`);
+  console.log(`recorded ${name}: ${sessions.map((e) => e.length).join(' + ')} entries`);
 }

@@ -185,6 +185,11 @@ export class Runtime {
     return actor;
   }
 
+  /** Resolves when every step queued on any thread so far has committed (or failed). */
+  async settle(): Promise<void> {
+    await Promise.all([...this.threads.values()].map((t) => t.settled()));
+  }
+
   get liveThreadCount(): number {
     return this.threads.size;
   }

@@ -77,6 +77,11 @@ export class ThreadActor {
     return this.live.size;
   }
 
+  /** Resolves when every step queued so far has finished. */
+  settled(): Promise<void> {
+    return this.tail.then(() => undefined);
+  }
+
   /** Loads the thread's supervisor from its row (no-op when live); false if the thread is unknown. */
   hydrate(): boolean {
     return this.entity({ kind: 'thread_supervisor', id: this.threadId }) !== null;

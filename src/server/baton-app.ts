@@ -102,8 +102,11 @@ export async function startBaton(config: Config, logger: Logger, options: { resp
       clearInterval(reaper);
       stopPumping();
       await running;
-      runtime.queue.flush();
+      // Provider processes go first (nothing more is reported), then the steps already in
+      // the mailboxes finish and commit, then the database closes.
       codex.stopAll('SIGTERM');
+      await runtime.settle();
+      runtime.queue.flush();
       await scripted?.stop();
       store.close();
     },

@@ -5,9 +5,11 @@ import { fileURLToPath } from 'node:url';
 import { CheckpointStore } from '../../src/checkpoints/checkpoint-store.js';
 import { CodexProvider } from '../../src/providers/codex/codex-provider.js';
 import { ReplayChannel, readTranscript, type TranscriptEntry } from '../../src/providers/transport/transcript.js';
-import { useRuntime, type Harness } from '../support/runtime.js';
+import { createHarness, type Harness } from '../support/runtime.js';
+import { ManualClock } from '../../src/domain/sources.js';
+import type { Store } from '../../src/persistence/store.js';
 import { tempDir } from '../support/temp.js';
-import { codexScenarios } from './codex-scenarios.js';
+import { codexScenarios, withoutNativeSteering } from './codex-scenarios.js';
 
 /**
  * The same scenarios as the live Codex tests, from transcripts recorded off the real binary
@@ -21,29 +23,15 @@ const transcripts = readdirSync(dir).filter((f) => f.endsWith('.ndjson')).map((f
 const data = tempDir('baton-replay-');
 afterAll(data.cleanup);
 let replays: ReplayChannel[] = [];
-let provider: CodexProvider | null = null;
+const providers: CodexProvider[] = [];
+const stores: Store[] = [];
 let entriesFor: (entries: TranscriptEntry[]) => TranscriptEntry[] = (e) => e;
 /** The recorded sessions of the scenario being replayed, in the order they started. */
 let current: TranscriptEntry[][] = [];
-let cwd = '';
 
-const open = useRuntime({
-  checkpoints: new CheckpointStore({ root: join(data.dir, 'checkpoints') }),
-  handlers: (runtime) =>
-    (provider = new CodexProvider(runtime, {
-      endpoint: { baseUrl: 'http://127.0.0.1:9/v1', model: 'gpt-5.1-codex' },
-      dataDir: data.dir,
-      channelFor: () => {
-        const session = current[replays.length];
-        if (!session) throw new Error(`the scenario started more Codex sessions than were recorded (${current.length})`);
-        const replay = new ReplayChannel(entriesFor(session), { cwd, dataDir: data.dir });
-        replays.push(replay);
-        return replay;
-      },
-    })).handlers(),
-});
 afterEach(() => {
-  provider?.stopAll();
+  providers.splice(0).forEach((p) => p.stopAll());
+  stores.splice(0).forEach((s) => s.close());
   replays = [];
   entriesFor = (e) => e;
 });
@@ -55,13 +43,50 @@ function workspace(): string {
 }
 
 async function replay(name: string): Promise<Harness> {
+  const scenario = codexScenarios.find((s) => s.name === name)!;
   const sessions = transcripts.filter((t) => t.header.scenario === name).sort((a, b) => Number(a.header.metadata.session ?? 1) - Number(b.header.metadata.session ?? 1));
   if (sessions.length === 0) throw new Error(`no transcript for ${name}: run npm run record:codex -- --scenario ${name}`);
   current = sessions.map((t) => t.entries);
-  cwd = workspace();
-  const h = open();
+  const cwd = workspace();
+  const run = tempDir('baton-replay-run-');
+  afterAll(run.cleanup);
+  const h = createHarness(
+    {
+      ...(scenario.withoutNativeSteering ? { capabilities: withoutNativeSteering } : {}),
+      checkpoints: new CheckpointStore({ root: join(data.dir, 'checkpoints') }),
+      handlers: (runtime) => {
+        const provider = new CodexProvider(runtime, {
+          endpoint: { baseUrl: 'http://127.0.0.1:9/v1', model: 'gpt-5.1-codex' },
+          dataDir: data.dir,
+          channelFor: () => {
+            const session = current[replays.length];
+            if (!session) throw new Error(`the scenario started more Codex sessions than were recorded (${current.length})`);
+            const channel = new ReplayChannel(entriesFor(session), { cwd, dataDir: data.dir });
+            replays.push(channel);
+            return channel;
+          },
+        });
+        providers.push(provider);
+        return provider.handlers();
+      },
+    },
+    join(run.dir, 'baton.sqlite'),
+    'a',
+    new ManualClock(),
+    (store) => stores.push(store),
+  );
   try {
-    await codexScenarios.find((s) => s.name === name)!.drive({ h, cwd, modelAsked: async () => undefined });
+    await scenario.drive({
+      h,
+      cwd,
+      modelAsked: async () => undefined,
+      kill: () => replays.at(-1)!.terminate(),
+      restart: async () => {
+        providers.forEach((p) => p.stopAll());
+        await h.runtime.settle();
+        return h.restart();
+      },
+    });
   } catch (error) {
     // Say where the replay stood: the frames Baton sent that differ, and what it still expects.
     const state = replays.map((r) => ({ mismatches: r.mismatches, next: r.remaining.slice(0, 2) }));
@@ -100,7 +125,7 @@ describe('Codex scenarios replayed from recorded transcripts', () => {
     };
     const h = await replay('simple');
     expect(replays[0]!.mismatches).toEqual([]);
-    const problems = provider!.adapter('thr_simple').frameProblems;
+    const problems = providers[0]!.adapter('thr_simple').frameProblems;
     expect(problems).toEqual({ unreadable: 4, unknown: 1 });
     const warnings = h.store.events.readThreadAfter('thr_simple', 0).filter((e) => e.type === 'runtime.warning');
     expect(warnings.length).toBe(4);

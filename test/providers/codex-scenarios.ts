@@ -1,5 +1,10 @@
 import type { ModelTurn } from '../../src/providers/model/scripted-model-server.js';
+import { writeFileSync, readFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Harness } from '../support/runtime.js';
+import { declaredCapabilities } from '../../src/providers/declared-capabilities.js';
+import type { ProviderCapabilities } from '../../src/domain/capabilities.js';
+import type { ProviderKind } from '../../src/domain/statuses.js';
 
 /**
  * Codex scenarios that run both live (real codex + scripted model, which is how their
@@ -11,13 +16,25 @@ export interface ScenarioContext {
   cwd: string;
   /** Live: waits until the model has been asked `n` times. Replay: there is no model. */
   modelAsked(n: number): Promise<void>;
+  /** SIGKILLs the thread's Codex process (in a replay, the recorded process dies here). */
+  kill(threadId: string): void;
+  /** Baton stops (its Codex processes die with it) and starts again on the same data. */
+  restart(): Promise<Harness>;
 }
 
 export interface CodexScenario {
   name: string;
   model: ModelTurn[];
+  /** Runs with native steering switched off by capability (to exercise the fallback). */
+  withoutNativeSteering?: boolean;
   drive(ctx: ScenarioContext): Promise<void>;
 }
+
+/** Declared capabilities with native steering off: the steering fallback's scenario. */
+export const withoutNativeSteering = (p: ProviderKind): ProviderCapabilities => ({
+  ...declaredCapabilities[p],
+  turns: { ...declaredCapabilities[p].turns, supportsActiveSteering: false },
+});
 
 export function check(condition: unknown, message: string): asserts condition {
   if (!condition) throw new Error(`scenario check failed: ${message}`);
@@ -139,6 +156,143 @@ export const codexScenarios: CodexScenario[] = [
       check((resolved?.payload as { strategy?: string } | undefined)?.strategy === 'native_fork', 'resolved by a native Codex fork');
       check(assistantTexts(h, 'thr_fork').at(-1) === 'Fork answer.', 'the fork answered');
       check(assistantTexts(h, source).length === 1, 'the source thread is untouched');
+    },
+  },
+  {
+    name: 'steering_restart_fallback',
+    withoutNativeSteering: true,
+    model: [{ kind: 'hang' }, { kind: 'text', text: 'Restarted answer.' }],
+    async drive({ h, cwd, modelAsked }) {
+      const threadId = await h.thread({ threadId: 'thr_restart', cwd });
+      const runId = await send(h, threadId, 'start slowly');
+      await h.until(() => status(h, runId) === 'running');
+      await modelAsked(1);
+      await send(h, threadId, 'change of plan', 'steer_active');
+      await h.until(() => status(h, runId) === 'completed');
+      const attempts = h.store.projections.get('runs', runId)!.attempts.map((a) => `${a.reason}:${a.status}`);
+      check(JSON.stringify(attempts) === JSON.stringify(['initial:superseded', 'steering_restart:completed']), `a replacement attempt under the same run, got ${attempts}`);
+    },
+  },
+  {
+    name: 'queued_turn',
+    model: [{ kind: 'text', text: 'A done.', chunks: ['A ', 'done.'], delayMs: 30 }, { kind: 'text', text: 'B done.' }],
+    async drive({ h, cwd }) {
+      const threadId = await h.thread({ threadId: 'thr_queue', cwd });
+      const a = await send(h, threadId, 'A');
+      const b = await send(h, threadId, 'B', 'queue_after_active');
+      check(h.store.projections.get('runs', b)!.status === 'queued', 'B waits behind A');
+      await h.until(() => status(h, b) === 'completed');
+      check(h.store.projections.get('runs', a)!.ordinal === 1 && h.store.projections.get('runs', b)!.ordinal === 2, 'A is run 1, B run 2');
+    },
+  },
+  {
+    name: 'approval_decline',
+    model: [{ kind: 'exec', command: 'echo nope > declined.txt', escalated: true, callId: 'call_decline' }, { kind: 'text', text: 'Understood.' }],
+    async drive({ h, cwd }) {
+      const threadId = await h.thread({ threadId: 'thr_decline', cwd });
+      const runId = await send(h, threadId, 'try it');
+      await h.until(() => h.store.projections.list('requests', threadId).some((r) => r.status === 'pending'));
+      const request = h.store.projections.list('requests', threadId)[0]!;
+      check((await h.command({ type: 'runtime-request.respond', requestId: request.id, decision: 'decline' })).ok, 'declined');
+      await h.until(() => status(h, runId) === 'completed');
+      check(!existsSync(join(cwd, 'declined.txt')), 'the declined command did not run');
+    },
+  },
+  {
+    name: 'approval_cancel',
+    model: [{ kind: 'exec', command: 'echo nope > cancelled.txt', escalated: true, callId: 'call_cancel' }, { kind: 'text', text: 'Cancelled.' }],
+    async drive({ h, cwd }) {
+      const threadId = await h.thread({ threadId: 'thr_cancel', cwd });
+      const runId = await send(h, threadId, 'try it');
+      await h.until(() => h.store.projections.list('requests', threadId).some((r) => r.status === 'pending'));
+      const request = h.store.projections.list('requests', threadId)[0]!;
+      check((await h.command({ type: 'runtime-request.respond', requestId: request.id, decision: 'cancel' })).ok, 'cancelled');
+      await h.until(() => ['completed', 'interrupted', 'failed'].includes(status(h, runId) ?? ''));
+      check(!existsSync(join(cwd, 'cancelled.txt')), 'the cancelled command did not run');
+    },
+  },
+  {
+    name: 'plan_todo',
+    model: [{ kind: 'plan', steps: [{ step: 'read the code', status: 'completed' }, { step: 'write the fix', status: 'in_progress' }], callId: 'call_plan' }, { kind: 'text', text: 'Planned.' }],
+    async drive({ h, cwd }) {
+      const threadId = await h.thread({ threadId: 'thr_plan', cwd });
+      const runId = await send(h, threadId, 'plan it');
+      await h.until(() => status(h, runId) === 'completed');
+      const plans = h.store.projections.list('plans', threadId);
+      check(plans.length === 1 && plans[0]!.kind === 'todo_list' && plans[0]!.final, 'a final todo list');
+      check(JSON.stringify(plans[0]!.steps.map((x) => x.status)) === JSON.stringify(['completed', 'in_progress']), 'its steps');
+    },
+  },
+  {
+    name: 'provider_error',
+    model: [{ kind: 'error', status: 500, message: 'the model is on fire' }, { kind: 'text', text: 'Recovered.' }],
+    async drive({ h, cwd }) {
+      const threadId = await h.thread({ threadId: 'thr_error', cwd });
+      const one = await send(h, threadId, 'first');
+      await h.until(() => status(h, one) === 'failed');
+      const terminal = h.store.events.readThreadAfter(threadId, 0).find((e) => e.type === 'run.terminal')!;
+      check(/500|fire|error/i.test(JSON.stringify(terminal.payload)), "the provider's error is visible");
+      const two = await send(h, threadId, 'again');
+      await h.until(() => status(h, two) === 'completed');
+    },
+  },
+  {
+    name: 'provider_crash_recovery',
+    model: [{ kind: 'text', text: 'Before the crash.' }, { kind: 'hang' }, { kind: 'text', text: 'Back again.' }],
+    async drive({ h, cwd, modelAsked, kill }) {
+      const threadId = await h.thread({ threadId: 'thr_crash', cwd });
+      const one = await send(h, threadId, 'first');
+      await h.until(() => status(h, one) === 'completed');
+      const two = await send(h, threadId, 'second');
+      await h.until(() => status(h, two) === 'running');
+      await modelAsked(2);
+      kill(threadId);
+      await h.until(() => status(h, two) === 'failed');
+      check(h.store.projections.list('sessions', threadId).some((x) => x.status === 'error'), 'the session is marked');
+      const three = await send(h, threadId, 'third');
+      await h.until(() => status(h, three) === 'completed');
+      check(assistantTexts(h, threadId).at(-1) === 'Back again.', 'the next message succeeds on a resumed thread');
+    },
+  },
+  {
+    name: 'restart_recovery',
+    model: [{ kind: 'exec', command: 'echo hi', escalated: true, callId: 'call_restart' }, { kind: 'text', text: 'Still here.' }],
+    async drive({ h, cwd, restart }) {
+      const threadId = await h.thread({ threadId: 'thr_reboot', cwd });
+      const one = await send(h, threadId, 'needs approval');
+      await h.until(() => h.store.projections.list('requests', threadId).some((r) => r.status === 'pending'));
+      const h2 = await restart();
+      await h2.runtime.recoverAfterRestart();
+      const request = h2.store.projections.list('requests', threadId)[0]!;
+      check(request.responseCapability.type === 'not_resumable', 'the request is not resumable');
+      const answer = await h2.command({ type: 'runtime-request.respond', requestId: request.id, decision: 'accept' });
+      check(!answer.ok && (answer as { error: { code: string } }).error.code === 'not_resumable', 'answering it is refused, typed');
+      await h2.until(() => status(h2, one) === 'interrupted');
+      const two = await send(h2, threadId, 'carry on');
+      await h2.until(() => status(h2, two) === 'completed');
+    },
+  },
+  {
+    name: 'thread_rollback',
+    model: [{ kind: 'text', text: 'one' }, { kind: 'text', text: 'two' }, { kind: 'text', text: 'after rollback' }],
+    async drive({ h, cwd }) {
+      const threadId = await h.thread({ threadId: 'thr_rollback', cwd });
+      const file = join(cwd, 'story.txt');
+      const one = await send(h, threadId, 'first');
+      await h.until(() => status(h, one) === 'running');
+      writeFileSync(file, 'version 1\n');
+      await h.until(() => status(h, one) === 'completed');
+      const two = await send(h, threadId, 'second');
+      await h.until(() => status(h, two) === 'running');
+      writeFileSync(file, 'version 2\n');
+      await h.until(() => status(h, two) === 'completed');
+      check((await h.command({ type: 'rollback.toRun', threadId, runOrdinal: 1 })).ok, 'rolled back');
+      check(readFileSync(file, 'utf8') === 'version 1\n', 'files restored');
+      await h.until(() => h.store.outbox.list({ threadId }).filter((e) => e.kind === 'provider.thread.rollback').every((e) => e.status === 'completed'));
+      check(status(h, two) === 'rolled_back', 'run 2 rolled back');
+      const three = await send(h, threadId, 'third');
+      await h.until(() => status(h, three) === 'completed');
+      check(h.store.projections.get('runs', three)!.ordinal === 2, 'the next run is run 2 again');
     },
   },
 ];

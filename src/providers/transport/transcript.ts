@@ -105,11 +105,28 @@ export class ReplayChannel implements LineChannel {
     return Promise.resolve();
   }
 
-  /** Moves the inbound entries up to the next expected outbound frame into the emit queue. */
+  /**
+   * Moves the inbound entries up to the next expected outbound frame into the emit queue.
+   * A recorded exit waits for `terminate()`: in a recording the process dies because the
+   * scenario killed it, so the replay lets it die when the scenario does.
+   */
   private queueInbound(): void {
-    for (let entry = this.entries[this.position]; entry && entry.kind !== 'expect_outbound'; entry = this.entries[this.position]) {
+    for (let entry = this.entries[this.position]; entry && entry.kind === 'emit_inbound'; entry = this.entries[this.position]) {
       this.outbox.push(entry);
       this.position += 1;
+    }
+    if (!this.draining) this.drain();
+  }
+
+  /** The scenario kills the process: what it said before dying is played, then its exit. */
+  terminate(): void {
+    this.queueInbound();
+    const exit = this.entries[this.position];
+    if (exit?.kind === 'runtime_exit') {
+      this.outbox.push(exit);
+      this.position += 1;
+    } else {
+      this.outbox.push({ kind: 'runtime_exit', reason: 'killed by SIGKILL' });
     }
     if (!this.draining) this.drain();
   }
