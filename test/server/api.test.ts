@@ -141,6 +141,25 @@ describe('Socket.IO API', () => {
     expect(subscription.lastSequence).toBe(expected.at(-1));
   });
 
+  it('a subscriber that vanishes mid-stream blocks neither the runtime nor the other subscribers', async () => {
+    const app = await baton();
+    const writer = await client(app);
+    const steady = await client(app);
+    const seen: number[] = [];
+    const w = watcher();
+    const { snapshotSequence } = await steady.subscribe({ stream: 'threads' }, (_e, sequence) => (seen.push(sequence), w.notify()));
+    const gone = io(app.url, { transports: ['websocket'], reconnection: false, auth: { token: app.token } });
+    await new Promise<void>((resolve) => gone.once('connect', () => resolve()));
+    expect(await gone.emitWithAck('subscribe', { stream: 'threads' })).toMatchObject({ ok: true });
+    const ws = workspace();
+    await writer.command('thread.create', { cwd: ws });
+    gone.io.engine.close(); // the connection drops without a goodbye
+    for (let i = 0; i < 20; i++) expect(await writer.command('thread.create', { cwd: ws, title: `t${i}` })).toMatchObject({ ok: true });
+    const expected = app.runtime.store.events.readAfter(snapshotSequence).filter((e) => e.type.startsWith('thread.')).map((e) => e.sequence);
+    await w.until(() => seen.length >= expected.length);
+    expect(seen).toEqual(expected);
+  });
+
   it('a full conversation with the real Codex: create, send, approve, interrupt, rollback', async () => {
     const script: ModelTurn[] = [
       { kind: 'text', text: 'Hello there.' },

@@ -1,0 +1,61 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { pino } from 'pino';
+import { loadConfig } from '../../src/config.js';
+import { startBaton } from '../../src/server/baton-app.js';
+import { tempDir } from '../support/temp.js';
+
+const main = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+function baton(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, ['--import', 'tsx', main, ...args], { env: { ...process.env, ...env }, timeout: 90_000 }, (error, stdout, stderr) => {
+      resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
+    });
+  });
+}
+
+describe('the baton CLI', () => {
+  it('demo: a reply, an approval, an interrupt and a rollback through the real Codex, printed as they stream', async () => {
+    const { code, stdout, stderr } = await baton(['demo']);
+    expect(stderr).not.toMatch(/at .*\.ts:\d+/);
+    expect(code).toBe(0);
+    expect(stdout).toContain("Hello! I am Codex, running offline against Baton's scripted model.");
+    expect(stdout).toMatch(/\[needs approval\] .*hello\.txt/);
+    expect(stdout).toContain('hello.txt exists: true');
+    expect(stdout).toContain('[run interrupted]');
+    expect(stdout).toContain('[rolled back to run 1]');
+    expect(stdout.trim().split('\n').filter(Boolean).slice(-2)).toEqual(['  hello.txt exists: false', 'Done.']);
+  }, 120_000);
+
+  it('client commands against a running Baton; errors are one clear line', async () => {
+    const data = tempDir('baton-cli-');
+    const ws = tempDir('baton-cli-ws-');
+    const app = await startBaton(loadConfig({}, { dataDir: data.dir, port: 0, token: 'cli-test-token-0123456789', model: 'scripted' }), pino({ level: 'silent' }));
+    cleanups.push(data.cleanup, ws.cleanup, () => app.stop());
+    const env = { BATON_URL: app.url, BATON_TOKEN: app.token };
+
+    const created = await baton(['new', ws.dir, 'From the CLI'], env);
+    expect(created.code).toBe(0);
+    const threadId = created.stdout.trim();
+    expect(threadId).toMatch(/^thr_/);
+    const sent = await baton(['send', threadId, 'hello', 'there'], env);
+    expect(sent.stdout).toMatch(/^started: run run_\w+ \(message msg_\w+\)/);
+    const listed = await baton(['threads'], env);
+    expect(listed.stdout).toContain(threadId);
+    expect(listed.stdout).toContain('From the CLI');
+
+    const refused = await baton(['interrupt', 'run_nope'], env);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr.trim()).toBe('baton: not_found: run.interrupt: no run run_nope');
+    const unreachable = await baton(['threads'], { BATON_URL: 'http://127.0.0.1:9', BATON_TOKEN: 'x' });
+    expect(unreachable.code).toBe(1);
+    expect(unreachable.stderr.trim().split('\n')).toHaveLength(1);
+    expect(unreachable.stderr).toMatch(/^baton: .*cannot reach Baton at http:\/\/127\.0\.0\.1:9/);
+  }, 120_000);
+});
