@@ -41,7 +41,6 @@ const toRecord = (r: EntityRow): EntityRecord => ({
 export class EntityTable {
   private readonly upsert: Statement;
   private readonly byId: Statement<[string], EntityRow>;
-  private readonly byThread: Statement<[string], EntityRow>;
   private readonly countAll: Statement<[], { n: number }>;
 
   constructor(db: Db) {
@@ -51,7 +50,6 @@ export class EntityTable {
         machine_version = excluded.machine_version, snapshot = excluded.snapshot, last_sequence = excluded.last_sequence,
         updated_at = excluded.updated_at`);
     this.byId = db.prepare('SELECT * FROM entities WHERE entity_id = ?');
-    this.byThread = db.prepare('SELECT * FROM entities WHERE thread_id = ? ORDER BY rowid');
     this.countAll = db.prepare('SELECT count(*) AS n FROM entities');
   }
 
@@ -62,10 +60,6 @@ export class EntityTable {
   get(entityId: string): EntityRecord | null {
     const row = this.byId.get(entityId);
     return row ? toRecord(row) : null;
-  }
-
-  listByThread(threadId: string): EntityRecord[] {
-    return this.byThread.all(threadId).map(toRecord);
   }
 
   count(): number {

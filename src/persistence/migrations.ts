@@ -59,7 +59,6 @@ CREATE TABLE entities (
   last_sequence INTEGER NOT NULL,
   updated_at INTEGER NOT NULL
 );
-CREATE INDEX entities_thread ON entities (thread_id, kind);
 
 ${projectionNames.map(projectionTable).join('\n')}
 
