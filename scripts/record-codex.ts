@@ -3,16 +3,11 @@ import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CheckpointStore } from '../src/checkpoints/checkpoint-store.js';
-import { ManualClock } from '../src/domain/sources.js';
-import type { Store } from '../src/persistence/store.js';
 import { codexBinaryPath } from '../src/providers/codex/codex-binary.js';
-import { CodexProvider } from '../src/providers/codex/codex-provider.js';
 import { ScriptedModelServer } from '../src/providers/model/scripted-model-server.js';
 import { RecordingChannel, writeTranscript, type TranscriptEntry } from '../src/providers/transport/transcript.js';
-import { withoutNativeSteering } from '../test/providers/codex-scenarios.js';
 import { codexScenarios } from '../test/providers/codex-scenarios.js';
-import { createHarness } from '../test/support/runtime.js';
+import { dataDirOf, runScenario } from '../test/providers/scenario-runner.js';
 
 /**
  * `npm run record:codex -- --scenario NAME` (or `--all`): runs a scenario against the real
@@ -32,49 +27,27 @@ for (const name of wanted) {
   const data = mkdtempSync(join(tmpdir(), 'baton-record-'));
   const cwd = realpathSync(mkdtempSync(join(tmpdir(), 'baton-record-ws-')));
   const recordings: RecordingChannel[] = [];
-  const providers: CodexProvider[] = [];
-  const stores: Store[] = [];
-  const h = createHarness(
-    {
-      ...(scenario.withoutNativeSteering ? { capabilities: withoutNativeSteering } : {}),
-      checkpoints: new CheckpointStore({ root: join(data, 'checkpoints') }),
-      handlers: (runtime) => {
-        const provider = new CodexProvider(runtime, {
-          endpoint: { baseUrl: model.baseUrl, model: 'gpt-5.1-codex', streamIdleTimeoutMs: 5_000 },
-          dataDir: data,
-          channelFor: (_thread, _session, spawn) => {
-            const recording = new RecordingChannel(spawn(), { cwd, dataDir: data });
-            recordings.push(recording);
-            return recording;
-          },
-        });
-        providers.push(provider);
-        return provider.handlers();
-      },
-    },
-    join(data, 'baton.sqlite'),
-    'a',
-    new ManualClock(),
-    (store) => stores.push(store),
-  );
   let sessions: TranscriptEntry[][] = [];
   try {
-    await scenario.drive({
-      h,
+    const done = await runScenario({
+      scenario,
       cwd,
-      modelAsked: (n) => model.waitForRequests(n),
-      kill: (threadId) => process.kill(providers.at(-1)!.adapter(threadId).pid!, 'SIGKILL'),
-      restart: async () => {
-        providers.forEach((p) => p.stopAll('SIGKILL'));
-        await h.runtime.settle();
-        return h.restart();
+      dir: data,
+      checkpointsRoot: join(data, 'checkpoints'),
+      modelBaseUrl: model.baseUrl,
+      channelFor: (_thread, _session, spawn) => {
+        const recording = new RecordingChannel(spawn(), { cwd, dataDir: dataDirOf(data) });
+        recordings.push(recording);
+        return recording;
       },
+      modelAsked: (n) => model.waitForRequests(n),
+      kill: (provider, threadId) => process.kill(provider.adapter(threadId).pid!, 'SIGKILL'),
     });
     // What each session said during the scenario (the teardown below is not part of it).
     sessions = recordings.map((r) => [...r.entries]);
+    done.providers.forEach((p) => p.stopAll('SIGKILL'));
+    done.stores.forEach((s) => s.close());
   } finally {
-    providers.forEach((p) => p.stopAll('SIGKILL'));
-    stores.forEach((s) => s.close());
     await model.stop();
   }
   // One transcript per Codex session the scenario started, in the order they started.

@@ -2,14 +2,13 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { readdirSync, readFileSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CheckpointStore } from '../../src/checkpoints/checkpoint-store.js';
 import { CodexProvider } from '../../src/providers/codex/codex-provider.js';
 import { ReplayChannel, readTranscript, type TranscriptEntry } from '../../src/providers/transport/transcript.js';
-import { createHarness, type Harness } from '../support/runtime.js';
-import { ManualClock } from '../../src/domain/sources.js';
+import type { Harness } from '../support/runtime.js';
 import type { Store } from '../../src/persistence/store.js';
 import { tempDir } from '../support/temp.js';
-import { codexScenarios, withoutNativeSteering } from './codex-scenarios.js';
+import { codexScenarios } from './codex-scenarios.js';
+import { dataDirOf, runScenario } from './scenario-runner.js';
 
 /**
  * The same scenarios as the live Codex tests, from transcripts recorded off the real binary
@@ -23,15 +22,16 @@ const transcripts = readdirSync(dir).filter((f) => f.endsWith('.ndjson')).map((f
 const data = tempDir('baton-replay-');
 afterAll(data.cleanup);
 let replays: ReplayChannel[] = [];
-const providers: CodexProvider[] = [];
-const stores: Store[] = [];
+const finished: { providers: CodexProvider[]; stores: Store[] }[] = [];
 let entriesFor: (entries: TranscriptEntry[]) => TranscriptEntry[] = (e) => e;
 /** The recorded sessions of the scenario being replayed, in the order they started. */
 let current: TranscriptEntry[][] = [];
 
 afterEach(() => {
-  providers.splice(0).forEach((p) => p.stopAll());
-  stores.splice(0).forEach((s) => s.close());
+  for (const { providers, stores } of finished.splice(0)) {
+    providers.forEach((p) => p.stopAll());
+    stores.forEach((s) => s.close());
+  }
   replays = [];
   entriesFor = (e) => e;
 });
@@ -42,7 +42,7 @@ function workspace(): string {
   return realpathSync(ws.dir);
 }
 
-async function replay(name: string): Promise<Harness> {
+async function replay(name: string): Promise<{ h: Harness; dataDir: string }> {
   const scenario = codexScenarios.find((s) => s.name === name)!;
   const sessions = transcripts.filter((t) => t.header.scenario === name).sort((a, b) => Number(a.header.metadata.session ?? 1) - Number(b.header.metadata.session ?? 1));
   if (sessions.length === 0) throw new Error(`no transcript for ${name}: run npm run record:codex -- --scenario ${name}`);
@@ -50,49 +50,30 @@ async function replay(name: string): Promise<Harness> {
   const cwd = workspace();
   const run = tempDir('baton-replay-run-');
   afterAll(run.cleanup);
-  const h = createHarness(
-    {
-      ...(scenario.withoutNativeSteering ? { capabilities: withoutNativeSteering } : {}),
-      checkpoints: new CheckpointStore({ root: join(data.dir, 'checkpoints') }),
-      handlers: (runtime) => {
-        const provider = new CodexProvider(runtime, {
-          endpoint: { baseUrl: 'http://127.0.0.1:9/v1', model: 'gpt-5.1-codex' },
-          dataDir: data.dir,
-          channelFor: () => {
-            const session = current[replays.length];
-            if (!session) throw new Error(`the scenario started more Codex sessions than were recorded (${current.length})`);
-            const channel = new ReplayChannel(entriesFor(session), { cwd, dataDir: data.dir });
-            replays.push(channel);
-            return channel;
-          },
-        });
-        providers.push(provider);
-        return provider.handlers();
-      },
-    },
-    join(run.dir, 'baton.sqlite'),
-    'a',
-    new ManualClock(),
-    (store) => stores.push(store),
-  );
   try {
-    await scenario.drive({
-      h,
+    const done = await runScenario({
+      scenario,
       cwd,
+      dir: run.dir,
+      checkpointsRoot: join(data.dir, 'checkpoints'),
+      modelBaseUrl: 'http://127.0.0.1:9/v1',
+      channelFor: () => {
+        const session = current[replays.length];
+        if (!session) throw new Error(`the scenario started more Codex sessions than were recorded (${current.length})`);
+        const channel = new ReplayChannel(entriesFor(session), { cwd, dataDir: dataDirOf(run.dir) });
+        replays.push(channel);
+        return channel;
+      },
       modelAsked: async () => undefined,
       kill: () => replays.at(-1)!.terminate(),
-      restart: async () => {
-        providers.forEach((p) => p.stopAll());
-        await h.runtime.settle();
-        return h.restart();
-      },
     });
+    finished.push(done);
+    return { h: done.h, dataDir: dataDirOf(run.dir) };
   } catch (error) {
     // Say where the replay stood: the frames Baton sent that differ, and what it still expects.
     const state = replays.map((r) => ({ mismatches: r.mismatches, next: r.remaining.slice(0, 2) }));
     throw new Error(`${(error as Error).message}\nreplay: ${JSON.stringify(state, null, 1).slice(0, 4000)}`);
   }
-  return h;
 }
 
 describe('Codex scenarios replayed from recorded transcripts', () => {
@@ -123,13 +104,14 @@ describe('Codex scenarios replayed from recorded transcripts', () => {
       ];
       return [...entries.slice(0, at), ...bad, ...entries.slice(at)];
     };
-    const h = await replay('simple');
+    const { h, dataDir } = await replay('simple');
     expect(replays[0]!.mismatches).toEqual([]);
-    const problems = providers[0]!.adapter('thr_simple').frameProblems;
+    const problems = finished[0]!.providers[0]!.adapter('thr_simple').frameProblems;
     expect(problems).toEqual({ unreadable: 4, unknown: 1 });
     const warnings = h.store.events.readThreadAfter('thr_simple', 0).filter((e) => e.type === 'runtime.warning');
     expect(warnings.length).toBe(4);
-    const log = readdirSync(join(data.dir, 'codex', 'thr_simple', 'frames')).map((f) => readFileSync(join(data.dir, 'codex', 'thr_simple', 'frames', f), 'utf8')).join('');
+    const frames = join(dataDir, 'codex', 'thr_simple', 'frames');
+    const log = readdirSync(frames).map((f) => readFileSync(join(frames, f), 'utf8')).join('');
     expect(log.split('\n').filter((l) => l.includes('"problem"')).length).toBe(4);
     expect(log).toContain('totally/unknown');
   });
