@@ -45,6 +45,7 @@ export async function clientCommand(command: string, args: string[], flags: Reco
       }
       case 'send': {
         need(2, '<threadId> <text>');
+        console.error('sending...');
         const result = ok(await client.command('thread.message.send', { threadId: args[0]! as never, text: args.slice(1).join(' '), ...(flags.mode ? { dispatchMode: flags.mode as never } : {}) }));
         console.log(`${result.dispatched}: run ${result.runId} (message ${result.messageId})`);
         return;
@@ -73,6 +74,7 @@ export async function clientCommand(command: string, args: string[], flags: Reco
       }
       case 'rollback': {
         need(2, '<threadId> <runOrdinal>');
+        console.error(`restoring the files of run ${args[1]}...`);
         const result = ok(await client.command('rollback.toRun', { threadId: args[0]! as never, runOrdinal: Number(args[1]) }));
         console.log(`rolled back to run ${args[1]}; files restored: ${(result.changedPaths as string[]).length}`);
         return;

@@ -141,6 +141,31 @@ describe('Socket.IO API', () => {
     expect(subscription.lastSequence).toBe(expected.at(-1));
   });
 
+  it('serves the graph, requests and sessions streams: snapshot, then their events', async () => {
+    const script: ModelTurn[] = [{ kind: 'exec', command: 'echo ok', escalated: true }, { kind: 'text', text: 'Done.' }];
+    const app = await baton((_r, i) => script[i] ?? { kind: 'text', text: 'more' });
+    const c = await client(app);
+    const threadId = resultOf<{ threadId: string }>(await c.command('thread.create', { cwd: workspace() })).threadId;
+    const got: Record<string, string[]> = { graph: [], requests: [], sessions: [] };
+    const w = watcher();
+    const subs = await Promise.all([
+      c.subscribe({ stream: 'graph', threadId: threadId as never }, (e) => (got.graph!.push(e.type), w.notify())),
+      c.subscribe({ stream: 'requests' }, (e) => (got.requests!.push(e.type), w.notify())),
+      c.subscribe({ stream: 'sessions' }, (e) => (got.sessions!.push(e.type), w.notify())),
+    ]);
+    expect(subs.map((s) => s.snapshot)).toEqual([{ nodes: [], runs: [] }, { requests: [] }, { sessions: [] }]);
+    await c.command('thread.message.send', { threadId: threadId as never, text: 'run it' });
+    await w.until(() => got.requests!.includes('runtime-request.opened'));
+    const pending = (await c.query({ type: 'snapshot', request: { stream: 'requests' } })) as { result: { snapshot: { requests: { id: string }[] } } };
+    expect(pending.result.snapshot.requests).toHaveLength(1);
+    await c.command('runtime-request.respond', { requestId: pending.result.snapshot.requests[0]!.id as never, decision: 'accept' });
+    await w.until(() => got.requests!.includes('runtime-request.resolved') && got.graph!.includes('run.terminal'));
+    expect(got.graph).toEqual(expect.arrayContaining(['node.created', 'node.status-changed', 'attempt.created', 'run.status-changed']));
+    expect(got.graph!.every((t) => /^(node|attempt|run|provider-thread)\./.test(t))).toBe(true);
+    expect(got.sessions).toContain('provider-session.changed');
+    for (const { subscription } of subs) await subscription.close();
+  }, 60_000);
+
   it('a subscriber that vanishes mid-stream blocks neither the runtime nor the other subscribers', async () => {
     const app = await baton();
     const writer = await client(app);
