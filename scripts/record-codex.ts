@@ -34,6 +34,7 @@ for (const name of wanted) {
       cwd,
       dir: data,
       checkpointsRoot: join(data, 'checkpoints'),
+      live: true,
       modelBaseUrl: model.baseUrl,
       channelFor: (_thread, _session, spawn) => {
         const recording = new RecordingChannel(spawn(), { cwd, dataDir: dataDirOf(data) });

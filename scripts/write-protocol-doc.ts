@@ -57,6 +57,7 @@ async function captureEvents(): Promise<Map<string, DomainEvent>> {
     await feed({ type: 'request.opened', threadId, runId: t.runId, requestId: 'req_1', nodeId: 'node_req', parentNodeId: 'node_tool', kind: 'command', prompt: 'npm test', details: { command: 'npm test' }, providerSessionId: 'psess_1' });
     await cmd({ type: 'runtime-request.respond', requestId: 'req_1', decision: 'accept' });
     await feed({ type: 'node.completed', threadId, runId: t.runId, nodeId: 'node_tool', status: 'completed' });
+    await feed({ type: 'diff.updated', threadId, runId: t.runId, diff: 'diff --git a/src/parser.ts b/src/parser.ts\n--- a/src/parser.ts\n+++ b/src/parser.ts\n@@ -1 +1 @@\n-const x = 1\n+const x = 2\n' });
     await feed({ type: 'message.delta', threadId, runId: t.runId, nodeId: t.rootNodeId, messageId: 'msg_reply', delta: 'All tests ' });
     await feed({ type: 'message.completed', threadId, runId: t.runId, nodeId: t.rootNodeId, messageId: 'msg_reply', text: 'All tests pass.' });
     await feed({ type: 'warning', threadId, runId: t.runId, message: 'Codex: a warning from the provider' });

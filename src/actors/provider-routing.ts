@@ -77,6 +77,9 @@ export function routeProviderEvent(thread: ThreadActor, event: ProviderEvent): v
     case 'runtime.lost':
       runtimeLost(thread, event);
       return;
+    case 'diff.updated':
+      thread.current.addEvent('run.diff-updated', { threadId: event.threadId, runId: event.runId, diff: event.diff });
+      return;
     case 'warning':
       thread.current.addEvent('runtime.warning', { threadId: event.threadId, runId: event.runId, message: event.message });
       return;

@@ -94,6 +94,7 @@ export const eventCatalog = {
   'run.interrupt-requested': z.object({ ...runRef, holdQueue: z.boolean() }),
   'run.interrupt-acknowledged': z.object({ ...runRef }),
   'run.steered': z.object({ ...runRef, messageId: MessageId, strategy: z.enum(['native', 'restart']) }),
+  'run.diff-updated': z.object({ ...runRef, diff: z.string() }),
   'run.barrier-step': z.object({ ...runRef, step: BarrierStep }),
   'run.terminal': z.object({
     ...runRef,

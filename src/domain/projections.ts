@@ -33,6 +33,8 @@ export type ThreadShell = z.infer<typeof ThreadShell>;
 
 export const RunView = Run.extend({
   attempts: z.array(RunAttempt),
+  /** The provider's latest unified diff of what the run changed, when it reports one. */
+  diff: z.string().nullable(),
   queuePosition: z.number().int().nullable(),
   interruptRequested: z.boolean(),
 });

@@ -56,6 +56,8 @@ export const ProviderEvent = z.discriminatedUnion('type', [
     resolution: z.enum(['native_fork', 'portable_context']).optional(),
   }),
   z.object({ type: z.literal('thread.failed'), ...onThread, providerThreadId: ProviderThreadId, reason: z.string() }),
+  /** The provider's view of what the turn changed so far: a unified diff. */
+  z.object({ type: z.literal('diff.updated'), ...onRun, diff: z.string() }),
   z.object({ type: z.literal('warning'), ...onThread, runId: RunId.nullable(), message: z.string() }),
   /** The provider process is gone: live callbacks die with it and the active run ends by policy. */
   z.object({ type: z.literal('runtime.lost'), ...onThread, sessionId: ProviderSessionId.nullable(), runStatus: z.enum(['failed', 'interrupted']), error: ErrorInfo }),

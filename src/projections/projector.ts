@@ -75,7 +75,7 @@ const handlers: { [K in EventType]?: Handler<K> } = {
     const queued = view.list('runs', p.threadId, (r) => r.status === 'queued').length;
     view.put('runs', p.runId, p.threadId, {
       id: p.runId, threadId: p.threadId, ordinal: null, status: 'queued', provider: p.provider, model: p.model, providerThreadId: null, userMessageId: p.userMessageId,
-      rootNodeId: p.rootNodeId, activeAttemptId: null, checkpointId: null, contextHandoffId: null, supersedesRunId: null, attempts: [], queuePosition: queued, interruptRequested: false,
+      rootNodeId: p.rootNodeId, activeAttemptId: null, checkpointId: null, contextHandoffId: null, supersedesRunId: null, attempts: [], diff: null, queuePosition: queued, interruptRequested: false,
     });
     updateThread(view, p.threadId, at, (t) => ({ queuedRunCount: t.queuedRunCount + 1 }));
   },
@@ -88,6 +88,7 @@ const handlers: { [K in EventType]?: Handler<K> } = {
     updateRun(view, p.runId, () => ({ status: p.to }));
     updateThread(view, p.threadId, at, (t) => (t.activeRunId === p.runId ? { activeRunStatus: p.to } : {}));
   },
+  'run.diff-updated': ({ payload: p }, view) => updateRun(view, p.runId, () => ({ diff: p.diff })),
   'run.interrupt-requested': ({ payload: p }, view) => updateRun(view, p.runId, () => ({ interruptRequested: true })),
   'run.terminal': ({ payload: p, at }, view) => {
     const wasQueued = view.get('runs', p.runId)?.ordinal === null;

@@ -75,11 +75,11 @@ describe('Codex, live: crashes and rollback, from the model\'s side', () => {
     const { threadId, ws } = await thread(h);
     const file = join(ws, 'story.txt');
     model.enqueue({ kind: 'text', text: 'one' }, { kind: 'text', text: 'two' });
-    const one = await send(h, threadId, 'first');
+    const one = await send(h, threadId, 'rollback-first-a1');
     await h.until(() => run(h, one.runId).status === 'running');
     writeFileSync(file, 'version 1\n');
     await h.until(() => run(h, one.runId).status === 'completed');
-    const two = await send(h, threadId, 'second');
+    const two = await send(h, threadId, 'rollback-second-b2');
     await h.until(() => run(h, two.runId).status === 'running');
     writeFileSync(file, 'version 2\n');
     await h.until(() => run(h, two.runId).status === 'completed');
@@ -89,12 +89,12 @@ describe('Codex, live: crashes and rollback, from the model\'s side', () => {
     expect(readFileSync(file, 'utf8')).toBe('version 1\n');
     expect(run(h, two.runId).status).toBe('rolled_back');
     model.enqueue({ kind: 'text', text: 'after rollback' });
-    const three = await send(h, threadId, 'third');
+    const three = await send(h, threadId, 'rollback-third-c3');
     await h.until(() => run(h, three.runId).status === 'completed');
     // Codex's history no longer holds run 2.
     const input = JSON.stringify(model.requests.at(-1)!.body.input);
-    expect(input).toContain('one');
-    expect(input).not.toContain('second');
+    expect(input).toContain('rollback-first-a1');
+    expect(input).not.toContain('rollback-second-b2');
   }, 60_000);
 });
 

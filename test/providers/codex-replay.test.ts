@@ -56,6 +56,7 @@ async function replay(name: string): Promise<{ h: Harness; dataDir: string }> {
       cwd,
       dir: run.dir,
       checkpointsRoot: join(data.dir, 'checkpoints'),
+      live: false,
       modelBaseUrl: 'http://127.0.0.1:9/v1',
       channelFor: () => {
         const session = current[replays.length];

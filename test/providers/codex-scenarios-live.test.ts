@@ -43,6 +43,7 @@ describe('Codex scenarios, live', () => {
       cwd: realpathSync(ws.dir),
       dir: run.dir,
       checkpointsRoot: join(data.dir, 'checkpoints'),
+      live: true,
       modelBaseUrl: model.baseUrl,
       modelAsked: (n) => model.waitForRequests(n),
       kill: (provider, threadId) => process.kill(provider.adapter(threadId).pid!, 'SIGKILL'),

@@ -14,6 +14,8 @@ import type { ProviderKind } from '../../src/domain/statuses.js';
 export interface ScenarioContext {
   h: Harness;
   cwd: string;
+  /** True against the real binary; false in a replay, where no agent touches the workspace. */
+  live: boolean;
   /** Live: waits until the model has been asked `n` times. Replay: there is no model. */
   modelAsked(n: number): Promise<void>;
   /** SIGKILLs the thread's Codex process (in a replay, the recorded process dies here). */
@@ -293,6 +295,27 @@ export const codexScenarios: CodexScenario[] = [
       const three = await send(h, threadId, 'third');
       await h.until(() => status(h, three) === 'completed');
       check(h.store.projections.get('runs', three)!.ordinal === 2, 'the next run is run 2 again');
+    },
+  },
+  {
+    name: 'apply_patch',
+    model: [{ kind: 'patch', patch: '*** Begin Patch\n*** Add File: notes.md\n+# Notes\n+written by apply_patch\n*** End Patch\n', callId: 'call_patch' }, { kind: 'text', text: 'Patched.' }],
+    async drive({ h, cwd, live }) {
+      const threadId = await h.thread({ threadId: 'thr_patch', cwd });
+      const runId = await send(h, threadId, 'add notes');
+      await h.until(() => status(h, runId) === 'completed' || h.store.projections.list('requests', threadId).some((r) => r.status === 'pending'));
+      const pending = h.store.projections.list('requests', threadId).find((r) => r.status === 'pending');
+      if (pending) {
+        check(pending.kind === 'file_change', `a file-change approval, got ${pending.kind}`);
+        check((await h.command({ type: 'runtime-request.respond', requestId: pending.id, decision: 'accept' })).ok, 'approved');
+      }
+      await h.until(() => status(h, runId) === 'completed');
+      if (live) check(existsSync(join(cwd, 'notes.md')) && readFileSync(join(cwd, 'notes.md'), 'utf8').includes('written by apply_patch'), 'the patch was applied');
+      const tools = h.store.projections.list('graph_nodes', threadId).filter((n) => n.kind === 'tool_call');
+      check(tools.some((n) => n.title === 'apply_patch' && n.status === 'completed'), `an apply_patch tool node, got ${JSON.stringify(tools.map((n) => [n.title, n.status]))}`);
+      const checkpoint = h.store.projections.list('checkpoints', threadId).find((c) => c.runOrdinal === 1)!;
+      if (live) check(checkpoint.diff?.files === 1, 'the run checkpoint holds the patched file');
+      check(h.store.projections.get('runs', runId)!.diff?.includes('+written by apply_patch') === true, "Codex's diff of the turn is on the run");
     },
   },
 ];

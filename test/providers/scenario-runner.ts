@@ -18,6 +18,8 @@ export interface ScenarioRun {
   /** Replays and recordings give their channels; live runs spawn the binary. */
   channelFor?: (threadId: string, sessionId: string, spawn: () => LineChannel) => LineChannel;
   modelAsked(n: number): Promise<void>;
+  /** Against the real binary (live or recording) rather than a replay. */
+  live: boolean;
   /** How the scenario's kill is carried out: a real SIGKILL, or a replayed exit. */
   kill(provider: CodexProvider, threadId: string): void;
 }
@@ -59,6 +61,7 @@ export async function runScenario(run: ScenarioRun): Promise<{ h: Harness; provi
     await run.scenario.drive({
       h,
       cwd: run.cwd,
+      live: run.live,
       modelAsked: (n) => run.modelAsked(n),
       kill: (threadId) => run.kill(providers.at(-1)!, threadId),
       restart: async () => {

@@ -24,6 +24,7 @@ export function runView(threadId: string, i: number): RunView {
     contextHandoffId: null,
     supersedesRunId: null,
     attempts: [],
+    diff: null,
     queuePosition: null,
     interruptRequested: false,
   };

@@ -28,6 +28,7 @@ const WithItem = z.object({ threadId: z.string(), turnId: z.string(), item: z.ob
 const Delta = z.object({ threadId: z.string(), turnId: z.string(), itemId: z.string(), delta: z.string() }).loose();
 const Plan = z.object({ threadId: z.string(), turnId: z.string(), explanation: z.string().nullable().optional(), plan: z.array(z.object({ step: z.string(), status: z.string() })) }).loose();
 const ApprovalRequest = z.object({ threadId: z.string(), turnId: z.string(), itemId: z.string() }).loose();
+const Diff = z.object({ threadId: z.string(), turnId: z.string(), diff: z.string() }).loose();
 const Resolved = z.object({ threadId: z.string(), requestId: z.union([z.string(), z.number()]) }).loose();
 const ErrorNote = z.object({ threadId: z.string(), turnId: z.string().optional(), error: z.object({ message: z.string() }).loose(), willRetry: z.boolean().optional() }).loose();
 
@@ -129,6 +130,12 @@ export class CodexNormalizer {
           type: 'plan.updated', threadId: t, runId: ref.runId as never, nodeId: ref.rootNodeId as never, planId: planId as never, kind: 'todo_list',
           text: p.data.explanation ?? null, steps: p.data.plan.map((s) => ({ text: s.step, status: planStatus(s.status) })),
         }];
+      }
+      case 'turn/diff/updated': {
+        const p = Diff.safeParse(params);
+        if (!p.success || p.data.threadId !== this.nativeThreadId) return [];
+        const ref = this.turn(p.data.turnId);
+        return ref ? [{ type: 'diff.updated', threadId: t, runId: ref.runId as never, diff: p.data.diff }] : [];
       }
       case 'serverRequest/resolved': {
         const p = Resolved.safeParse(params);
