@@ -64,7 +64,9 @@ export function routeProviderEvent(thread: ThreadActor, event: ProviderEvent): v
       const ref = { kind: 'provider_session' as const, id: event.sessionId };
       if (!thread.snapshot(ref)) thread.spawn('provider_session', event.sessionId, { sessionId: event.sessionId, threadId: event.threadId, provider: event.provider });
       const byStatus = { starting: 'RESTART', ready: 'READY', running: 'BUSY', waiting: 'WAITING', stopped: 'STOPPED', error: 'FAILED' } as const;
-      thread.deliver(ref, { type: byStatus[event.status], reason: event.reason ?? event.status });
+      // "ready" after work is the session going idle; before any, it is the session coming up.
+      const working = ['running', 'waiting'].includes((thread.snapshot(ref)?.context as { status?: string } | undefined)?.status ?? '');
+      thread.deliver(ref, { type: event.status === 'ready' && working ? 'IDLE' : byStatus[event.status], reason: event.reason ?? event.status });
       return;
     }
     case 'thread.loaded':

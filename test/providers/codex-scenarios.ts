@@ -93,6 +93,8 @@ export const codexScenarios: CodexScenario[] = [
       check(ack.ok, 'accepted');
       await h.until(() => status(h, runId) === 'completed');
       check(h.store.projections.get('requests', request.id)!.status === 'resolved', 'request resolved');
+      const sessionStatuses = h.store.events.readThreadAfter(threadId, 0).filter((e) => e.type === 'provider-session.changed').map((e) => (e.payload as { session: { status: string } }).session.status);
+      check(['running', 'waiting', 'ready'].every((x) => sessionStatuses.includes(x)), `the session went running, waiting, ready: ${sessionStatuses}`);
     },
   },
   {

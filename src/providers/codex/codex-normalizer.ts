@@ -28,6 +28,7 @@ const WithItem = z.object({ threadId: z.string(), turnId: z.string(), item: z.ob
 const Delta = z.object({ threadId: z.string(), turnId: z.string(), itemId: z.string(), delta: z.string() }).loose();
 const Plan = z.object({ threadId: z.string(), turnId: z.string(), explanation: z.string().nullable().optional(), plan: z.array(z.object({ step: z.string(), status: z.string() })) }).loose();
 const ApprovalRequest = z.object({ threadId: z.string(), turnId: z.string(), itemId: z.string() }).loose();
+const ThreadStatus = z.object({ threadId: z.string(), status: z.object({ type: z.string(), activeFlags: z.array(z.string()).optional() }).loose() }).loose();
 const Diff = z.object({ threadId: z.string(), turnId: z.string(), diff: z.string() }).loose();
 const Resolved = z.object({ threadId: z.string(), requestId: z.union([z.string(), z.number()]) }).loose();
 const ErrorNote = z.object({ threadId: z.string(), turnId: z.string().optional(), error: z.object({ message: z.string() }).loose(), willRetry: z.boolean().optional() }).loose();
@@ -130,6 +131,14 @@ export class CodexNormalizer {
           type: 'plan.updated', threadId: t, runId: ref.runId as never, nodeId: ref.rootNodeId as never, planId: planId as never, kind: 'todo_list',
           text: p.data.explanation ?? null, steps: p.data.plan.map((s) => ({ text: s.step, status: planStatus(s.status) })),
         }];
+      }
+      case 'thread/status/changed': {
+        // Codex's own view of its thread drives the session's status: running, waiting on the user, idle.
+        const p = ThreadStatus.safeParse(params);
+        if (!p.success || p.data.threadId !== this.nativeThreadId) return [];
+        const { type, activeFlags = [] } = p.data.status;
+        const status = type === 'active' ? (activeFlags.some((f) => f.startsWith('waitingOn')) ? 'waiting' : 'running') : type === 'idle' ? 'ready' : null;
+        return status ? [{ type: 'session.status', threadId: t, sessionId: this.sessionId() as never, provider: 'codex', status, reason: null }] : [];
       }
       case 'turn/diff/updated': {
         const p = Diff.safeParse(params);
