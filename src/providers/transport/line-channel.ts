@@ -13,6 +13,38 @@ export interface LineChannel {
   close(): void;
 }
 
+/**
+ * The listener bookkeeping every channel shares: lines go to every line listener; the
+ * close is reported once, and at once to a listener that comes after it.
+ */
+export abstract class ChannelBase implements LineChannel {
+  private readonly lineListeners: ((line: string) => void)[] = [];
+  private readonly closeListeners: ((reason: string) => void)[] = [];
+  protected closedReason: string | null = null;
+
+  abstract send(line: string): Promise<void>;
+  abstract close(): void;
+
+  onLine(listener: (line: string) => void): void {
+    this.lineListeners.push(listener);
+  }
+
+  onClose(listener: (reason: string) => void): void {
+    if (this.closedReason) listener(this.closedReason);
+    else this.closeListeners.push(listener);
+  }
+
+  protected emitLine(line: string): void {
+    this.lineListeners.forEach((l) => l(line));
+  }
+
+  protected finish(reason: string): void {
+    if (this.closedReason) return;
+    this.closedReason = reason;
+    this.closeListeners.forEach((l) => l(reason));
+  }
+}
+
 /** Splits a byte stream into lines, holding a partial last line until it completes. */
 export class LineSplitter {
   private buffer = '';
@@ -34,13 +66,10 @@ export class LineSplitter {
 }
 
 /** The stdio of a child process, one JSON object per line. */
-export class ChildProcessChannel implements LineChannel {
-  private readonly lineListeners: ((line: string) => void)[] = [];
-  private readonly closeListeners: ((reason: string) => void)[] = [];
-  private closedReason: string | null = null;
-
+export class ChildProcessChannel extends ChannelBase {
   constructor(readonly child: ChildProcessWithoutNullStreams) {
-    const splitter = new LineSplitter((line) => this.lineListeners.forEach((l) => l(line)));
+    super();
+    const splitter = new LineSplitter((line) => this.emitLine(line));
     child.stdout.setEncoding('utf8');
     child.stdout.on('data', (chunk: string) => splitter.push(chunk));
     child.stdout.on('end', () => splitter.flush());
@@ -58,22 +87,7 @@ export class ChildProcessChannel implements LineChannel {
     });
   }
 
-  onLine(listener: (line: string) => void): void {
-    this.lineListeners.push(listener);
-  }
-
-  onClose(listener: (reason: string) => void): void {
-    if (this.closedReason) listener(this.closedReason);
-    else this.closeListeners.push(listener);
-  }
-
   close(): void {
     this.child.stdin.end();
-  }
-
-  private finish(reason: string): void {
-    if (this.closedReason) return;
-    this.closedReason = reason;
-    this.closeListeners.forEach((l) => l(reason));
   }
 }

@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { z } from 'zod';
 import { isDeepStrictEqual } from 'node:util';
-import type { LineChannel } from './line-channel.js';
+import { ChannelBase, type LineChannel } from './line-channel.js';
 
 /**
  * Transcripts: what a real agent process said and was told, recorded as NDJSON (a header,
@@ -58,20 +58,18 @@ export function writeTranscript(path: string, transcript: Transcript): void {
 }
 
 /** Plays a transcript back in place of the process. */
-export class ReplayChannel implements LineChannel {
+export class ReplayChannel extends ChannelBase {
   readonly mismatches: string[] = [];
   private position = 0;
   private readonly outbox: TranscriptEntry[] = [];
   private draining = false;
-  private readonly lineListeners: ((line: string) => void)[] = [];
-  private readonly closeListeners: ((reason: string) => void)[] = [];
-  private closedReason: string | null = null;
   private readonly toValues: (s: string) => string;
 
   constructor(
     private readonly entries: TranscriptEntry[],
     vars: Vars,
   ) {
+    super();
     this.toValues = withValues(vars);
   }
 
@@ -144,29 +142,14 @@ export class ReplayChannel implements LineChannel {
       if (entry.kind === 'runtime_exit') return this.finish(entry.reason);
       if (entry.kind === 'emit_inbound') {
         const line = entry.raw ?? JSON.stringify(substitute(entry.frame, this.toValues));
-        this.lineListeners.forEach((l) => l(line));
+        this.emitLine(line);
       }
       this.drain();
     });
   }
 
-  onLine(listener: (line: string) => void): void {
-    this.lineListeners.push(listener);
-  }
-
-  onClose(listener: (reason: string) => void): void {
-    if (this.closedReason) listener(this.closedReason);
-    else this.closeListeners.push(listener);
-  }
-
   close(): void {
     this.finish('closed by Baton');
-  }
-
-  private finish(reason: string): void {
-    if (this.closedReason) return;
-    this.closedReason = reason;
-    this.closeListeners.forEach((l) => l(reason));
   }
 }
 
