@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { existsSync, lstatSync, mkdirSync, realpathSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { git, nulSplit, type ShadowRepo } from './git.js';
 import { KeyedMutex } from './keyed-mutex.js';
@@ -41,18 +41,13 @@ export class CheckpointStore {
   /** Captures the workspace; `base` is the commit to diff against; `ref` names the capture. */
   capture(workspace: string, ref: string, base: string | null): Promise<Capture> {
     return this.locked(workspace, async (repo) => {
-      const skipped = await this.largeChangedFiles(repo);
-      const excludes = skipped.map((s) => `:(exclude,literal)${s.path}`);
-      // add, write-tree and the diff against the base in one shell: one process start, not three.
-      const baseTree = base ? `${base}^{tree}` : EMPTY_TREE;
-      const out = await git(repo, ['add-write-diff'], { script: ['add -A -- . "$@"', 'write-tree', `diff-tree -r --numstat -z --no-renames ${baseTree} "$tree"`], args: excludes });
-      const [tree = '', numstat = ''] = out.split('\n');
+      const staged = await this.stage(repo, base ? `${base}^{tree}` : EMPTY_TREE);
       // The ref points at the tree itself (no commit object needed) and keeps it from any gc;
       // a loose ref is one file, written here rather than by one more git process.
       const refPath = join(repo.gitDir, 'refs', 'baton', ...ref.split('/'));
       mkdirSync(dirname(refPath), { recursive: true });
-      writeFileSync(refPath, `${tree}\n`);
-      return { commit: tree, tree, diff: parseNumstat(numstat), skipped };
+      writeFileSync(refPath, `${staged.tree}\n`);
+      return { commit: staged.tree, ...staged };
     });
   }
 
@@ -63,13 +58,50 @@ export class CheckpointStore {
    */
   restore(workspace: string, commit: string): Promise<{ changed: string[]; previousTree: string }> {
     return this.locked(workspace, async (repo) => {
-      const skipped = await this.largeChangedFiles(repo);
-      await git(repo, ['add', '-A', '--', '.', ...skipped.map((s) => `:(exclude,literal)${s.path}`)]);
-      const previousTree = (await git(repo, ['write-tree'])).trim();
+      const { tree: previousTree } = await this.stage(repo, EMPTY_TREE);
       const changed = nulSplit(await git(repo, ['diff-tree', '-r', '--name-only', '-z', previousTree, `${commit}^{tree}`]));
       await git(repo, ['read-tree', '--reset', '-u', `${commit}^{tree}`]);
       return { changed, previousTree };
     });
+  }
+
+  /**
+   * Stages the workspace into the shadow index and writes its tree. New files over the
+   * size limit are left out before anything is hashed (a scan of untracked files only, fast
+   * with the untracked cache); a tracked file that grew past the limit is caught in the diff
+   * afterwards and put back to its base version, its new blob deleted. Then add, write-tree
+   * and the diff run in one shell.
+   */
+  private async stage(repo: ShadowRepo, baseTree: string): Promise<Omit<Capture, 'commit'>> {
+    const skipped = this.overLimit(repo, nulSplit(await git(repo, ['ls-files', '-z', '--others', '--exclude-standard'])));
+    const excludes = skipped.map((x) => `:(exclude,literal)${x.path}`);
+    const out = await git(repo, ['add-write-diff'], { script: ['add -A -- . "$@"', 'write-tree', `diff-tree -r --numstat -z --no-renames ${baseTree} "$tree"`], args: excludes });
+    const newline = out.indexOf('\n');
+    let tree = out.slice(0, newline).trim();
+    let diff = parseNumstat(out.slice(newline + 1));
+    const grown = this.overLimit(repo, diff.paths.filter((p) => !skipped.some((x) => x.path === p)));
+    if (grown.length) {
+      tree = await this.putBack(repo, grown.map((g) => g.path), baseTree, tree);
+      diff = parseNumstat(await git(repo, ['diff-tree', '-r', '--numstat', '-z', '--no-renames', baseTree, tree]));
+    }
+    return { tree, diff, skipped: [...skipped, ...grown] };
+  }
+
+  /** Puts paths back to their base version in the index (or out of it), dropping the blobs just written. */
+  private async putBack(repo: ShadowRepo, paths: string[], baseTree: string, tree: string): Promise<string> {
+    for (const path of paths) {
+      const written = nulSplit(await git(repo, ['ls-tree', '-z', tree, '--', path]))[0]?.split(/\s/)[2];
+      const before = nulSplit(await git(repo, ['ls-tree', '-z', baseTree, '--', path]))[0];
+      if (before) {
+        const [meta, name] = before.split('\t');
+        const [mode, , sha] = meta!.split(' ');
+        await git(repo, ['update-index', '-z', '--index-info'], { input: `${mode} ${sha}\t${name}\0` });
+      } else {
+        await git(repo, ['update-index', '--force-remove', '--', path]);
+      }
+      if (written) rmSync(join(repo.gitDir, 'objects', written.slice(0, 2), written.slice(2)), { force: true });
+    }
+    return (await git(repo, ['write-tree'])).trim();
   }
 
   /** The paths that differ between two captures (commits or trees). */
@@ -77,16 +109,15 @@ export class CheckpointStore {
     return this.locked(workspace, async (repo) => nulSplit(await git(repo, ['diff-tree', '-r', '--name-only', '-z', `${from}^{tree}`, `${to}^{tree}`])));
   }
 
-  /** Untracked or modified files over the size limit. */
-  private async largeChangedFiles(repo: ShadowRepo): Promise<Capture['skipped']> {
-    const candidates = nulSplit(await git(repo, ['ls-files', '-z', '--others', '--modified', '--exclude-standard']));
+  /** Which of these paths are regular files over the size limit. */
+  private overLimit(repo: ShadowRepo, candidates: string[]): Capture['skipped'] {
     const large: Capture['skipped'] = [];
     for (const path of new Set(candidates)) {
       try {
         const stat = lstatSync(join(repo.workTree, path));
         if (stat.isFile() && stat.size > this.maxFileBytes) large.push({ path, bytes: stat.size });
       } catch {
-        // Deleted since listing: git records the deletion.
+        // Deleted: git records the deletion.
       }
     }
     return large;

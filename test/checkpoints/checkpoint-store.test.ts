@@ -129,6 +129,21 @@ describe('CheckpointStore on real git and real folders', () => {
     expect(existsSync(join(ws, 'debug.log'))).toBe(true);
   });
 
+  it('puts a tracked file that grew past the limit back to its last captured version, and says so', async () => {
+    const { ws, store } = setup({ maxFileBytes: 1_000 });
+    writeFileSync(join(ws, 'log.txt'), 'small\n');
+    const first = await store.capture(ws, 'thr/0', null);
+    writeFileSync(join(ws, 'log.txt'), Buffer.alloc(5_000, 65));
+    writeFileSync(join(ws, 'other.txt'), 'fine');
+    const second = await store.capture(ws, 'thr/1', first.commit);
+    expect(second.skipped).toEqual([{ path: 'log.txt', bytes: 5_000 }]);
+    expect(second.diff.paths).toEqual(['other.txt']);
+    // The file is tracked at its small version, so restoring the first capture brings it back.
+    await store.restore(ws, first.commit);
+    expect(readFileSync(join(ws, 'log.txt'), 'utf8')).toBe('small\n');
+    expect(existsSync(join(ws, 'other.txt'))).toBe(false);
+  });
+
   it('serializes concurrent captures in one workspace', async () => {
     const { ws, store } = setup();
     writeFileSync(join(ws, 'a.txt'), 'a');
