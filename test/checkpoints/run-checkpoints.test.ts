@@ -1,4 +1,4 @@
-import { describe, expect, it, afterEach } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CheckpointStore } from '../../src/checkpoints/checkpoint-store.js';
@@ -8,6 +8,7 @@ import { tempDir } from '../support/temp.js';
 const cleanups: (() => void)[] = [];
 afterEach(() => cleanups.splice(0).forEach((c) => c()));
 const data = tempDir('baton-ckpt-data-');
+afterAll(data.cleanup);
 const open = useRuntime({ checkpoints: new CheckpointStore({ root: join(data.dir, 'checkpoints') }) });
 
 function workspace(): string {

@@ -5,7 +5,7 @@ import { CheckpointStore } from '../../src/checkpoints/checkpoint-store.js';
 import { CodexProvider } from '../../src/providers/codex/codex-provider.js';
 import { ScriptedModelServer } from '../../src/providers/model/scripted-model-server.js';
 import { useRuntime, type Harness } from '../support/runtime.js';
-import { tempDir } from '../support/temp.js';
+import { TempFolders, tempDir } from '../support/temp.js';
 
 const model = new ScriptedModelServer();
 const data = tempDir('baton-codex-more-');
@@ -25,14 +25,15 @@ afterEach(() => {
   providers.splice(0).forEach((p) => p.stopAll('SIGKILL'));
   model.reset();
 });
+const folders = new TempFolders();
 afterAll(async () => {
   await model.stop();
   data.cleanup();
+  folders.removeAll();
 });
 
 async function thread(h: Harness): Promise<{ threadId: string; ws: string }> {
-  const ws = tempDir('baton-codex-ws-');
-  afterAll(ws.cleanup);
+  const ws = { dir: folders.make('baton-codex-ws-') };
   return { threadId: await h.thread({ cwd: ws.dir }), ws: ws.dir };
 }
 

@@ -6,7 +6,7 @@ import { CodexProvider } from '../../src/providers/codex/codex-provider.js';
 import { ReplayChannel, readTranscript, type TranscriptEntry } from '../../src/providers/transport/transcript.js';
 import type { Harness } from '../support/runtime.js';
 import type { Store } from '../../src/persistence/store.js';
-import { tempDir } from '../support/temp.js';
+import { TempFolders, tempDir } from '../support/temp.js';
 import { codexScenarios } from './codex-scenarios.js';
 import { dataDirOf, runScenario } from './scenario-runner.js';
 
@@ -36,10 +36,11 @@ afterEach(() => {
   entriesFor = (e) => e;
 });
 
+const folders = new TempFolders();
+afterAll(() => folders.removeAll());
+
 function workspace(): string {
-  const ws = tempDir('baton-replay-ws-');
-  afterAll(ws.cleanup);
-  return realpathSync(ws.dir);
+  return realpathSync(folders.make('baton-replay-ws-'));
 }
 
 async function replay(name: string): Promise<{ h: Harness; dataDir: string }> {
@@ -48,8 +49,7 @@ async function replay(name: string): Promise<{ h: Harness; dataDir: string }> {
   if (sessions.length === 0) throw new Error(`no transcript for ${name}: run npm run record:codex -- --scenario ${name}`);
   current = sessions.map((t) => t.entries);
   const cwd = workspace();
-  const run = tempDir('baton-replay-run-');
-  afterAll(run.cleanup);
+  const run = { dir: folders.make('baton-replay-run-') };
   try {
     const done = await runScenario({
       scenario,

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Store } from '../../src/persistence/store.js';
 import { CodexProvider } from '../../src/providers/codex/codex-provider.js';
 import { ScriptedModelServer } from '../../src/providers/model/scripted-model-server.js';
-import { tempDir } from '../support/temp.js';
+import { TempFolders, tempDir } from '../support/temp.js';
 import { codexScenarios } from './codex-scenarios.js';
 import { runScenario } from './scenario-runner.js';
 
@@ -26,18 +26,19 @@ afterEach(() => {
   }
   model.reset();
 });
+const folders = new TempFolders();
 afterAll(async () => {
   await model.stop();
   data.cleanup();
+  folders.removeAll();
 });
 
 describe('Codex scenarios, live', () => {
   it.each(codexScenarios.map((s) => s.name))('%s', async (name) => {
     const scenario = codexScenarios.find((s) => s.name === name)!;
     model.enqueue(...scenario.model);
-    const ws = tempDir('baton-scenarios-ws-');
-    const run = tempDir('baton-scenarios-run-');
-    afterAll(() => (ws.cleanup(), run.cleanup()));
+    const ws = { dir: folders.make('baton-scenarios-ws-') };
+    const run = { dir: folders.make('baton-scenarios-run-') };
     const done = await runScenario({
       scenario,
       cwd: realpathSync(ws.dir),
