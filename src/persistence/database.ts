@@ -16,5 +16,8 @@ export function openDatabase(path: string): Db {
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');
+  // Checkpoint the WAL into the database every ~40 MB rather than every 4 MB: a checkpoint
+  // runs inside whichever commit crosses the mark, so rarer ones keep commit latency flat.
+  db.pragma('wal_autocheckpoint = 10000');
   return db;
 }
