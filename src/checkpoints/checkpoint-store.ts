@@ -58,7 +58,7 @@ export class CheckpointStore {
    */
   restore(workspace: string, commit: string): Promise<{ changed: string[]; previousTree: string }> {
     return this.locked(workspace, async (repo) => {
-      const { tree: previousTree } = await this.stage(repo, EMPTY_TREE);
+      const { tree: previousTree } = await this.stage(repo, null);
       const changed = nulSplit(await git(repo, ['diff-tree', '-r', '--name-only', '-z', previousTree, `${commit}^{tree}`]));
       await git(repo, ['read-tree', '--reset', '-u', `${commit}^{tree}`]);
       return { changed, previousTree };
@@ -72,13 +72,16 @@ export class CheckpointStore {
    * afterwards and put back to its base version, its new blob deleted. Then add, write-tree
    * and the diff run in one shell.
    */
-  private async stage(repo: ShadowRepo, baseTree: string): Promise<Omit<Capture, 'commit'>> {
+  private async stage(repo: ShadowRepo, baseTree: string | null): Promise<Omit<Capture, 'commit'>> {
     const skipped = this.overLimit(repo, nulSplit(await git(repo, ['ls-files', '-z', '--others', '--exclude-standard'])));
     const excludes = skipped.map((x) => `:(exclude,literal)${x.path}`);
-    const out = await git(repo, ['add-write-diff'], { script: ['add -A -- . "$@"', 'write-tree', `diff-tree -r --numstat -z --no-renames ${baseTree} "$tree"`], args: excludes });
+    // Without a base (a restore's snapshot of the present), there is nothing to diff.
+    const script = ['add -A -- . "$@"', 'write-tree', ...(baseTree ? [`diff-tree -r --numstat -z --no-renames ${baseTree} "$tree"`] : [])];
+    const out = await git(repo, ['add-write-diff'], { script, args: excludes });
     const newline = out.indexOf('\n');
     let tree = out.slice(0, newline).trim();
     let diff = parseNumstat(out.slice(newline + 1));
+    if (!baseTree) return { tree, diff, skipped };
     const grown = this.overLimit(repo, diff.paths.filter((p) => !skipped.some((x) => x.path === p)));
     if (grown.length) {
       tree = await this.putBack(repo, grown.map((g) => g.path), baseTree, tree);
