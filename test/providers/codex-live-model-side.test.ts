@@ -1,13 +1,13 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CheckpointStore } from '../../src/checkpoints/checkpoint-store.js';
 import { CodexProvider } from '../../src/providers/codex/codex-provider.js';
-import { ScriptedModelServer } from '../../src/providers/model/scripted-model-server.js';
+import { useScriptedModel } from '../support/model.js';
 import { useRuntime, type Harness } from '../support/runtime.js';
 import { TempFolders, tempDir } from '../support/temp.js';
 
-const model = new ScriptedModelServer();
+const model = useScriptedModel();
 const data = tempDir('baton-codex-more-');
 const providers: CodexProvider[] = [];
 const endpoint = () => ({ baseUrl: model.baseUrl, model: 'gpt-5.1-codex', streamIdleTimeoutMs: 5_000 });
@@ -18,16 +18,11 @@ const codexHandlers = (runtime: Parameters<NonNullable<Parameters<typeof useRunt
 };
 const open = useRuntime({ checkpoints: new CheckpointStore({ root: join(data.dir, 'checkpoints') }), handlers: codexHandlers });
 
-beforeAll(async () => {
-  await model.start();
-});
 afterEach(() => {
   providers.splice(0).forEach((p) => p.stopAll('SIGKILL'));
-  model.reset();
 });
 const folders = new TempFolders();
-afterAll(async () => {
-  await model.stop();
+afterAll(() => {
   data.cleanup();
   folders.removeAll();
 });

@@ -1,9 +1,9 @@
-import { afterAll, afterEach, beforeAll, describe, it } from 'vitest';
+import { afterAll, afterEach, describe, it } from 'vitest';
 import { realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Store } from '../../src/persistence/store.js';
 import { CodexProvider } from '../../src/providers/codex/codex-provider.js';
-import { ScriptedModelServer } from '../../src/providers/model/scripted-model-server.js';
+import { useScriptedModel } from '../support/model.js';
 import { TempFolders, tempDir } from '../support/temp.js';
 import { codexScenarios } from './codex-scenarios.js';
 import { runScenario } from './scenario-runner.js';
@@ -12,23 +12,18 @@ import { runScenario } from './scenario-runner.js';
  * Every shared Codex scenario, live: the real `codex app-server` and the scripted model.
  * The replay test runs the same scenarios from transcripts recorded the same way.
  */
-const model = new ScriptedModelServer();
+const model = useScriptedModel();
 const data = tempDir('baton-scenarios-live-');
 const finished: { providers: CodexProvider[]; stores: Store[] }[] = [];
 
-beforeAll(async () => {
-  await model.start();
-});
 afterEach(() => {
   for (const { providers, stores } of finished.splice(0)) {
     providers.forEach((p) => p.stopAll('SIGKILL'));
     stores.forEach((s) => s.close());
   }
-  model.reset();
 });
 const folders = new TempFolders();
-afterAll(async () => {
-  await model.stop();
+afterAll(() => {
   data.cleanup();
   folders.removeAll();
 });
