@@ -88,6 +88,18 @@ describe('Socket.IO API', () => {
     expect(app.runtime.store.lastSequence()).toBe(before);
   });
 
+  it('a run on a provider Baton does not have fails with that error visible, and nothing else is harmed', async () => {
+    const app = await baton();
+    const c = await client(app);
+    const threadId = resultOf<{ threadId: string }>(await c.command('thread.create', { cwd: workspace(), provider: 'claude' })).threadId;
+    const events: DomainEvent[] = [];
+    const w = watcher();
+    await c.subscribe({ stream: 'thread', threadId: threadId as never }, (e) => (events.push(e), w.notify()));
+    const runId = resultOf<{ runId: string }>(await c.command('thread.message.send', { threadId: threadId as never, text: 'hello' })).runId;
+    await w.until(() => events.some((e) => e.type === 'run.terminal'));
+    expect(events.find((e) => e.type === 'run.terminal')!.payload).toMatchObject({ runId, status: 'failed', error: { code: 'unsupported', message: 'no claude provider is available in this Baton yet' } });
+  });
+
   it('returns the first receipt for a duplicate commandId and starts no second provider turn', async () => {
     const app = await baton();
     const c = await client(app);

@@ -1,7 +1,7 @@
 import type { Runtime } from '../../actors/runtime.js';
 import type { EffectHandler } from '../../actors/effect-worker.js';
 import type { EffectKind } from '../../domain/effects.js';
-import { toErrorInfo } from '../../domain/errors.js';
+import { BatonError, toErrorInfo } from '../../domain/errors.js';
 import type { ProviderThreadContext } from '../../machines/provider-thread.machine.js';
 import type { LineChannel } from '../transport/line-channel.js';
 import { CodexThreadAdapter, type CodexHost } from './codex-adapter.js';
@@ -74,6 +74,8 @@ export class CodexProvider {
   handlers(): Partial<Record<EffectKind, EffectHandler>> {
     const handler: EffectHandler = async (effect, worker) => {
       try {
+        // Only Codex's own work: a thread on another provider is not Codex's to run.
+        if (effect.provider && effect.provider !== 'codex') throw new BatonError('unsupported', `no ${effect.provider} provider is available in this Baton yet`);
         await this.adapter(effect.threadId).carryOut(effect);
         await worker.settle(effect, 'completed', () => ({}));
       } catch (error) {
