@@ -1,6 +1,7 @@
 import { createServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { timingSafeEqual } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import { Server as IoServer, type Socket } from 'socket.io';
 import { z } from 'zod';
@@ -68,7 +69,10 @@ export class BatonServer {
       options.logger.warn({ address: socket.handshake.address }, 'refused a connection without a valid token');
       next(error);
     });
-    this.io.on('connection', (socket) => this.connected(socket));
+    this.io.on('connection', (socket) => {
+      options.logger.debug({ socket: socket.id, address: socket.handshake.address }, 'client connected');
+      this.connected(socket);
+    });
   }
 
   async listen(): Promise<{ host: string; port: number }> {
@@ -94,7 +98,20 @@ export class BatonServer {
     socket.on('disconnect', () => this.subscriptions.delete(socket));
     socket.on('command', (cmd: unknown, ack: Ack) => {
       if (typeof ack !== 'function') return;
-      this.options.runtime.dispatch(cmd).then(ack, (error) => ack({ ok: false, commandId: null, error: toErrorInfo(error) }));
+      const started = performance.now();
+      const type = (cmd as { type?: unknown } | null)?.type;
+      this.options.runtime.dispatch(cmd).then(
+        (result) => {
+          const log = { socket: socket.id, type, commandId: result.commandId, ms: Math.round((performance.now() - started) * 100) / 100 };
+          if (result.ok) this.options.logger.debug({ ...log, sequence: result.sequence }, 'command accepted');
+          else this.options.logger.info({ ...log, error: result.error }, 'command refused');
+          ack(result);
+        },
+        (error) => {
+          this.options.logger.error({ err: error, type }, 'command failed');
+          ack({ ok: false, commandId: null, error: toErrorInfo(error) });
+        },
+      );
     });
     socket.on('subscribe', (raw: unknown, ack: Ack) => {
       if (typeof ack !== 'function') return;
