@@ -1,3 +1,4 @@
+import { pino, type Logger } from 'pino';
 import { Command } from '../domain/commands.js';
 import { BatonError, fromZodError, type ErrorInfo } from '../domain/errors.js';
 import type { DomainEvent } from '../domain/events.js';
@@ -28,6 +29,8 @@ export interface RuntimeOptions {
   checkpoints?: CheckpointStore | null;
   /** Unanswered runtime requests expire after this long (a durable timer); null: never. */
   requestTtlMs?: number | null;
+  /** Where failures that no caller sees are reported (default: warnings and worse, to stderr). */
+  logger?: Logger;
 }
 
 export type CommandAck =
@@ -49,6 +52,7 @@ export class Runtime {
   private readonly maxLiveThreads: number;
   readonly checkpoints: CheckpointStore | null;
   private readonly requestTtlMs: number | null;
+  readonly logger: Logger;
   private readonly threads = new Map<string, ThreadActor>();
   private readonly listeners = new Set<(events: DomainEvent[]) => void>();
 
@@ -62,6 +66,7 @@ export class Runtime {
     this.maxLiveThreads = options.maxLiveThreads ?? 2_000;
     this.checkpoints = options.checkpoints ?? null;
     this.requestTtlMs = options.requestTtlMs ?? null;
+    this.logger = options.logger ?? pino({ level: 'warn' }, pino.destination(2));
   }
 
   /** Subscribes to committed events, in commit order; returns the unsubscribe. */
@@ -179,7 +184,7 @@ export class Runtime {
       this.threads.set(threadId, actor);
       return actor;
     }
-    actor = new ThreadActor(threadId, { store: this.store, queue: this.queue, ids: this.ids, clock: this.clock, requestTtlMs: this.requestTtlMs, publish: (events) => this.publish(events) });
+    actor = new ThreadActor(threadId, { store: this.store, queue: this.queue, ids: this.ids, clock: this.clock, requestTtlMs: this.requestTtlMs, logger: this.logger, publish: (events) => this.publish(events) });
     this.threads.set(threadId, actor);
     this.passivateBeyondLimit();
     return actor;
@@ -220,7 +225,7 @@ export class Runtime {
       try {
         listener(events);
       } catch (error) {
-        console.error('event listener failed', error);
+        this.logger.error({ err: error }, 'an event listener failed');
       }
     }
   }

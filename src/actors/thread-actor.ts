@@ -1,4 +1,5 @@
 import { createActor, type AnyActor } from 'xstate';
+import type { Logger } from 'pino';
 import type { EntityKind } from '../domain/entities.js';
 import { BatonError, toErrorInfo, type ErrorInfo } from '../domain/errors.js';
 import type { DomainEvent } from '../domain/events.js';
@@ -20,6 +21,7 @@ export interface ThreadDeps {
   clock: Clock;
   /** How long a runtime request waits for an answer before it expires; null for ever. */
   requestTtlMs: number | null;
+  logger: Logger;
   publish(events: DomainEvent[]): void;
 }
 
@@ -154,7 +156,7 @@ export class ThreadActor {
   /** A refused step stores its typed rejection as the command's receipt, and nothing else. */
   private async reject<T>(error: unknown, options: StepOptions): Promise<StepOutcome<T>> {
     const info = toErrorInfo(error);
-    if (info.code === 'internal') console.error(error);
+    if (info.code === 'internal') this.deps.logger.error({ err: error, thread: this.threadId }, 'a step failed');
     if (!options.commandId) return { ok: false, error: info, lastSequence: this.deps.store.lastSequence() };
     const receipt = { ok: false as const, commandId: options.commandId as CommandId, commandType: options.commandType ?? 'unknown', threadId: this.threadId as ThreadId, error: info };
     const committed = await this.deps.queue.submit({ receipt });

@@ -44,7 +44,7 @@ export async function startBaton(config: Config, logger: Logger, options: { resp
   mkdirSync(config.dataDir, { recursive: true });
   const token = resolveToken(config);
   const store = Store.open(databasePath(config));
-  const runtime = new Runtime({ store, checkpoints: new CheckpointStore({ root: join(config.dataDir, 'checkpoints') }) });
+  const runtime = new Runtime({ store, logger, checkpoints: new CheckpointStore({ root: join(config.dataDir, 'checkpoints') }) });
 
   let scripted: ScriptedModelServer | null = null;
   let model: BatonApp['model'];

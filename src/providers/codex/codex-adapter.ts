@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { BatonError, toErrorInfo } from '../../domain/errors.js';
+import { BatonError } from '../../domain/errors.js';
 import type { Effect } from '../../domain/effects.js';
 import type { ProviderEvent } from '../../domain/provider-events.js';
 import type { IdSource } from '../../domain/sources.js';
@@ -235,7 +235,8 @@ export class CodexThreadAdapter {
     if (this.detached) return;
     for (const event of events) {
       if (event.type === 'turn.completed' && this.active?.attemptId === event.attemptId) this.active = null;
-      void this.options.host.emit(event).catch((error) => console.error('provider event refused', toErrorInfo(error)));
+      // emit() reports refusals itself; a throw here would only be a closed store at shutdown.
+      void this.options.host.emit(event).catch(() => undefined);
     }
   }
 

@@ -41,7 +41,7 @@ export class CodexProvider {
       ids: runtime.ids,
       emit: async (event) => {
         const outcome = await runtime.ingest(event);
-        if (!outcome.ok && outcome.error.code !== 'not_found') console.error(`codex event ${event.type} refused: ${outcome.error.message}`);
+        if (!outcome.ok && outcome.error.code !== 'not_found') runtime.logger.warn({ event: event.type, error: outcome.error }, 'a Codex event was refused');
         return outcome;
       },
       nativeThreadRef: (providerThreadId) => (store.entities.get(providerThreadId)?.snapshot as { context?: ProviderThreadContext } | undefined)?.context?.nativeThreadRef ?? null,
