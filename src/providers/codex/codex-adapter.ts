@@ -130,13 +130,11 @@ export class CodexThreadAdapter {
   }
 
   /** The native turn of an attempt, waiting briefly for turn/start to answer if it has not yet. */
+  /** The native turn of an attempt: known already, recorded before a restart, or named by Codex shortly. */
   private async nativeTurn(attemptId: string): Promise<string> {
-    for (let i = 0; i < 200; i++) {
-      const id = this.normalizer.nativeTurnOf(attemptId) ?? this.options.host.nativeTurnRef(attemptId);
-      if (id) return id;
-      await new Promise((r) => setImmediate(r));
-    }
-    throw new BatonError('provider_error', `no Codex turn is known for attempt ${attemptId}`);
+    const id = this.options.host.nativeTurnRef(attemptId) ?? (await this.normalizer.whenTurnBound(attemptId, 30_000));
+    if (!id) throw new BatonError('provider_error', `no Codex turn is known for attempt ${attemptId}`);
+    return id;
   }
 
   private async respond(requestId: string, decision: string | null, answers: Record<string, string | string[]> | null): Promise<void> {

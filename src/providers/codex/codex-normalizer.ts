@@ -69,15 +69,30 @@ export class CodexNormalizer {
     const known = this.turns.get(nativeTurnId);
     if (known) return known;
     if (!this.pendingStart) return null;
-    this.turns.set(nativeTurnId, this.pendingStart);
     const ref = this.pendingStart;
-    this.pendingStart = null;
+    this.bindTurn(nativeTurnId, ref);
     return ref;
   }
 
   bindTurn(nativeTurnId: string, ref: TurnRef): void {
     if (!this.turns.has(nativeTurnId)) this.turns.set(nativeTurnId, ref);
     if (this.pendingStart === ref) this.pendingStart = null;
+    for (const wake of this.turnWaiters.get(ref.attemptId) ?? []) wake(nativeTurnId);
+    this.turnWaiters.delete(ref.attemptId);
+  }
+
+  private readonly turnWaiters = new Map<string, ((nativeTurnId: string) => void)[]>();
+
+  /** The native turn of an attempt, as soon as Codex has named it (null after `timeoutMs`). */
+  whenTurnBound(attemptId: string, timeoutMs: number): Promise<string | null> {
+    const known = this.nativeTurnOf(attemptId);
+    if (known) return Promise.resolve(known);
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => resolve(null), timeoutMs);
+      const waiters = this.turnWaiters.get(attemptId) ?? [];
+      waiters.push((id) => (clearTimeout(timer), resolve(id)));
+      this.turnWaiters.set(attemptId, waiters);
+    });
   }
 
   /** The native turn currently bound to an attempt, if its id is known. */
