@@ -112,10 +112,7 @@ export class Runtime {
     if (!this.threads.has(event.threadId) && !this.store.entities.get(event.threadId)) {
       return { ok: false, error: { code: 'not_found', message: `provider event for unknown thread ${event.threadId}` }, lastSequence: this.store.lastSequence() };
     }
-    return this.thread(event.threadId).run((thread) => {
-      routeProviderEvent(thread, event);
-      return {};
-    });
+    return this.thread(event.threadId).ingest((thread) => routeProviderEvent(thread, event));
   }
 
   /**

@@ -40,6 +40,11 @@ export interface StepOptions {
   causationId?: string | null;
 }
 
+interface IngestItem {
+  route: (ctx: ThreadActor) => void;
+  resolve: (outcome: StepOutcome<Record<string, unknown>>) => void;
+}
+
 export type StepOutcome<T> =
   | { ok: true; result: T; lastSequence: number; events: DomainEvent[]; duplicate?: Receipt }
   | { ok: false; error: ErrorInfo; lastSequence: number };
@@ -100,10 +105,43 @@ export class ThreadActor {
    * the step. A failure of `prepare` refuses the command like any other.
    */
   runPrepared<P, T extends Record<string, unknown>>(prepare: (ctx: ThreadActor) => Promise<P>, work: (ctx: ThreadActor, prepared: P) => T, options: StepOptions = {}): Promise<StepOutcome<T>> {
+    // Provider events that arrive after this step is queued must not overtake it.
+    this.openBatch = null;
+    return this.schedule(() => this.execute(prepare, work, options));
+  }
+
+  /**
+   * Provider events that arrive while the mailbox is busy share one step: one commit, one
+   * publish, however many deltas came in meanwhile. If the shared step is refused, its
+   * events run again one by one in the same mailbox turn, so only the bad one is refused.
+   */
+  ingest(route: (ctx: ThreadActor) => void): Promise<StepOutcome<Record<string, unknown>>> {
+    return new Promise((resolve) => {
+      if (this.openBatch) {
+        this.openBatch.push({ route, resolve });
+        return;
+      }
+      const batch: IngestItem[] = [{ route, resolve }];
+      this.openBatch = batch;
+      void this.schedule(async () => {
+        if (this.openBatch === batch) this.openBatch = null;
+        const all = await this.execute(async () => undefined, (t) => {
+          for (const item of batch) item.route(t);
+          return {};
+        }, {});
+        if (all.ok || batch.length === 1) return batch.forEach((item) => item.resolve(all));
+        for (const item of batch) item.resolve(await this.execute(async () => undefined, (t) => (item.route(t), {}), {}));
+      });
+    });
+  }
+
+  private openBatch: IngestItem[] | null = null;
+
+  private schedule<R>(job: () => Promise<R>): Promise<R> {
     this.queued += 1;
-    const job = this.tail.then(() => this.execute(prepare, work, options)).finally(() => (this.queued -= 1));
-    this.tail = job.catch(() => undefined);
-    return job;
+    const run = this.tail.then(job).finally(() => (this.queued -= 1));
+    this.tail = run.catch(() => undefined);
+    return run;
   }
 
   private async execute<P, T extends Record<string, unknown>>(prepare: (ctx: ThreadActor) => Promise<P>, work: (ctx: ThreadActor, prepared: P) => T, options: StepOptions): Promise<StepOutcome<T>> {
