@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, lstatSync, mkdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { git, nulSplit, type ShadowRepo } from './git.js';
+import { git, gitScript, nulSplit, type ShadowRepo } from './git.js';
 import { KeyedMutex } from './keyed-mutex.js';
 
 export interface Capture {
@@ -22,6 +22,13 @@ export interface CheckpointStoreOptions {
 }
 
 const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
+
+/** Stage everything (but the excluded paths), write the tree, print it, and diff it from the base. */
+const STAGE_SCRIPT = `base=$1; shift
+git add -A -- . "$@"
+tree=$(git write-tree)
+printf '%s\\n' "$tree"
+if [ -n "$base" ]; then git diff-tree -r --numstat -z --no-renames "$base" "$tree"; fi`;
 
 /**
  * Baton's own git-based checkpoints. Each workspace gets a shadow git directory under
@@ -76,8 +83,8 @@ export class CheckpointStore {
     const skipped = this.overLimit(repo, nulSplit(await git(repo, ['ls-files', '-z', '--others', '--exclude-standard'])));
     const excludes = skipped.map((x) => `:(exclude,literal)${x.path}`);
     // Without a base (a restore's snapshot of the present), there is nothing to diff.
-    const script = ['add -A -- . "$@"', 'write-tree', ...(baseTree ? [`diff-tree -r --numstat -z --no-renames ${baseTree} "$tree"`] : [])];
-    const out = await git(repo, ['add-write-diff'], { script, args: excludes });
+    // "$1" is the base tree ('' for none); the excludes follow. The tree id comes first, on its own line.
+    const out = await gitScript(repo, STAGE_SCRIPT, [baseTree ?? '', ...excludes]);
     const newline = out.indexOf('\n');
     let tree = out.slice(0, newline).trim();
     let diff = parseNumstat(out.slice(newline + 1));

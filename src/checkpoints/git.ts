@@ -41,23 +41,25 @@ export interface GitOptions {
   input?: string;
   /** Run without a work tree (for `init`). */
   bare?: boolean;
-  /**
-   * Several git commands in one `sh` process, each line a git command; the output of
-   * `write-tree` is kept in `$tree` and printed, then the last command's output follows
-   * after a newline. `args` become "$@" (never interpolated into the script).
-   */
-  script?: string[];
-  args?: string[];
 }
 
 export function git(repo: ShadowRepo, args: string[], options: GitOptions = {}): Promise<string> {
+  const env = shadowEnv(repo);
+  if (options.bare) delete env.GIT_WORK_TREE;
+  return run('git', ['-c', 'core.quotepath=false', ...args], repo, env, options.input);
+}
+
+/**
+ * Several git commands in one `sh` process (one process start instead of several), in the
+ * shadow repository's environment. `args` reach the script as "$@", never interpolated.
+ */
+export function gitScript(repo: ShadowRepo, script: string, args: string[]): Promise<string> {
+  return run('sh', ['-c', `set -e\n${script}`, 'sh', ...args], repo, { ...shadowEnv(repo), GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'core.quotepath', GIT_CONFIG_VALUE_0: 'false' });
+}
+
+function run(command: string, args: string[], repo: ShadowRepo, env: NodeJS.ProcessEnv, input?: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    const env = shadowEnv(repo);
-    if (options.bare) delete env.GIT_WORK_TREE;
-    const command = options.script
-      ? ['sh', ['-c', `set -e\n${options.script.map((line) => (line === 'write-tree' ? 'tree=$(git -c core.quotepath=false write-tree); printf "%s\\n" "$tree"' : `git -c core.quotepath=false ${line}`)).join('\n')}`, 'sh', ...(options.args ?? [])]] as const
-      : (['git', ['-c', 'core.quotepath=false', ...args]] as const);
-    const child = spawn(command[0], [...command[1]], { cwd: repo.workTree, env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(command, args, { cwd: repo.workTree, env, stdio: ['pipe', 'pipe', 'pipe'] });
     // git may exit before reading its input; that is not an error of ours.
     child.stdin.on('error', () => undefined);
     const out: Buffer[] = [];
@@ -69,7 +71,7 @@ export function git(repo: ShadowRepo, args: string[], options: GitOptions = {}):
       if (code === 0) resolve(Buffer.concat(out).toString('utf8'));
       else reject(new GitError(args, code, Buffer.concat(err).toString('utf8')));
     });
-    child.stdin.end(options.input ?? '');
+    child.stdin.end(input ?? '');
   });
 }
 
