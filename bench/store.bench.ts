@@ -4,6 +4,7 @@ import { CommitQueue } from '../src/persistence/commit-queue.js';
 import { openDatabase } from '../src/persistence/database.js';
 import { typicalUnit, runView } from '../test/support/units.js';
 import { tempDir } from '../test/support/temp.js';
+import { timeOrderedIds } from '../src/domain/sources.js';
 import { bestOf, fmt, opsPerSecond, type BenchSection } from './measure.js';
 
 /**
@@ -15,6 +16,8 @@ export async function benchStore(): Promise<BenchSection> {
   try {
     const N = 20_000;
     const rounds = 3;
+    // Ids as the runtime makes them (time-ordered), created when the unit is built.
+    const ids = timeOrderedIds();
 
     const raw = openDatabase(join(dir, 'raw.sqlite'));
     raw.exec('CREATE TABLE raw (id INTEGER PRIMARY KEY, payload TEXT NOT NULL)');
@@ -26,7 +29,7 @@ export async function benchStore(): Promise<BenchSection> {
     let round = 0;
     const commitRate = bestOf(rounds, () => {
       const store = Store.open(join(dir, `commit-${round++}.sqlite`));
-      const rate = opsPerSecond(N, (i) => store.commit(typicalUnit('thr_bench', i + 1_000_001)));
+      const rate = opsPerSecond(N, (i) => store.commit(typicalUnit('thr_bench', i + 1_000_001, { ids })));
       store.close();
       return rate;
     });
@@ -41,7 +44,7 @@ export async function benchStore(): Promise<BenchSection> {
       const queue = new CommitQueue(store);
       const perActor = N / actors;
       const actor = async (a: number, from: number, count: number) => {
-        for (let i = 0; i < count; i++) await queue.submit(typicalUnit(`thr_q${a}`, from + i));
+        for (let i = 0; i < count; i++) await queue.submit(typicalUnit(`thr_q${a}`, from + i, { ids }));
       };
       await Promise.all(Array.from({ length: actors }, (_, a) => actor(a, 1, 20))); // warm-up
       const start = process.hrtime.bigint();
@@ -56,7 +59,7 @@ export async function benchStore(): Promise<BenchSection> {
     const groupRate = bestOf(rounds, () => {
       const store = Store.open(join(dir, `group-${round++}.sqlite`));
       let n = 0;
-      const units = () => Array.from({ length: batch }, () => typicalUnit('thr_group', ++n));
+      const units = () => Array.from({ length: batch }, () => typicalUnit('thr_group', ++n, { ids }));
       const prepared = Array.from({ length: batches + 2 }, units);
       const rate = opsPerSecond(batches, (i) => store.commitMany(prepared[i < 0 ? batches - 1 - i : i]!), 2) * batch;
       store.close();
@@ -67,7 +70,7 @@ export async function benchStore(): Promise<BenchSection> {
     const eventOnlyRate = bestOf(rounds, () => {
       const store = Store.open(join(dir, `events-${round++}.sqlite`));
       let n = 0;
-      const units = () => Array.from({ length: batch }, () => ({ events: typicalUnit('thr_events', ++n).events }));
+      const units = () => Array.from({ length: batch }, () => ({ events: typicalUnit('thr_events', ++n, { ids }).events }));
       const prepared = Array.from({ length: batches + 2 }, units);
       const rate = opsPerSecond(batches, (i) => store.commitMany(prepared[i < 0 ? batches - 1 - i : i]!), 2) * batch;
       store.close();

@@ -6,6 +6,7 @@ import { ProviderCapabilities, capabilityGroups } from '../src/domain/capabiliti
 import { ThreadId } from '../src/domain/ids.js';
 import { loadConfig } from '../src/config.js';
 import { BatonError } from '../src/domain/errors.js';
+import { ManualClock, timeOrderedIds } from '../src/domain/sources.js';
 
 describe('contracts', () => {
   it('parse a command of every type of the Socket.IO contract and refuse unknown or malformed ones', () => {
@@ -25,6 +26,22 @@ describe('contracts', () => {
     expect(ThreadId.safeParse('thr_1').success).toBe(true);
     expect(ThreadId.safeParse('thr 1').success).toBe(false);
     expect(ThreadId.safeParse('').success).toBe(false);
+  });
+
+  it('make production ids that are valid app ids and sort in creation order, also within one millisecond and across clock ticks', () => {
+    const clock = new ManualClock();
+    const ids = timeOrderedIds(clock);
+    const made: string[] = [];
+    for (let tick = 0; tick < 3; tick++) {
+      for (let i = 0; i < 500; i++) made.push(ids.next('event'));
+      clock.advance(1);
+    }
+    expect(new Set(made).size).toBe(made.length);
+    expect([...made].sort()).toEqual(made);
+    expect(made.every((id) => id.startsWith('evt_') && ThreadId.safeParse(id).success)).toBe(true);
+    // Another source (another process) started later still sorts after this one's ids.
+    clock.advance(1);
+    expect(timeOrderedIds(clock).next('event') > made[made.length - 1]!).toBe(true);
   });
 
   it('declare the eleven capability groups', () => {

@@ -6,7 +6,7 @@ import { ProviderEvent } from '../domain/provider-events.js';
 import type { ProviderKind } from '../domain/statuses.js';
 import type { EntityKind } from '../domain/entities.js';
 import type { TimerId } from '../domain/ids.js';
-import { randomIds, systemClock, type Clock, type IdSource } from '../domain/sources.js';
+import { timeOrderedIds, systemClock, type Clock, type IdSource } from '../domain/sources.js';
 import { CommitQueue } from '../persistence/commit-queue.js';
 import type { Store } from '../persistence/store.js';
 import { declaredCapabilities } from '../providers/declared-capabilities.js';
@@ -59,8 +59,8 @@ export class Runtime {
   constructor(options: RuntimeOptions) {
     this.store = options.store;
     this.queue = new CommitQueue(options.store);
-    this.ids = options.ids ?? randomIds;
     this.clock = options.clock ?? systemClock;
+    this.ids = options.ids ?? timeOrderedIds(this.clock);
     this.capabilities = options.capabilities ?? ((p) => declaredCapabilities[p]);
     this.defaultProvider = options.defaultProvider ?? 'codex';
     this.maxLiveThreads = options.maxLiveThreads ?? 2_000;

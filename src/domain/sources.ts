@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { monotonicFactory } from 'ulid';
 import { idPrefixes, type IdFamily } from './ids.js';
 
 /**
@@ -16,9 +16,16 @@ export interface IdSource {
 
 export const systemClock: Clock = { nowMs: () => Date.now() };
 
-export const randomIds: IdSource = {
-  next: (family) => `${idPrefixes[family]}_${randomUUID().replaceAll('-', '')}`,
-};
+/**
+ * Production ids: a ULID after the family prefix. ULIDs sort by creation time, so new
+ * rows land at the right edge of every index keyed by id (events, entities, projections)
+ * instead of on a random page each; under many concurrent threads that halves the pages a
+ * group commit writes to the WAL (see BENCHMARKS.md). Monotonic within a millisecond.
+ */
+export function timeOrderedIds(clock: Clock = systemClock): IdSource {
+  const ulid = monotonicFactory();
+  return { next: (family) => `${idPrefixes[family]}_${ulid(clock.nowMs())}` };
+}
 
 /** A clock the test advances by hand. */
 export class ManualClock implements Clock {

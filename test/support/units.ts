@@ -1,16 +1,18 @@
 import type { CommitUnit } from '../../src/persistence/commit-unit.js';
 import type { EffectId, EventId, MessageId, NodeId, RunId, ThreadId, CommandId } from '../../src/domain/ids.js';
 import type { RunView } from '../../src/domain/projections.js';
+import type { IdSource } from '../../src/domain/sources.js';
 
 /**
  * Builders for realistic commit units, shared by the store tests and the benchmark.
  * Unit `i` on thread `t` writes event `evt_t_i`, entity `run_t_i`, projection row `run_t_i`,
  * and optionally receipt `cmd_t_i` and effect `eff_t_i`, so a checker can tell a whole
- * unit from a torn one.
+ * unit from a torn one. With `ids`, the event and run take ids from that source instead,
+ * as the runtime's would (the benchmark uses the production source).
  */
-export function runView(threadId: string, i: number): RunView {
+export function runView(threadId: string, i: number, runId = `run_${threadId}_${i}`): RunView {
   return {
-    id: `run_${threadId}_${i}` as RunId,
+    id: runId as RunId,
     threadId: threadId as ThreadId,
     ordinal: i,
     status: 'running',
@@ -30,9 +32,9 @@ export function runView(threadId: string, i: number): RunView {
   };
 }
 
-export function typicalUnit(threadId: string, i: number, extras: { receipt?: boolean; effect?: boolean } = {}): CommitUnit {
-  const eventId = `evt_${threadId}_${i}` as EventId;
-  const run = runView(threadId, i);
+export function typicalUnit(threadId: string, i: number, extras: { receipt?: boolean; effect?: boolean; ids?: IdSource } = {}): CommitUnit {
+  const eventId = (extras.ids?.next('event') ?? `evt_${threadId}_${i}`) as EventId;
+  const run = runView(threadId, i, extras.ids?.next('run'));
   const unit: CommitUnit = {
     events: [
       {
