@@ -286,6 +286,12 @@ export class ThreadActor {
         this.current.addEvent('runtime.warning', { threadId: this.threadId as ThreadId, runId: null, message: `${item.event.type} for unknown ${item.to.kind} ${item.to.id} was dropped` });
         continue;
       }
+      if (target.actor.getSnapshot().status === 'done') {
+        // A finished entity takes nothing more, and its row need not be rewritten. Late
+        // provider events (a turn that completes after its run ended by policy) are normal.
+        this.deps.logger.debug({ threadId: this.threadId, entity: item.to, event: item.event.type }, 'event for a finished entity ignored');
+        continue;
+      }
       target.actor.send(item.event);
       this.dirty.set(target.id, target);
     }

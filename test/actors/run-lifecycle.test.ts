@@ -55,4 +55,21 @@ describe('a run through the runtime', () => {
     await h.worker.drain();
     expect(h.store.projections.get('runs', runId)).toMatchObject({ status: 'interrupted' });
   });
+
+  it('takes a late provider event for a finished run and attempt without error and without rewriting their rows', async () => {
+    const h = open();
+    const { threadId, runId, attemptId, rootNodeId } = await startedRun(h);
+    await h.runtime.ingest({ type: 'turn.started', threadId, runId, attemptId, nodeId: rootNodeId, nativeTurnRef: 't1' });
+    await h.runtime.ingest({ type: 'turn.completed', threadId, runId, attemptId, nodeId: rootNodeId, status: 'completed', error: null });
+    await h.worker.drain();
+    expect(h.store.projections.get('runs', runId)).toMatchObject({ status: 'completed' });
+    const rows = () => [runId, attemptId].map((id) => h.store.entities.get(id));
+    const before = rows();
+    expect(before.every((r) => r?.lastSequence)).toBe(true);
+
+    // The provider repeats its terminal (a reconnect replay, say) after the run has ended.
+    expect(await h.runtime.ingest({ type: 'turn.completed', threadId, runId, attemptId, nodeId: rootNodeId, status: 'completed', error: null })).toMatchObject({ ok: true });
+    expect(rows()).toEqual(before);
+    expect(h.store.projections.get('runs', runId)).toMatchObject({ status: 'completed' });
+  });
 });
