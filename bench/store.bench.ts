@@ -68,38 +68,22 @@ export async function benchStore(): Promise<BenchSection> {
 
     const batch = 1_000;
     const batches = 40;
-    const groupRate = bestOf(rounds, () => {
-      const store = Store.open(join(dir, `group-${round++}.sqlite`));
-      let n = 0;
-      const units = () => Array.from({ length: batch }, () => typicalUnit('thr_group', ++n, { ids }));
-      const prepared = Array.from({ length: batches + 2 }, units);
-      const rate = opsPerSecond(batches, (i) => store.commitMany(prepared[i < 0 ? batches - 1 - i : i]!), 2) * batch;
-      store.close();
-      return rate;
-    });
-
+    /** Events per second when `commit` writes groups of `batch` units that `make` builds beforehand. */
+    const groupCommit = <U>(name: string, make: (n: number) => U, commit: (store: Store, units: U[]) => unknown) =>
+      bestOf(rounds, () => {
+        const store = Store.open(join(dir, `${name}-${round++}.sqlite`));
+        let n = 0;
+        const prepared = Array.from({ length: batches + 2 }, () => Array.from({ length: batch }, () => make(++n)));
+        const rate = opsPerSecond(batches, (i) => commit(store, prepared[i < 0 ? batches - 1 - i : i]!), 2) * batch;
+        store.close();
+        return rate;
+      });
+    const groupRate = groupCommit('group', (n) => typicalUnit('thr_group', n, { ids }), (store, units) => store.commitMany(units));
     // The same group commit with the units validated beforehand: what binding and writing alone cost.
-    const writeOnlyRate = bestOf(rounds, () => {
-      const store = Store.open(join(dir, `write-${round++}.sqlite`));
-      let n = 0;
-      const units = () => Array.from({ length: batch }, () => validateUnit(typicalUnit('thr_write', ++n, { ids })));
-      const prepared = Array.from({ length: batches + 2 }, units);
-      const rate = opsPerSecond(batches, (i) => store.commitIsolated(prepared[i < 0 ? batches - 1 - i : i]!), 2) * batch;
-      store.close();
-      return rate;
-    });
+    const writeOnlyRate = groupCommit('write', (n) => validateUnit(typicalUnit('thr_write', n, { ids })), (store, units) => store.commitIsolated(units));
     const groupFloor = bestOf(rounds, () => sqliteFloor(join(dir, `floor-g-${round++}.sqlite`), batch * batches, batch, 1));
-
     // The same group commit with units that carry only their event (a stream of deltas, say).
-    const eventOnlyRate = bestOf(rounds, () => {
-      const store = Store.open(join(dir, `events-${round++}.sqlite`));
-      let n = 0;
-      const units = () => Array.from({ length: batch }, () => ({ events: typicalUnit('thr_events', ++n, { ids }).events }));
-      const prepared = Array.from({ length: batches + 2 }, units);
-      const rate = opsPerSecond(batches, (i) => store.commitMany(prepared[i < 0 ? batches - 1 - i : i]!), 2) * batch;
-      store.close();
-      return rate;
-    });
+    const eventOnlyRate = groupCommit('events', (n) => ({ events: typicalUnit('thr_events', n, { ids }).events }), (store, units) => store.commitMany(units));
 
     return {
       title: 'Durable store (issue 2)',
