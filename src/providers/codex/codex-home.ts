@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { BatonError } from '../../domain/errors.js';
+import { ensureFileContent, ensurePrivateDir, readFileOrNull } from '../../persistence/private-file.js';
 import { codexBinaryPath } from './codex-binary.js';
 
 export interface CodexModelEndpoint {
@@ -26,18 +27,11 @@ function modelCatalog(model: string): string {
   return JSON.stringify({ models: [{ ...plain, slug: model, display_name: model, apply_patch_tool_type: 'freeform', visibility: 'list' }] });
 }
 
-/**
- * Writes a per-session CODEX_HOME whose config points Codex at one Responses-API model
- * endpoint with no retries, no update checks, no analytics and no plugins: a Codex that
- * talks only to the endpoint it is given.
- */
-export function writeCodexHome(dir: string, endpoint: CodexModelEndpoint): string {
-  mkdirSync(dir, { recursive: true });
-  const catalog = join(dir, 'model-catalog.json');
-  writeFileSync(catalog, modelCatalog(endpoint.model));
-  const config = [
+/** Baton's config.toml: one Responses-API endpoint, no retries, update checks, analytics or plugins. */
+export function codexConfigToml(catalogPath: string, endpoint: CodexModelEndpoint): string {
+  return [
     `model = ${toml(endpoint.model)}`,
-    `model_catalog_json = ${toml(catalog)}`,
+    `model_catalog_json = ${toml(catalogPath)}`,
     'model_provider = "baton"',
     'check_for_update_on_startup = false',
     '',
@@ -64,6 +58,32 @@ export function writeCodexHome(dir: string, endpoint: CodexModelEndpoint): strin
     'enabled = true',
     '',
   ].join('\n');
-  writeFileSync(join(dir, 'config.toml'), config);
+}
+
+/**
+ * Makes `dir` a CODEX_HOME that points Codex at one endpoint and at nothing else, and
+ * checks it does before any session may start there.
+ *
+ * Sessions share this home (a thread stored by one can be resumed by another), and they
+ * start concurrently: each file is written only when its content differs, and then whole
+ * (a temporary file renamed over it), so a Codex starting meanwhile never reads an empty
+ * or half-written config and falls back to its built-in public provider. What is on disk
+ * is read back and compared: a home that does not hold Baton's configuration is a typed
+ * refusal, and no session starts on it.
+ */
+export function ensureCodexHome(dir: string, endpoint: CodexModelEndpoint): string {
+  const catalogPath = join(dir, 'model-catalog.json');
+  const configPath = join(dir, 'config.toml');
+  const catalog = modelCatalog(endpoint.model);
+  const config = codexConfigToml(catalogPath, endpoint);
+  const refuse = (why: string) => new BatonError('provider_error', `the Codex home ${dir} does not hold Baton's configuration (${why}); no Codex session is started on it`);
+  try {
+    ensurePrivateDir(dir);
+    ensureFileContent(catalogPath, catalog);
+    ensureFileContent(configPath, config);
+  } catch (error) {
+    throw refuse(error instanceof Error ? error.message : String(error));
+  }
+  if (readFileOrNull(catalogPath) !== catalog || readFileOrNull(configPath) !== config) throw refuse('its files differ from what Baton wrote');
   return dir;
 }
