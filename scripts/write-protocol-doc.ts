@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { checkpointHandlers } from '../src/actors/checkpoint-effects.js';
 import { EffectWorker } from '../src/actors/effect-worker.js';
+import { reportEffectOutcome } from '../src/actors/live-work-effects.js';
 import { Runtime } from '../src/actors/runtime.js';
 import { CheckpointStore } from '../src/checkpoints/checkpoint-store.js';
 import { Command, commandTypes } from '../src/domain/commands.js';
@@ -10,6 +11,7 @@ import { eventTypes, type DomainEvent } from '../src/domain/events.js';
 import { ManualClock, SequentialIds } from '../src/domain/sources.js';
 import { Store } from '../src/persistence/store.js';
 import { commandExamples } from '../src/server/protocol-examples.js';
+import { securityAndLimits } from './protocol-doc-security.js';
 
 /**
  * `npm run docs` writes docs/protocol.md: the contract (connection, commands, streams,
@@ -26,7 +28,11 @@ async function captureEvents(): Promise<Map<string, DomainEvent>> {
   const clock = new ManualClock();
   const store = Store.open(join(dir, 'doc.sqlite'), { clock });
   const runtime = new Runtime({ store, clock, ids: new SequentialIds(), requestTtlMs: 60_000, checkpoints: new CheckpointStore({ root: join(dir, 'checkpoints') }) });
-  const worker = new EffectWorker(runtime, checkpointHandlers(runtime.checkpoints));
+  // The scripted provider takes answers (a request is resolved once it does).
+  const worker = new EffectWorker(runtime, {
+    ...checkpointHandlers(runtime.checkpoints),
+    'provider.runtime-request.respond': async (effect, w) => void (await w.settle(effect, 'completed', (t) => reportEffectOutcome(t, effect, null))),
+  });
   const seen = new Map<string, DomainEvent>();
   runtime.onEvents((events) => events.forEach((e) => seen.has(e.type) || seen.set(e.type, JSON.parse(JSON.stringify(e).split(ws).join('/home/me/project')))));
   let n = 0;
@@ -56,6 +62,7 @@ async function captureEvents(): Promise<Map<string, DomainEvent>> {
     await feed({ type: 'node.started', threadId, runId: t.runId, nodeId: 'node_tool', parentNodeId: t.rootNodeId, attemptId: t.attemptId, kind: 'tool_call', title: 'npm test' });
     await feed({ type: 'request.opened', threadId, runId: t.runId, requestId: 'req_1', nodeId: 'node_req', parentNodeId: 'node_tool', kind: 'command', prompt: 'npm test', details: { command: 'npm test' }, providerSessionId: 'psess_1' });
     await cmd({ type: 'runtime-request.respond', requestId: 'req_1', decision: 'accept' });
+    await worker.drain();
     await feed({ type: 'node.completed', threadId, runId: t.runId, nodeId: 'node_tool', status: 'completed' });
     await feed({ type: 'diff.updated', threadId, runId: t.runId, diff: 'diff --git a/src/parser.ts b/src/parser.ts\n--- a/src/parser.ts\n+++ b/src/parser.ts\n@@ -1 +1 @@\n-const x = 1\n+const x = 2\n' });
     await feed({ type: 'message.delta', threadId, runId: t.runId, nodeId: t.rootNodeId, messageId: 'msg_reply', delta: 'All tests ' });
@@ -112,7 +119,7 @@ const lines: string[] = [
   '',
   '## Connecting',
   '',
-  'Socket.IO over HTTP on `BATON_HOST:BATON_PORT` (default `127.0.0.1:7420`). The handshake must carry the token: `io(url, { auth: { token } })`. Without it, or with a wrong one, the connection is refused with `unauthorized`. `GET /healthz` answers `{ ok, lastSequence, liveThreads }`.',
+  'Socket.IO over HTTP on `BATON_HOST:BATON_PORT` (default `127.0.0.1:7420`). The handshake must carry the token: `io(url, { auth: { token } })`. Without it, or with a wrong one, the connection is refused with `unauthorized`; from a browser, the page\'s origin must also be allowed (see [Security](#security)). `GET /healthz` answers `{ ok, lastSequence, liveThreads }`.',
   '',
   'The typed client (`src/client/`, the package export) does all of this: `BatonClient.connect(url, token)`, `client.command(type, payload)` (a commandId is added), `client.subscribe(request, onEvent)` (resubscribes with `afterSequence` after a reconnect, so `onEvent` sees every event once, in order).',
   '',
@@ -150,6 +157,7 @@ lines.push(
   '- `{ type: "events", afterSequence, limit?, threadId? }` -> `{ events }`',
   '- `{ type: "receipt", commandId }` -> `{ receipt }`',
   '',
+  ...securityAndLimits(),
   '## Events',
   '',
   'Every event has the envelope `{ sequence, eventId, commandId, causationId, threadId, type, payload, at }`; `sequence` is global and gap-free. The examples below are real events from a scripted session.',

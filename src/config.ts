@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { resolve } from 'node:path';
 import { parseOrThrow } from './domain/errors.js';
+import { OriginList } from './server/origin-policy.js';
 
 /**
  * Baton's configuration: environment variables (and, later, matching CLI flags),
@@ -11,6 +12,8 @@ export const Config = z.object({
   port: z.coerce.number().int().min(0).max(65_535).default(7420),
   dataDir: z.string().min(1).default('.baton'),
   token: z.string().min(16).optional(),
+  /** Browser origins allowed to connect besides Baton's own: `https://gui.example.com,http://localhost:5173`. */
+  allowedOrigins: OriginList.default([]),
   model: z.enum(['scripted', 'auto']).default('auto'),
   codexBaseUrl: z.url().optional(),
   codexModel: z.string().min(1).optional(),
@@ -26,6 +29,7 @@ const envNames: Record<keyof Config, string> = {
   port: 'BATON_PORT',
   dataDir: 'BATON_DATA_DIR',
   token: 'BATON_TOKEN',
+  allowedOrigins: 'BATON_ALLOWED_ORIGINS',
   model: 'BATON_MODEL',
   codexBaseUrl: 'BATON_CODEX_BASE_URL',
   codexModel: 'BATON_CODEX_MODEL',

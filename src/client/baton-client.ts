@@ -3,6 +3,7 @@ import { io, type Socket } from 'socket.io-client';
 import type { CommandOf, CommandType } from '../domain/commands.js';
 import type { ErrorInfo } from '../domain/errors.js';
 import type { DomainEvent } from '../domain/events.js';
+import { oversize } from '../server/limits.js';
 import type { StreamRequest } from '../server/streams.js';
 
 export type CommandAck<R = Record<string, unknown>> =
@@ -63,7 +64,12 @@ export class BatonClient {
 
   command<K extends CommandType>(type: K, payload: Payload<K>): Promise<CommandAck> {
     const commandId = payload.commandId ?? `cmd_${randomUUID()}`;
-    return this.socket.timeout(60_000).emitWithAck('command', { ...payload, type, commandId });
+    const command = { ...payload, type, commandId };
+    // Refused here with the server's own answer: a message over the transport limit
+    // would otherwise close the connection and leave this promise to time out.
+    const tooBig = oversize('command', [command]);
+    if (tooBig) return Promise.resolve({ ok: false, commandId, error: tooBig.toInfo() });
+    return this.socket.timeout(60_000).emitWithAck('command', command);
   }
 
   query(q: Record<string, unknown>): Promise<{ ok: boolean; result?: unknown; error?: ErrorInfo }> {

@@ -1,13 +1,17 @@
 import { createServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { timingSafeEqual } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import { Server as IoServer, type Socket } from 'socket.io';
 import { z } from 'zod';
 import type { Runtime } from '../actors/runtime.js';
-import { fromZodError, toErrorInfo } from '../domain/errors.js';
+import { BatonError, fromZodError, toErrorInfo } from '../domain/errors.js';
 import type { DomainEvent } from '../domain/events.js';
+import { sameToken } from './auth.js';
+import { connectParser } from './connect-parser.js';
+import { answerHttp, refuseStrayUpgrade } from './http-routes.js';
+import { TRANSPORT_MAX_BYTES, oversize } from './limits.js';
+import { originPolicy } from './origin-policy.js';
 import { StreamRequest, streamMatches, streamSnapshot } from './streams.js';
 
 export interface BatonServerOptions {
@@ -16,6 +20,8 @@ export interface BatonServerOptions {
   port: number;
   token: string;
   logger: Logger;
+  /** Browser origins allowed besides Baton's own (`BATON_ALLOWED_ORIGINS`). */
+  allowedOrigins?: readonly string[];
   /** A client this far behind (packets waiting to be written) is cut off; it can resubscribe. */
   maxBufferedPackets?: number;
 }
@@ -35,10 +41,9 @@ const Query = z.discriminatedUnion('type', [
 
 type Ack = (response: unknown) => void;
 
-const sameToken = (a: string, b: string) => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
-
 /**
- * The public API: Socket.IO over HTTP, token auth in the handshake, `command`, `subscribe`
+ * The public API: Socket.IO over HTTP (an Origin allow-list at the HTTP handshake, token
+ * auth in the Socket.IO handshake, a size limit on every message), `command`, `subscribe`
  * / `unsubscribe` (snapshot + cursor) and `query`, and `GET /healthz`. Events reach
  * subscribers only after they are committed, in sequence order, each exactly once; a
  * subscriber that falls too far behind is disconnected rather than allowed to hold
@@ -50,24 +55,33 @@ export class BatonServer {
   private readonly subscriptions = new Map<Socket, Map<string, Subscription>>();
   private nextSubscription = 0;
   private stopEvents: (() => void) | null = null;
+  /** Replaced once the port is known (it may be 0 until then). */
+  private originAllowed: (origin: string | undefined) => boolean;
 
   constructor(private readonly options: BatonServerOptions) {
-    this.http = createServer((req, res) => {
-      if (req.url === '/healthz') {
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ ok: true, lastSequence: options.runtime.store.lastSequence(), liveThreads: options.runtime.liveThreadCount }));
-        return;
-      }
-      if (!req.url?.startsWith('/socket.io')) res.writeHead(404).end();
+    this.originAllowed = originPolicy(options.allowedOrigins ?? [], options);
+    this.http = createServer((req, res) =>
+      answerHttp(req, res, () => ({ ok: true, lastSequence: options.runtime.store.lastSequence(), liveThreads: options.runtime.liveThreadCount })),
+    );
+    this.io = new IoServer(this.http, {
+      serveClient: false,
+      maxHttpBufferSize: TRANSPORT_MAX_BYTES,
+      parser: connectParser,
+      // Refused at the HTTP handshake (403), before any Socket.IO packet: a web page the
+      // user happens to visit cannot reach Baton's API.
+      allowRequest: (req, callback) => {
+        const origin = req.headers.origin;
+        if (this.originAllowed(origin)) return callback(null, true);
+        options.logger.warn({ origin, address: req.socket.remoteAddress }, 'refused a handshake from a browser origin that is not allowed');
+        callback('origin not allowed', false);
+      },
     });
-    this.io = new IoServer(this.http, { serveClient: false, maxHttpBufferSize: 4 * 1024 * 1024 });
+    this.http.on('upgrade', refuseStrayUpgrade);
     this.io.use((socket, next) => {
-      const token = (socket.handshake.auth as { token?: unknown } | undefined)?.token;
-      if (typeof token === 'string' && sameToken(token, options.token)) return next();
-      const error = new Error('unauthorized: a valid token is required in auth.token') as Error & { data?: unknown };
-      error.data = { code: 'unauthorized' };
+      if (sameToken((socket.handshake.auth as { token?: unknown } | undefined)?.token, options.token)) return next();
+      const refusal = new BatonError('unauthorized', 'unauthorized: a valid token is required in auth.token');
       options.logger.warn({ address: socket.handshake.address }, 'refused a connection without a valid token');
-      next(error);
+      next(Object.assign(new Error(refusal.message), { data: refusal.toInfo() }));
     });
     this.io.on('connection', (socket) => {
       options.logger.debug({ socket: socket.id, address: socket.handshake.address }, 'client connected');
@@ -82,6 +96,7 @@ export class BatonServer {
     });
     this.stopEvents = this.options.runtime.onEvents((events) => this.publish(events));
     const address = this.http.address() as AddressInfo;
+    this.originAllowed = originPolicy(this.options.allowedOrigins ?? [], { host: this.options.host, port: address.port });
     return { host: address.address, port: address.port };
   }
 
@@ -96,6 +111,9 @@ export class BatonServer {
     const subs = new Map<string, Subscription>();
     this.subscriptions.set(socket, subs);
     socket.on('disconnect', () => this.subscriptions.delete(socket));
+    socket.use((packet, next) => {
+      if (this.withinLimit(socket, packet)) next();
+    });
     socket.on('command', (cmd: unknown, ack: Ack) => {
       if (typeof ack !== 'function') return;
       const started = performance.now();
@@ -122,8 +140,10 @@ export class BatonServer {
       catchUp();
     });
     socket.on('unsubscribe', (id: unknown, ack?: Ack) => {
-      const removed = typeof id === 'string' && subs.delete(id);
-      if (typeof ack === 'function') ack({ ok: removed });
+      if (typeof ack !== 'function') return void (typeof id === 'string' && subs.delete(id));
+      if (typeof id !== 'string') return ack({ ok: false, error: new BatonError('invalid_payload', 'unsubscribe takes the subscriptionId (a string)').toInfo() });
+      if (!subs.delete(id)) return ack({ ok: false, error: new BatonError('not_found', `no subscription ${id} on this connection`).toInfo() });
+      ack({ ok: true });
     });
     socket.on('query', (raw: unknown, ack: Ack) => {
       if (typeof ack !== 'function') return;
@@ -131,6 +151,17 @@ export class BatonServer {
       if (!parsed.success) return ack({ ok: false, error: fromZodError('invalid_payload', 'query', parsed.error).toInfo() });
       ack({ ok: true, result: this.query(parsed.data) });
     });
+  }
+
+  /** A message over the application limit is answered with a typed ack and goes no further. */
+  private withinLimit(socket: Socket, [event, ...args]: unknown[]): boolean {
+    const error = oversize(String(event), args);
+    if (!error) return true;
+    const ack = args.at(-1);
+    const commandId = (args[0] as { commandId?: unknown } | null)?.commandId;
+    this.options.logger.info({ socket: socket.id, event, details: error.details }, 'refused a message over the size limit');
+    if (typeof ack === 'function') ack({ ok: false, commandId: typeof commandId === 'string' ? commandId : null, error: error.toInfo() });
+    return false;
   }
 
   /**

@@ -1,39 +1,21 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { BatonClient, type CommandAck } from '../../src/client/baton-client.js';
 import type { DomainEvent } from '../../src/domain/events.js';
 import { Store } from '../../src/persistence/store.js';
 import { tempDir } from '../support/temp.js';
+import { serveProcess } from '../support/serve-process.js';
 
-const main = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
 const token = 'shutdown-test-token-0123456789';
 const children: ChildProcess[] = [];
 afterEach(() => children.splice(0).forEach((c) => c.kill('SIGKILL')));
 
 /** `baton serve` as a real child process; resolves with its URL once it listens. */
-function serve(dataDir: string): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', main, 'serve', '--data-dir', dataDir, '--port', '0', '--model', 'scripted'], {
-    env: { ...process.env, BATON_TOKEN: token, BATON_SCRIPTED_DELAY_MS: '40', BATON_LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  return new Promise((resolve, reject) => {
-    let out = '';
-    let err = '';
-    const timer = setTimeout(() => reject(new Error(`baton serve did not start: ${err}`)), 30_000);
-    child.stderr!.on('data', (c: Buffer) => (err += c.toString()));
-    child.stdout!.on('data', (c: Buffer) => {
-      out += c.toString();
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve({ child, url: m[1]! });
-      }
-    });
-    child.on('exit', (code) => reject(new Error(`baton serve exited (${code}): ${err}`)));
-  });
+async function serve(dataDir: string): Promise<{ child: ChildProcess; url: string }> {
+  const p = await serveProcess(dataDir, { BATON_TOKEN: token, BATON_SCRIPTED_DELAY_MS: '40' });
+  children.push(p.child);
+  return p;
 }
 
 const ok = <R>(ack: CommandAck): R => {

@@ -33,7 +33,7 @@ export class FrameLog {
   constructor(private readonly options: DiagnosticsOptions) {
     this.maxBytes = options.maxBytes ?? 8 * 1024 * 1024;
     this.maxFiles = Math.max(1, options.maxFiles ?? 4);
-    mkdirSync(options.dir, { recursive: true });
+    mkdirSync(options.dir, { recursive: true, mode: 0o700 });
     this.path = this.file(0);
     this.size = existsSync(this.path) ? statSync(this.path).size : 0;
   }
@@ -49,7 +49,7 @@ export class FrameLog {
     try {
       const line = `${JSON.stringify(record)}\n`;
       if (this.size > 0 && this.size + line.length > this.maxBytes) this.rotate();
-      appendFileSync(this.path, line);
+      appendFileSync(this.path, line, { mode: 0o600 });
       this.size += Buffer.byteLength(line);
     } catch {
       this.writeFailures += 1;
