@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { Command, commandTypes } from '../src/domain/commands.js';
 import { DomainEvent, eventTypes } from '../src/domain/events.js';
 import { ProviderCapabilities, capabilityGroups } from '../src/domain/capabilities.js';
-import { ThreadId } from '../src/domain/ids.js';
+import { NewThreadId, ThreadId } from '../src/domain/ids.js';
 import { loadConfig } from '../src/config.js';
 import { BatonError } from '../src/domain/errors.js';
 import { ManualClock, timeOrderedIds } from '../src/domain/sources.js';
@@ -26,6 +26,16 @@ describe('contracts', () => {
     expect(ThreadId.safeParse('thr_1').success).toBe(true);
     expect(ThreadId.safeParse('thr 1').success).toBe(false);
     expect(ThreadId.safeParse('').success).toBe(false);
+  });
+
+  it('take a client-chosen new thread id only in the thread id format, and a production thread id as one', () => {
+    for (const threadId of ['thr_1', 'thr_kill', timeOrderedIds().next('thread')]) expect(NewThreadId.safeParse(threadId).success, threadId).toBe(true);
+    for (const threadId of ['run_1', 'pthr_1', 'thr_', 'thr', 'thr_a b', 'THR_1']) expect(NewThreadId.safeParse(threadId).success, threadId).toBe(false);
+    for (const type of ['thread.create', 'thread.fork'] as const) {
+      const base = type === 'thread.create' ? { cwd: '/w' } : { sourceThreadId: 'thr_a', source: { type: 'run', threadId: 'thr_a', runId: 'run_1' } };
+      expect(Command.safeParse({ commandId: 'c1', type, threadId: 'run_1', ...base }).success, type).toBe(false);
+      expect(Command.safeParse({ commandId: 'c1', type, threadId: 'thr_new', ...base }).success, type).toBe(true);
+    }
   });
 
   it('make production ids that are valid app ids and sort in creation order, also within one millisecond and across clock ticks', () => {

@@ -27,8 +27,10 @@ function record(worker: EffectWorker, effect: Effect, fields: Fields, notifyRun:
   });
 }
 
-async function tryCapture(store: CheckpointStore, cwd: string, ref: string, base: string | null): Promise<{ capture: Capture } | { error: string }> {
+/** The workspace is checked again: it may have been replaced (by a link to `/`, say) since the thread was made. */
+async function tryCapture(worker: EffectWorker, store: CheckpointStore, cwd: string, ref: string, base: string | null): Promise<{ capture: Capture } | { error: string }> {
   try {
+    await worker.runtime.checkWorkspace(cwd);
     return { capture: await store.capture(cwd, ref, base) };
   } catch (error) {
     return { error: error instanceof Error ? error.message : String(error) };
@@ -64,7 +66,7 @@ export function checkpointHandlers(checkpoints: CheckpointStore | null): Record<
       return;
     }
     const base = ordinal > 0 ? rootCheckpointAt(worker.runtime.store, effect.threadId, ordinal - 1)?.treeRef ?? null : null;
-    const result = await tryCapture(checkpoints, cwd, `${effect.threadId}/baseline-${ordinal}-${effect.id}`, base);
+    const result = await tryCapture(worker, checkpoints, cwd, `${effect.threadId}/baseline-${ordinal}-${effect.id}`, base);
     await record(worker, effect, { scopeId: scopeOf(effect.threadId, null, null), scopeKind: 'root_run', runId: null, nodeId: null, runOrdinal: ordinal, runStatus: null, ...fromCapture(result) }, false);
   };
 
@@ -87,7 +89,7 @@ export function checkpointHandlers(checkpoints: CheckpointStore | null): Record<
     const inRun = store.projections.list('checkpoints', effect.threadId).filter((c) => c.runId === effect.runId && c.status === 'ready');
     const previous = ordinal !== null ? rootCheckpointAt(store, effect.threadId, ordinal - 1) : null;
     const base = (child ? inRun.at(-1)?.treeRef : null) ?? previous?.treeRef ?? null;
-    const result = await tryCapture(checkpoints, cwd, `${effect.threadId}/${effect.id}`, base);
+    const result = await tryCapture(worker, checkpoints, cwd, `${effect.threadId}/${effect.id}`, base);
     await record(worker, effect, { ...common, ...fromCapture(result) }, !child);
   };
 

@@ -6,6 +6,7 @@ import type { RuntimeRequestContext } from '../machines/runtime-request.machine.
 import type { ThreadSupervisorContext } from '../machines/thread-supervisor.machine.js';
 import type { Store } from '../persistence/store.js';
 import type { ForkOrigin } from '../domain/entities.js';
+import { projectionNames } from '../domain/projections.js';
 import { dispatchCapabilities, type CapabilitySource } from './policy.js';
 import type { ThreadActor } from './thread-actor.js';
 
@@ -27,13 +28,26 @@ function supervisorContext(thread: ThreadActor): ThreadSupervisorContext {
 }
 
 /**
+ * A new thread's id (which a client may choose) must be new to the whole store, not only
+ * to its own thread: entity rows and read models are keyed by id alone, so a thread named
+ * after a run or a provider thread would take over that row.
+ */
+function claimNewThreadId(thread: ThreadActor, store: Store): void {
+  const id = thread.threadId;
+  const holder = store.entities.get(id)?.kind ?? projectionNames.find((p) => store.projections.get(p, id) !== null);
+  if (holder || thread.snapshot(supervisorOf(thread))) {
+    throw new BatonError('conflict', `id ${id} is already in use${holder ? ` (${holder})` : ''}: a new thread needs an id of its own`, { id, heldBy: holder ?? 'thread_supervisor' });
+  }
+}
+
+/**
  * Each command becomes events for the thread's actors, with every id it needs allocated
  * here, outside the machines. A command the machines cannot take in their current state
  * is refused with `invalid_transition` and changes nothing.
  */
 export const commandHandlers: { [K in CommandType]: Handler<K> } = {
   'thread.create': (thread, c, env) => {
-    if (thread.snapshot(supervisorOf(thread))) throw new BatonError('conflict', `thread ${thread.threadId} exists already`);
+    claimNewThreadId(thread, env.store);
     const provider = c.provider ?? env.defaultProvider;
     thread.spawn('thread_supervisor', thread.threadId, {
       threadId: thread.threadId,
@@ -90,7 +104,7 @@ export const commandHandlers: { [K in CommandType]: Handler<K> } = {
   'runtime-request.respond': (thread, c) => {
     const request = thread.require({ kind: 'runtime_request', id: c.requestId }).actor.getSnapshot();
     const ctx = request.context as RuntimeRequestContext;
-    if (request.matches({ pending: 'not_resumable' })) {
+    if (ctx.notResumableReason !== null) {
       throw new BatonError('not_resumable', `request ${c.requestId} can no longer be answered: ${ctx.notResumableReason}`, { requestId: c.requestId, reason: ctx.notResumableReason });
     }
     if (ctx.status !== 'pending') throw new BatonError('conflict', `request ${c.requestId} is already ${ctx.status}`, { status: ctx.status });
@@ -99,7 +113,8 @@ export const commandHandlers: { [K in CommandType]: Handler<K> } = {
       throw new BatonError('invalid_command', wantsAnswers ? `request ${c.requestId} asks questions: send answers` : `request ${c.requestId} needs a decision`);
     }
     thread.deliver({ kind: 'runtime_request', id: c.requestId }, { type: 'RESPOND', decision: c.decision ?? null, answers: c.answers ?? null }, { mustAccept: true });
-    return { requestId: c.requestId, status: 'resolved' };
+    // Resolved only once the provider takes the answer (the respond effect).
+    return { requestId: c.requestId, status: 'answering' };
   },
 
   'queued-run.reorder': (thread, c) => {
@@ -147,7 +162,7 @@ export const commandHandlers: { [K in CommandType]: Handler<K> } = {
    */
   'thread.fork': (thread, c, env) => {
     if (c.source.type !== 'run') unsupported(`forking from a ${c.source.type}`);
-    if (thread.snapshot(supervisorOf(thread))) throw new BatonError('conflict', `thread ${thread.threadId} exists already`);
+    claimNewThreadId(thread, env.store);
     const source = env.store.projections.get('threads', c.sourceThreadId);
     const run = env.store.projections.get('runs', c.source.runId);
     if (!source || !run || run.threadId !== c.sourceThreadId || c.source.threadId !== c.sourceThreadId) {

@@ -19,13 +19,25 @@ interface Restored {
   stale: string[];
 }
 
+/** Checks a workspace before any git work there (see Runtime.checkWorkspace). */
+export type WorkspaceCheck = (cwd: string) => Promise<void>;
+
+/** The thread's workspace, checked again: it may have been replaced (by a link to `/`, say) since the thread was made. */
+async function restorableCwd(thread: ThreadActor, check: WorkspaceCheck): Promise<string> {
+  const cwd = (supervisor(thread).context as ThreadSupervisorContext).cwd;
+  await check(cwd).catch((error: unknown) => {
+    throw new BatonError('conflict', `thread ${thread.threadId}'s workspace cannot be restored: ${error instanceof Error ? error.message : String(error)}`, { cwd });
+  });
+  return cwd;
+}
+
 function supervisor(thread: ThreadActor) {
   const snap = thread.snapshot({ kind: 'thread_supervisor', id: thread.threadId });
   if (!snap) throw new BatonError('not_found', `no thread ${thread.threadId}`);
   return snap;
 }
 
-export async function prepareRollbackToRun(thread: ThreadActor, c: CommandOf<'rollback.toRun'>, store: Store, checkpoints: CheckpointStore | null): Promise<Restored> {
+export async function prepareRollbackToRun(thread: ThreadActor, c: CommandOf<'rollback.toRun'>, store: Store, checkpoints: CheckpointStore | null, check: WorkspaceCheck): Promise<Restored> {
   const sup = supervisor(thread);
   if (!sup.can({ type: 'ROLLBACK', runOrdinal: c.runOrdinal })) {
     throw new BatonError('invalid_transition', `thread ${thread.threadId} cannot roll back to run ${c.runOrdinal} now (a run is active, or there is no such run)`, { state: sup.value });
@@ -36,7 +48,7 @@ export async function prepareRollbackToRun(thread: ThreadActor, c: CommandOf<'ro
   if (!target || target.status !== 'ready' || !target.treeRef) {
     throw new BatonError('not_found', `run ${c.runOrdinal} of thread ${thread.threadId} has no ready checkpoint to restore`, { checkpoint: target });
   }
-  const { changed } = await checkpoints.restore((sup.context as ThreadSupervisorContext).cwd, target.treeRef);
+  const { changed } = await checkpoints.restore(await restorableCwd(thread, check), target.treeRef);
   return { checkpointId: target.id, changedPaths: changed, parentOverlap: [], stale };
 }
 
@@ -46,14 +58,14 @@ export function commitRollbackToRun(thread: ThreadActor, c: CommandOf<'rollback.
   return { threadId: thread.threadId, runOrdinal: c.runOrdinal, checkpointId: r.checkpointId, changedPaths: r.changedPaths, staleCheckpointIds: r.stale };
 }
 
-export async function prepareRollbackNode(thread: ThreadActor, c: CommandOf<'rollback.node'>, store: Store, checkpoints: CheckpointStore | null): Promise<Restored> {
+export async function prepareRollbackNode(thread: ThreadActor, c: CommandOf<'rollback.node'>, store: Store, checkpoints: CheckpointStore | null, check: WorkspaceCheck): Promise<Restored> {
   if (!checkpoints) throw new BatonError('unsupported', 'no checkpoint store is configured');
   const checkpoint = store.projections.get('checkpoints', c.checkpointId);
   if (!checkpoint || checkpoint.threadId !== thread.threadId || checkpoint.nodeId !== c.nodeId || checkpoint.scopeKind === 'root_run') {
     throw new BatonError('not_found', `no checkpoint ${c.checkpointId} of node ${c.nodeId}`);
   }
   if (checkpoint.status !== 'ready' || !checkpoint.treeRef) throw new BatonError('conflict', `checkpoint ${c.checkpointId} is ${checkpoint.status}`);
-  const cwd = (supervisor(thread).context as ThreadSupervisorContext).cwd;
+  const cwd = await restorableCwd(thread, check);
   const { changed, previousTree } = await checkpoints.restore(cwd, checkpoint.treeRef);
   // What the parent run changed: from its baseline to its own checkpoint, or to now while it runs.
   const ordinal = checkpoint.runOrdinal ?? 0;

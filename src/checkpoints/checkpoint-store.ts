@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
-import { existsSync, lstatSync, mkdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import { access, lstat, mkdir, realpath, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { git, gitScript, nulSplit, type ShadowRepo } from './git.js';
 import { KeyedMutex } from './keyed-mutex.js';
@@ -19,9 +19,16 @@ export interface CheckpointStoreOptions {
   root: string;
   /** Files larger than this are not captured (default 10 MiB). */
   maxFileBytes?: number;
+  /** A git process running longer than this is killed and its capture or restore fails (default 5 minutes). */
+  gitTimeoutMs?: number;
 }
 
 const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
+
+/** How many lstat calls are in flight at once while looking for files over the size limit. */
+const STAT_BATCH = 64;
+/** How many diff lines are parsed between two turns of the event loop. */
+const PARSE_SLICE = 5_000;
 
 /** Stage everything (but the excluded paths), write the tree, print it, and diff it from the base. */
 const STAGE_SCRIPT = `base=$1; shift
@@ -40,9 +47,16 @@ if [ -n "$base" ]; then git diff-tree -r --numstat -z --no-renames "$base" "$tre
 export class CheckpointStore {
   private readonly mutex = new KeyedMutex();
   private readonly maxFileBytes: number;
+  private readonly gitTimeoutMs: number;
 
   constructor(private readonly options: CheckpointStoreOptions) {
     this.maxFileBytes = options.maxFileBytes ?? 10 * 1024 * 1024;
+    this.gitTimeoutMs = options.gitTimeoutMs ?? 5 * 60_000;
+  }
+
+  /** Where the shadow repositories live: never a workspace, nor inside one. */
+  get root(): string {
+    return this.options.root;
   }
 
   /** Captures the workspace; `base` is the commit to diff against; `ref` names the capture. */
@@ -52,8 +66,8 @@ export class CheckpointStore {
       // The ref points at the tree itself (no commit object needed) and keeps it from any gc;
       // a loose ref is one file, written here rather than by one more git process.
       const refPath = join(repo.gitDir, 'refs', 'baton', ...ref.split('/'));
-      mkdirSync(dirname(refPath), { recursive: true });
-      writeFileSync(refPath, `${staged.tree}\n`);
+      await mkdir(dirname(refPath), { recursive: true, mode: 0o700 });
+      await writeFile(refPath, `${staged.tree}\n`, { mode: 0o600 });
       return { commit: staged.tree, ...staged };
     });
   }
@@ -80,19 +94,20 @@ export class CheckpointStore {
    * and the diff run in one shell.
    */
   private async stage(repo: ShadowRepo, baseTree: string | null): Promise<Omit<Capture, 'commit'>> {
-    const skipped = this.overLimit(repo, nulSplit(await git(repo, ['ls-files', '-z', '--others', '--exclude-standard'])));
+    const skipped = await this.overLimit(repo, nulSplit(await git(repo, ['ls-files', '-z', '--others', '--exclude-standard'])));
     const excludes = skipped.map((x) => `:(exclude,literal)${x.path}`);
     // Without a base (a restore's snapshot of the present), there is nothing to diff.
     // "$1" is the base tree ('' for none); the excludes follow. The tree id comes first, on its own line.
-    const out = await gitScript(repo, STAGE_SCRIPT, [baseTree ?? '', ...excludes]);
+    const out = await gitScript(repo, STAGE_SCRIPT, [baseTree ?? '', ...excludes], 'git add -A');
     const newline = out.indexOf('\n');
     let tree = out.slice(0, newline).trim();
-    let diff = parseNumstat(out.slice(newline + 1));
+    let diff = await parseNumstat(out.slice(newline + 1));
     if (!baseTree) return { tree, diff, skipped };
-    const grown = this.overLimit(repo, diff.paths.filter((p) => !skipped.some((x) => x.path === p)));
+    const skippedPaths = new Set(skipped.map((x) => x.path));
+    const grown = await this.overLimit(repo, diff.paths.filter((p) => !skippedPaths.has(p)));
     if (grown.length) {
       tree = await this.putBack(repo, grown.map((g) => g.path), baseTree, tree);
-      diff = parseNumstat(await git(repo, ['diff-tree', '-r', '--numstat', '-z', '--no-renames', baseTree, tree]));
+      diff = await parseNumstat(await git(repo, ['diff-tree', '-r', '--numstat', '-z', '--no-renames', baseTree, tree]));
     }
     return { tree, diff, skipped: [...skipped, ...grown] };
   }
@@ -109,7 +124,7 @@ export class CheckpointStore {
       } else {
         await git(repo, ['update-index', '--force-remove', '--', path]);
       }
-      if (written) rmSync(join(repo.gitDir, 'objects', written.slice(0, 2), written.slice(2)), { force: true });
+      if (written) await rm(join(repo.gitDir, 'objects', written.slice(0, 2), written.slice(2)), { force: true });
     }
     return (await git(repo, ['write-tree'])).trim();
   }
@@ -119,47 +134,78 @@ export class CheckpointStore {
     return this.locked(workspace, async (repo) => nulSplit(await git(repo, ['diff-tree', '-r', '--name-only', '-z', `${from}^{tree}`, `${to}^{tree}`])));
   }
 
-  /** Which of these paths are regular files over the size limit. */
-  private overLimit(repo: ShadowRepo, candidates: string[]): Capture['skipped'] {
+  /**
+   * Which of these paths are regular files over the size limit. A workspace can hold a great
+   * many new files: they are looked at asynchronously, a batch at a time, so the event loop
+   * is never held for the whole list.
+   */
+  private async overLimit(repo: ShadowRepo, candidates: string[]): Promise<Capture['skipped']> {
     const large: Capture['skipped'] = [];
-    for (const path of new Set(candidates)) {
-      try {
-        const stat = lstatSync(join(repo.workTree, path));
-        if (stat.isFile() && stat.size > this.maxFileBytes) large.push({ path, bytes: stat.size });
-      } catch {
-        // Deleted: git records the deletion.
-      }
+    // git lists each path once: no need to deduplicate.
+    for (let i = 0; i < candidates.length; i += STAT_BATCH) {
+      const batch = candidates.slice(i, i + STAT_BATCH);
+      // A path that is gone was deleted: git records the deletion.
+      const stats = await Promise.all(batch.map((path) => lstat(join(repo.workTree, path)).catch(() => null)));
+      stats.forEach((stat, k) => {
+        if (stat?.isFile() && stat.size > this.maxFileBytes) large.push({ path: batch[k]!, bytes: stat.size });
+      });
     }
     return large;
   }
 
-  private locked<T>(workspace: string, work: (repo: ShadowRepo) => Promise<T>): Promise<T> {
-    const workTree = realpathSync(workspace);
+  private async locked<T>(workspace: string, work: (repo: ShadowRepo) => Promise<T>): Promise<T> {
+    const workTree = await realpath(workspace);
     return this.mutex.run(workTree, async () => work(await this.repoFor(workTree)));
   }
 
   private async repoFor(workTree: string): Promise<ShadowRepo> {
     const id = createHash('sha256').update(workTree).digest('hex').slice(0, 24);
     const gitDir = join(this.options.root, id);
-    const repo = { gitDir, workTree };
-    if (!existsSync(join(gitDir, 'HEAD'))) {
-      mkdirSync(gitDir, { recursive: true });
-      await git(repo, ['init', '--bare', '--quiet', '--template=', gitDir], { bare: true });
-      for (const [k, v] of [['core.bare', 'false'], ['core.autocrlf', 'false'], ['core.filemode', 'true'], ['core.symlinks', 'true'], ['gc.auto', '0'], ['core.precomposeunicode', 'true'], ['core.untrackedCache', 'true'], ['index.version', '4']]) {
-        await git(repo, ['config', k!, v!], { bare: true });
-      }
-    }
+    const repo = { gitDir, workTree, timeoutMs: this.gitTimeoutMs };
+    if (!(await exists(join(gitDir, 'HEAD')))) await this.initialise(repo);
     return repo;
+  }
+
+  /**
+   * Makes the shadow repository beside its place and renames it in when it is complete, so
+   * a git killed half-way (a time limit, a crash) never leaves a repository that looks made.
+   */
+  private async initialise(repo: ShadowRepo): Promise<void> {
+    const staging = { ...repo, gitDir: `${repo.gitDir}.init-${randomBytes(6).toString('hex')}` };
+    await mkdir(staging.gitDir, { recursive: true, mode: 0o700 });
+    try {
+      // --shared=0600: git makes the repository's files 0600 (objects 0400) and folders 0700, whatever the umask.
+      await git(staging, ['init', '--bare', '--quiet', '--template=', '--shared=0600', staging.gitDir], { bare: true });
+      for (const [k, v] of [['core.bare', 'false'], ['core.autocrlf', 'false'], ['core.filemode', 'true'], ['core.symlinks', 'true'], ['gc.auto', '0'], ['core.precomposeunicode', 'true'], ['core.untrackedCache', 'true'], ['index.version', '4']]) {
+        await git(staging, ['config', k!, v!], { bare: true });
+      }
+      // One that was made meanwhile is kept; a half-made one (no HEAD, from an older Baton) is replaced.
+      if (await exists(join(repo.gitDir, 'HEAD'))) return;
+      await rm(repo.gitDir, { recursive: true, force: true });
+      await rename(staging.gitDir, repo.gitDir);
+    } finally {
+      await rm(staging.gitDir, { recursive: true, force: true });
+    }
   }
 }
 
-/** `diff-tree --numstat -z` output: "added\tdeleted\tpath" fields; binary files count "-". */
-function parseNumstat(output: string): Capture['diff'] {
+const exists = (path: string): Promise<boolean> => access(path).then(() => true, () => false);
+
+/** Lets the event loop run: a long list is worked through a slice at a time. */
+const breathe = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/**
+ * `diff-tree --numstat -z` output: "added\tdeleted\tpath" fields; binary files count "-".
+ * A capture can list every file of a big workspace, so it yields now and then.
+ */
+async function parseNumstat(output: string): Promise<Capture['diff']> {
   let additions = 0;
   let deletions = 0;
   const paths: string[] = [];
-  for (const field of nulSplit(output)) {
-    const [a, d, path] = field.split('\t');
+  const fields = nulSplit(output);
+  for (let i = 0; i < fields.length; i++) {
+    if (i > 0 && i % PARSE_SLICE === 0) await breathe();
+    const [a, d, path] = fields[i]!.split('\t');
     if (path === undefined) continue;
     additions += a === '-' ? 0 : Number(a);
     deletions += d === '-' ? 0 : Number(d);

@@ -1,4 +1,6 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
 
 /**
  * Runs git against Baton's shadow repository only: the git dir, the work tree and the index
@@ -8,11 +10,19 @@ import { spawn } from 'node:child_process';
 export interface ShadowRepo {
   gitDir: string;
   workTree: string;
+  /** A git process still running after this long is killed (with its children). */
+  timeoutMs: number;
 }
 
 export class GitError extends Error {
   constructor(readonly args: string[], readonly code: number | null, readonly stderr: string) {
     super(`git ${args.join(' ')} failed (${code}): ${stderr.trim()}`);
+  }
+}
+
+export class GitTimeoutError extends Error {
+  constructor(readonly what: string, readonly timeoutMs: number) {
+    super(`${what} timed out after ${timeoutMs} ms and was killed`);
   }
 }
 
@@ -46,33 +56,55 @@ export interface GitOptions {
 export function git(repo: ShadowRepo, args: string[], options: GitOptions = {}): Promise<string> {
   const env = shadowEnv(repo);
   if (options.bare) delete env.GIT_WORK_TREE;
-  return run('git', ['-c', 'core.quotepath=false', ...args], repo, env, options.input);
+  return run('git', ['-c', 'core.quotepath=false', ...args], repo, env, `git ${args[0]}`, options.input);
 }
 
 /**
  * Several git commands in one `sh` process (one process start instead of several), in the
  * shadow repository's environment. `args` reach the script as "$@", never interpolated.
  */
-export function gitScript(repo: ShadowRepo, script: string, args: string[]): Promise<string> {
-  return run('sh', ['-c', `set -e\n${script}`, 'sh', ...args], repo, { ...shadowEnv(repo), GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'core.quotepath', GIT_CONFIG_VALUE_0: 'false' });
+export function gitScript(repo: ShadowRepo, script: string, args: string[], what: string): Promise<string> {
+  return run('sh', ['-c', `set -e\n${script}`, 'sh', ...args], repo, { ...shadowEnv(repo), GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'core.quotepath', GIT_CONFIG_VALUE_0: 'false' }, what);
 }
 
-function run(command: string, args: string[], repo: ShadowRepo, env: NodeJS.ProcessEnv, input?: string): Promise<string> {
+function run(command: string, args: string[], repo: ShadowRepo, env: NodeJS.ProcessEnv, what: string, input?: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: repo.workTree, env, stdio: ['pipe', 'pipe', 'pipe'] });
+    // Its own process group, so a timeout kills the shell and every git it started.
+    const child = spawn(command, args, { cwd: repo.workTree, env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
     // git may exit before reading its input; that is not an error of ours.
     child.stdin.on('error', () => undefined);
     const out: Buffer[] = [];
     const err: Buffer[] = [];
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      killGroup(child);
+    }, repo.timeoutMs);
     child.stdout.on('data', (c: Buffer) => out.push(c));
     child.stderr.on('data', (c: Buffer) => err.push(c));
-    child.on('error', reject);
+    child.on('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
     child.on('close', (code) => {
-      if (code === 0) resolve(Buffer.concat(out).toString('utf8'));
+      clearTimeout(timer);
+      // A killed git leaves its index lock behind; nothing else uses this shadow index meanwhile.
+      if (timedOut) void rm(join(repo.gitDir, 'index.lock'), { force: true }).finally(() => reject(new GitTimeoutError(what, repo.timeoutMs)));
+      else if (code === 0) resolve(Buffer.concat(out).toString('utf8'));
       else reject(new GitError(args, code, Buffer.concat(err).toString('utf8')));
     });
     child.stdin.end(input ?? '');
   });
+}
+
+/** Kills the child's process group; the child alone if its group is not made yet (or is gone). */
+function killGroup(child: ChildProcess): void {
+  try {
+    if (child.pid === undefined) throw new Error('not started');
+    process.kill(-child.pid, 'SIGKILL');
+  } catch {
+    child.kill('SIGKILL');
+  }
 }
 
 /** Splits NUL-separated git output. */

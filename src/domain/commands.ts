@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CheckpointId, CommandId, NodeId, RunId, RuntimeRequestId, ThreadId } from './ids.js';
+import { CheckpointId, CommandId, NewThreadId, NodeId, RunId, RuntimeRequestId, ThreadId } from './ids.js';
 import {
   ApprovalDecision,
   DispatchMode,
@@ -26,7 +26,7 @@ export type ForkSource = z.infer<typeof ForkSource>;
 
 export const commandSchemas = {
   'thread.create': command('thread.create', {
-    threadId: ThreadId.optional(),
+    threadId: NewThreadId.optional(),
     title: z.string().max(500).optional(),
     cwd: z.string().min(1),
     provider: ProviderKind.optional(),
@@ -62,7 +62,7 @@ export const commandSchemas = {
   'thread.fork': command('thread.fork', {
     sourceThreadId: ThreadId,
     source: ForkSource,
-    threadId: ThreadId.optional(),
+    threadId: NewThreadId.optional(),
     title: z.string().max(500).optional(),
   }),
   'thread.merge_back': command('thread.merge_back', {

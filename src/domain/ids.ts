@@ -13,6 +13,17 @@ const appId = <B extends string>(brand: B) =>
     .regex(/^[A-Za-z0-9_.:-]+$/, 'ids use letters, digits and _ . : -')
     .brand<B>();
 
+/**
+ * An id a client chooses for a new entity: in its family's format (`thr_...`), so it can
+ * never pass for the id of a run, a provider thread or any other family.
+ */
+const newAppId = <B extends string>(brand: B, family: IdFamily) =>
+  z
+    .string()
+    .max(200)
+    .regex(new RegExp(`^${idPrefixes[family]}_[A-Za-z0-9_.:-]+$`), `a new ${family} id is ${idPrefixes[family]}_ then letters, digits and _ . : -`)
+    .brand<B>();
+
 export const ThreadId = appId('ThreadId');
 export const RunId = appId('RunId');
 export const RunAttemptId = appId('RunAttemptId');
@@ -77,3 +88,6 @@ export const idPrefixes = {
 } as const;
 
 export type IdFamily = keyof typeof idPrefixes;
+
+/** A thread id a client picks in thread.create or thread.fork. */
+export const NewThreadId = newAppId('ThreadId', 'thread');

@@ -1,5 +1,6 @@
 import type { Statement } from 'better-sqlite3';
 import type { EntityKind } from '../domain/entities.js';
+import { BatonError } from '../domain/errors.js';
 import type { Db } from './database.js';
 import type { ValidUnit } from './commit-unit.js';
 
@@ -44,17 +45,27 @@ export class EntityTable {
   private readonly countAll: Statement<[], { n: number }>;
 
   constructor(db: Db) {
+    // An entity's kind and thread never change: a row is only ever updated by its own entity.
     this.upsert = db.prepare(`INSERT INTO entities (entity_id, kind, thread_id, machine_id, machine_version, snapshot, last_sequence, updated_at)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-      ON CONFLICT (entity_id) DO UPDATE SET kind = excluded.kind, thread_id = excluded.thread_id, machine_id = excluded.machine_id,
+      ON CONFLICT (entity_id) DO UPDATE SET machine_id = excluded.machine_id,
         machine_version = excluded.machine_version, snapshot = excluded.snapshot, last_sequence = excluded.last_sequence,
-        updated_at = excluded.updated_at`);
+        updated_at = excluded.updated_at
+      WHERE entities.kind = excluded.kind AND entities.thread_id IS excluded.thread_id`);
     this.byId = db.prepare('SELECT * FROM entities WHERE entity_id = ?');
     this.countAll = db.prepare('SELECT count(*) AS n FROM entities');
   }
 
+  /** Inserts or updates an entity's row; a row of another kind or thread under that id is a typed conflict. */
   put(s: ValidUnit['snapshots'][number], sequence: number, at: number): void {
-    this.upsert.run(s.entityId, s.kind, s.threadId, s.machineId, s.machineVersion, s.snapshotJson, sequence, at);
+    const { changes } = this.upsert.run(s.entityId, s.kind, s.threadId, s.machineId, s.machineVersion, s.snapshotJson, sequence, at);
+    if (changes === 0) {
+      const held = this.get(s.entityId);
+      throw new BatonError('conflict', `entity id ${s.entityId} belongs to ${held?.kind} of thread ${held?.threadId}: refused as ${s.kind} of thread ${s.threadId}`, {
+        entityId: s.entityId,
+        held: held && { kind: held.kind, threadId: held.threadId },
+      });
+    }
   }
 
   get(entityId: string): EntityRecord | null {

@@ -4,9 +4,7 @@ import { useRuntime } from '../support/runtime.js';
 const open = useRuntime();
 
 async function startedRun(h: ReturnType<typeof open>) {
-  const created = await h.command({ type: 'thread.create', cwd: '/tmp/ws', title: 'T' });
-  expect(created).toMatchObject({ ok: true });
-  const threadId = (created as { result: { threadId: string } }).result.threadId;
+  const threadId = await h.thread();
   const sent = await h.command({ type: 'thread.message.send', threadId, text: 'hello' });
   expect(sent).toMatchObject({ ok: true, result: { dispatched: 'started' } });
   const runId = (sent as { result: { runId: string } }).result.runId;

@@ -1,4 +1,5 @@
-import { join } from 'node:path';
+import { mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { afterEach } from 'vitest';
 import { ManualClock, SequentialIds } from '../../src/domain/sources.js';
 import { Store } from '../../src/persistence/store.js';
@@ -52,6 +53,9 @@ export function createHarness(options: HarnessOptions, path: string, salt: strin
   const store = Store.open(path, { clock });
   opened(store);
   const runtime = new Runtime({ store, clock, ids: new SequentialIds(salt), checkpoints: options.checkpoints ?? null, requestTtlMs: options.requestTtlMs ?? null, ...(options.capabilities ? { capabilities: options.capabilities } : {}) });
+  // A real directory: thread.create refuses a cwd that is not one.
+  const workspace = join(dirname(path), 'workspace');
+  mkdirSync(workspace, { recursive: true });
   const published: DomainEvent[] = [];
   runtime.onEvents((events) => published.push(...events));
   const worker = new EffectWorker(runtime, { ...checkpointHandlers(runtime.checkpoints), ...(options.handlers?.(runtime) ?? {}) });
@@ -64,7 +68,7 @@ export function createHarness(options: HarnessOptions, path: string, salt: strin
       return found;
     },
     thread: async (extra = {}) => {
-      const ack = (await h.command({ type: 'thread.create', cwd: '/tmp/ws', title: 'T', ...extra })) as { ok: boolean; result: { threadId: string } };
+      const ack = (await h.command({ type: 'thread.create', cwd: workspace, title: 'T', ...extra })) as { ok: boolean; result: { threadId: string } };
       if (!ack.ok) throw new Error(`thread.create refused: ${JSON.stringify(ack)}`);
       return ack.result.threadId;
     },

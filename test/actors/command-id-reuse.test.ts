@@ -1,0 +1,74 @@
+import { describe, expect, it } from 'vitest';
+import { projectionNames } from '../../src/domain/projections.js';
+import type { Store } from '../../src/persistence/store.js';
+import { useRuntime } from '../support/runtime.js';
+
+const open = useRuntime();
+
+function facts(store: Store) {
+  return {
+    entities: store.db.prepare('SELECT entity_id, kind, thread_id, snapshot FROM entities ORDER BY entity_id').all(),
+    receipts: store.db.prepare('SELECT * FROM command_receipts ORDER BY command_id').all(),
+    projections: projectionNames.map((p) => store.projections.list(p)),
+    sequence: store.lastSequence(),
+  };
+}
+
+describe('a commandId names one command', () => {
+  it('reused by a command of another type is a conflict and stores nothing; the same command resent gets its stored receipt', async () => {
+    const h = open();
+    const threadId = await h.thread();
+    const send = { commandId: 'c_reused', type: 'thread.message.send', threadId, text: 'hello' };
+    const first = await h.runtime.dispatch(send);
+    expect(first).toMatchObject({ ok: true, result: { dispatched: 'started' } });
+    const before = facts(h.store);
+
+    expect(await h.runtime.dispatch(send)).toEqual(first);
+    const create = await h.runtime.dispatch({ commandId: 'c_reused', type: 'thread.create', cwd: h.store.projections.get('threads', threadId)!.workspace.cwd });
+    expect(create).toMatchObject({ ok: false, commandId: 'c_reused', error: { code: 'conflict' } });
+    expect(JSON.stringify(create)).not.toContain('runId');
+    expect(await h.runtime.dispatch({ commandId: 'c_reused', type: 'thread.stop', threadId })).toMatchObject({ ok: false, error: { code: 'conflict' } });
+    expect(facts(h.store)).toEqual(before);
+    // The stored answer is unchanged by the refusals.
+    expect(await h.runtime.dispatch(send)).toEqual(first);
+  });
+
+  it('reused by the same type on another thread is a conflict', async () => {
+    const h = open();
+    const a = await h.thread();
+    const b = await h.thread();
+    const first = await h.runtime.dispatch({ commandId: 'c_stop', type: 'thread.stop', threadId: a });
+    expect(first).toMatchObject({ ok: true });
+    const before = facts(h.store);
+    expect(await h.runtime.dispatch({ commandId: 'c_stop', type: 'thread.stop', threadId: b })).toMatchObject({ ok: false, error: { code: 'conflict' } });
+    expect(facts(h.store)).toEqual(before);
+    expect(await h.runtime.dispatch({ commandId: 'c_stop', type: 'thread.stop', threadId: a })).toEqual(first);
+  });
+
+  it('a refusal is a stored receipt too: reusing its commandId for another type is a conflict', async () => {
+    const h = open();
+    const threadId = await h.thread();
+    const invalid = await h.runtime.dispatch({ commandId: 'c_bad2', type: 'queued-run.reorder', threadId, order: ['run_nope'] });
+    expect(invalid).toMatchObject({ ok: false, error: { code: 'invalid_transition' } });
+    const before = facts(h.store);
+    expect(await h.runtime.dispatch({ commandId: 'c_bad2', type: 'thread.message.send', threadId, text: 'hi' })).toMatchObject({ ok: false, error: { code: 'conflict' } });
+    expect(facts(h.store)).toEqual(before);
+    expect(await h.runtime.dispatch({ commandId: 'c_bad2', type: 'queued-run.reorder', threadId, order: ['run_nope'] })).toEqual(invalid);
+  });
+
+  it('two commands of different types racing with one commandId: one wins, the other is a conflict that stores nothing', async () => {
+    const h = open();
+    const a = await h.thread();
+    const b = await h.thread();
+    const before = facts(h.store);
+    // Neither sees a receipt when it arrives: both steps run, on two threads, and commit in one group.
+    const [stop, archive] = await Promise.all([
+      h.runtime.dispatch({ commandId: 'c_race', type: 'thread.stop', threadId: a }),
+      h.runtime.dispatch({ commandId: 'c_race', type: 'thread.archive', threadId: b }),
+    ]);
+    expect(stop).toMatchObject({ ok: true });
+    expect(archive).toMatchObject({ ok: false, error: { code: 'conflict' } });
+    expect(h.store.projections.get('threads', b)).toEqual(before.projections[0]!.find((t) => (t as { id: string }).id === b));
+    expect(h.store.receipts.get('c_race')).toMatchObject({ commandType: 'thread.stop', threadId: a });
+  });
+});
