@@ -9,8 +9,21 @@ export type EffectHandler = (effect: Effect, worker: EffectWorker) => Promise<vo
  * settles its effect in the same step as the events its work produced, so "done" and
  * "what it did" are one commit; a worker that dies leaves the lease to expire and the
  * effect is claimed again.
+ *
+ * Each thread has a lane: its effects run one after another, in the order they were asked
+ * for (a run's baseline checkpoint before anything else it asked), while other threads'
+ * lanes run beside it. A busy lane only holds its own thread: the worker keeps claiming
+ * for every other thread, and claims a busy thread's next effects once its lane is free.
+ * The leases of effects still running are renewed, so a long one is never claimed twice.
  */
 export class EffectWorker {
+  private readonly lanes = new Map<string, Promise<void>>();
+  /** Effects claimed and not yet finished, whose leases this worker keeps renewing. */
+  private readonly inFlight = new Set<string>();
+  private readonly laneFreeListeners = new Set<() => void>();
+  /** Handler failures no caller saw yet; `drain` throws the first one. */
+  private readonly failures: unknown[] = [];
+
   constructor(
     readonly runtime: Runtime,
     private readonly handlers: Partial<Record<EffectKind, EffectHandler>>,
@@ -18,23 +31,88 @@ export class EffectWorker {
     private readonly leaseMs = 30_000,
   ) {}
 
-  /** Claims and runs what is claimable now; returns how many effects it ran. */
-  async runOnce(limit = 16): Promise<number> {
-    const kinds = Object.keys(this.handlers);
-    const claimed = this.runtime.store.outbox.claim(this.owner, this.runtime.clock.nowMs(), this.leaseMs, limit, kinds);
-    // Threads run in parallel; one thread's effects run in the order they were asked for
-    // (a run's baseline checkpoint before anything else it asked).
+  /**
+   * Renews the leases of running effects, claims what is claimable for threads whose lane
+   * is free and starts it on their lanes. Does not wait for the work; returns how many
+   * effects it claimed.
+   */
+  poll(limit = 16): number {
+    const now = this.runtime.clock.nowMs();
+    const outbox = this.runtime.store.outbox;
+    if (this.inFlight.size) outbox.renew(this.owner, [...this.inFlight], now + this.leaseMs, now);
+    const claimed = outbox.claim(this.owner, now, this.leaseMs, limit, Object.keys(this.handlers), new Set(this.lanes.keys()));
     const byThread = new Map<string, Effect[]>();
     for (const e of claimed) byThread.set(e.threadId, [...(byThread.get(e.threadId) ?? []), e]);
-    await Promise.all([...byThread.values()].map(async (effects) => {
-      for (const effect of effects) await this.handlers[effect.kind]!(effect, this);
-    }));
+    for (const [threadId, effects] of byThread) {
+      effects.forEach((e) => this.inFlight.add(e.id));
+      this.lanes.set(threadId, this.runLane(threadId, effects));
+    }
     return claimed.length;
   }
 
-  /** Runs until nothing claimable is left (effects whose results enqueue more effects included). */
-  async drain(maxRounds = 100): Promise<void> {
-    for (let i = 0; i < maxRounds; i++) if ((await this.runOnce()) === 0) return;
+  /** Claims what is claimable now and waits until every lane is done; returns how many effects it claimed. */
+  async runOnce(limit = 16): Promise<number> {
+    const n = this.poll(limit);
+    await this.idle();
+    return n;
+  }
+
+  /**
+   * Runs until nothing is claimable and no lane is busy (effects whose results enqueue
+   * more effects included). Throws the first handler failure it saw.
+   */
+  async drain(): Promise<void> {
+    for (;;) {
+      const claimed = this.poll();
+      if (claimed === 0 && this.lanes.size === 0) break;
+      if (this.lanes.size) await Promise.race(this.lanes.values());
+    }
+    const failure = this.failures.splice(0)[0];
+    if (failure !== undefined) throw failure;
+  }
+
+  /** Resolves when every lane running now has finished. */
+  async idle(): Promise<void> {
+    while (this.lanes.size) await Promise.all(this.lanes.values());
+  }
+
+  /** Calls `listener` each time a thread's lane finishes (its next effects may be claimable). */
+  onLaneFree(listener: () => void): () => void {
+    this.laneFreeListeners.add(listener);
+    return () => this.laneFreeListeners.delete(listener);
+  }
+
+  /**
+   * Keeps the worker going by itself: it claims after every commit (coalesced), whenever a
+   * lane frees, and on a slow beat (leases to renew, effects whose lease expired). Returns
+   * the stop.
+   */
+  start(beatMs = 1_000): () => void {
+    let scheduled = false;
+    let stopped = false;
+    const kick = (): void => {
+      if (scheduled || stopped) return;
+      scheduled = true;
+      setImmediate(() => {
+        scheduled = false;
+        if (stopped) return;
+        try {
+          this.poll();
+        } catch (error) {
+          this.runtime.logger.error({ err: error }, 'the effect worker could not claim');
+        }
+      });
+    };
+    const offEvents = this.runtime.onEvents(kick);
+    const offLanes = this.onLaneFree(kick);
+    const beat = setInterval(kick, beatMs);
+    kick();
+    return () => {
+      stopped = true;
+      offEvents();
+      offLanes();
+      clearInterval(beat);
+    };
   }
 
   /** Marks the effect completed (or failed) in the same step as `work`. */
@@ -44,5 +122,26 @@ export class EffectWorker {
       thread.current.effectUpdates.push({ effectId: effect.id, status, error, leaseOwner: this.owner });
       return result;
     });
+  }
+
+  /**
+   * One thread's claimed effects, in order. A handler that throws stops the lane: the
+   * effects after it stay leased and are claimed again once their lease expires.
+   */
+  private async runLane(threadId: string, effects: Effect[]): Promise<void> {
+    try {
+      for (const effect of effects) {
+        await this.handlers[effect.kind]!(effect, this);
+        this.inFlight.delete(effect.id);
+      }
+    } catch (error) {
+      if (this.failures.length < 16) this.failures.push(error);
+      this.runtime.logger.error({ err: error, threadId }, 'an effect handler failed');
+    } finally {
+      // What is left was never run: its leases are left to expire rather than renewed.
+      effects.forEach((e) => this.inFlight.delete(e.id));
+      this.lanes.delete(threadId);
+      for (const listener of this.laneFreeListeners) listener();
+    }
   }
 }

@@ -45,7 +45,7 @@ describe('JSON-RPC line transport over a real child process', () => {
 
   it('times out a request the peer never answers', async () => {
     const rpc = peer();
-    await expect(rpc.request('silence', {}, 200)).rejects.toMatchObject({ code: 'provider_error', message: 'silence timed out after 200 ms' });
+    await expect(rpc.request('silence', {}, 200)).rejects.toMatchObject({ code: 'timeout', message: 'silence timed out after 200 ms' });
   });
 
   it('fails pending requests when the process exits, and refuses new ones', async () => {

@@ -1,13 +1,14 @@
 import { join } from 'node:path';
-import { BatonError } from '../../domain/errors.js';
+import { BatonError, type ErrorInfo } from '../../domain/errors.js';
 import type { Effect } from '../../domain/effects.js';
 import type { ProviderEvent } from '../../domain/provider-events.js';
 import type { IdSource } from '../../domain/sources.js';
 import { FrameLog } from '../transport/diagnostics.js';
 import type { LineChannel } from '../transport/line-channel.js';
-import { writeCodexHome, type CodexModelEndpoint } from './codex-home.js';
+import { ensureCodexHome, type CodexModelEndpoint } from './codex-home.js';
 import { CodexNormalizer, type TurnRef } from './codex-normalizer.js';
 import { CodexSession, spawnCodex } from './codex-session.js';
+import { Deadline } from './deadline.js';
 import type { ForkOrigin } from '../../domain/entities.js';
 
 /** What an adapter needs from the rest of Baton, kept narrow so replays can drive it too. */
@@ -33,6 +34,23 @@ export interface CodexAdapterOptions {
   dataDir: string;
   /** A channel per session instead of the real binary: a replay, or a recording of the binary. */
   channelFor?: (sessionId: string, spawn: () => LineChannel) => LineChannel;
+  /** How long Codex has to acknowledge an interrupt, and then to end the turn, before it is killed. */
+  interruptTimeoutMs?: number;
+  /** A turn with no word from Codex for this long (and no question waiting on the user) is timed out. */
+  turnIdleTimeoutMs?: number;
+}
+
+/** How the active run ends when Baton kills a Codex that stopped answering. */
+interface Escalation {
+  runStatus: 'failed' | 'interrupted';
+  error: ErrorInfo;
+}
+
+/** Who asked for an interrupt, as the run's end tells it if Codex has to be killed. */
+interface InterruptCause {
+  runStatus: Escalation['runStatus'];
+  /** How the error message begins: the subject of "did not answer the interrupt". */
+  lead: string;
 }
 
 /**
@@ -52,12 +70,29 @@ export class CodexThreadAdapter {
   /** Problem counts of sessions that are gone. */
   private unreadable = 0;
   private unknownBefore = 0;
+  /** The turn watchdog: armed while a turn runs, re-armed by every frame Codex sends. */
+  private readonly quiet: Deadline;
+  /** After an acknowledged interrupt: the turn's end must follow in time. */
+  private readonly unended: Deadline;
+  private unendedCause: Escalation | null = null;
+  /** Sessions Baton killed, and how their active run ends. */
+  private readonly killed = new WeakMap<CodexSession, Escalation>();
+  /** The attempt the watchdog interrupted: its `interrupted` end is reported as the timeout it was. */
+  private timedOut: { attemptId: string; error: ErrorInfo } | null = null;
 
   constructor(
     readonly threadId: string,
     private readonly options: CodexAdapterOptions,
   ) {
     this.normalizer = this.newNormalizer();
+    this.quiet = new Deadline(options.turnIdleTimeoutMs ?? 300_000, () => this.turnWentQuiet());
+    this.unended = new Deadline(this.interruptTimeoutMs, () => {
+      if (this.session && this.unendedCause) void this.escalate(this.session, this.unendedCause);
+    });
+  }
+
+  private get interruptTimeoutMs(): number {
+    return this.options.interruptTimeoutMs ?? 10_000;
   }
 
   private newNormalizer(): CodexNormalizer {
@@ -95,16 +130,8 @@ export class CodexThreadAdapter {
         await session.turnSteer(this.nativeThreadId!, turnId, String(p.text ?? ''));
         return;
       }
-      case 'provider.turn.interrupt': {
-        const session = CodexSession.assertReady(this.session);
-        const turnId = await this.nativeTurn(String(p.attemptId));
-        // The answer is an acknowledgement, reported in Codex's order: `turn/completed
-        // interrupted`, which follows it, ends the turn.
-        await session.turnInterrupt(this.nativeThreadId!, turnId, () => {
-          if (effect.runId) this.forward([{ type: 'interrupt.acknowledged', threadId: this.threadId as never, runId: effect.runId as never }]);
-        });
-        return;
-      }
+      case 'provider.turn.interrupt':
+        return this.interrupt(String(p.attemptId), effect.runId, { runStatus: 'interrupted', lead: 'Codex' });
       case 'provider.runtime-request.respond':
         return this.respond(String(p.requestId), p.decision as string | null, p.answers as Record<string, string | string[]> | null);
       case 'provider.thread.rollback':
@@ -122,14 +149,80 @@ export class CodexThreadAdapter {
     await this.ensureThread(session, providerThreadId, model, fork);
     this.active = ref;
     this.normalizer.pendingStart = ref;
+    this.quiet.arm();
     const plan = this.options.host.threadInteractionMode(this.threadId) === 'plan';
-    await session.turnStart(this.nativeThreadId!, text, {
-      onTurnId: (id) => this.normalizer.bindTurn(id, ref),
-      ...(plan ? { collaborationMode: { mode: 'plan', settings: { model: model ?? this.options.endpoint.model, reasoning_effort: null, developer_instructions: null } } } : {}),
+    try {
+      await session.turnStart(this.nativeThreadId!, text, {
+        onTurnId: (id) => this.normalizer.bindTurn(id, ref),
+        ...(plan ? { collaborationMode: { mode: 'plan', settings: { model: model ?? this.options.endpoint.model, reasoning_effort: null, developer_instructions: null } } } : {}),
+      });
+    } catch (error) {
+      // The turn never started: there is nothing to watch.
+      if (this.active === ref) this.active = null;
+      this.quiet.disarm();
+      throw error;
+    }
+  }
+
+  /**
+   * Asks Codex to interrupt a turn. The answer is an acknowledgement, reported in Codex's
+   * order: `turn/completed interrupted`, which follows it, ends the turn. A Codex that
+   * answers neither within `interruptTimeoutMs` is killed, and the run ends as `cause` says.
+   */
+  private async interrupt(attemptId: string, runId: string | null, cause: InterruptCause): Promise<void> {
+    const session = CodexSession.assertReady(this.session);
+    const killed = (what: string): Escalation => ({
+      runStatus: cause.runStatus,
+      error: { code: 'timeout', message: `${cause.lead} ${what} within ${this.interruptTimeoutMs} ms; its process was killed` },
+    });
+    const unanswered = killed('did not answer the interrupt');
+    const turnId = this.options.host.nativeTurnRef(attemptId) ?? (await this.normalizer.whenTurnBound(attemptId, this.interruptTimeoutMs));
+    if (!turnId) return this.escalate(session, unanswered);
+    try {
+      await session.turnInterrupt(this.nativeThreadId!, turnId, this.interruptTimeoutMs, () => {
+        if (runId) this.forward([{ type: 'interrupt.acknowledged', threadId: this.threadId as never, runId: runId as never }]);
+      });
+    } catch (error) {
+      if (error instanceof BatonError && error.code === 'timeout') return this.escalate(session, unanswered);
+      throw error;
+    }
+    // The end may already have been read with the acknowledgement; if not, it must follow in time.
+    if (this.session === session && this.active?.attemptId === attemptId) {
+      this.unendedCause = killed('acknowledged the interrupt but did not end the turn');
+      this.unended.arm();
+    }
+  }
+
+  /** The watchdog fired: the turn is interrupted, and ends failed with a timeout. */
+  private turnWentQuiet(): void {
+    const session = this.session;
+    const ref = this.active;
+    if (!session || !ref) return;
+    const ms = this.quiet.ms;
+    const error: ErrorInfo = { code: 'timeout', message: `Codex reported nothing on the turn for ${ms} ms; it was interrupted` };
+    this.timedOut = { attemptId: ref.attemptId, error };
+    const cause: InterruptCause = { runStatus: 'failed', lead: `Codex reported nothing on the turn for ${ms} ms and` };
+    this.interrupt(ref.attemptId, null, cause).catch((failure: unknown) => {
+      // Codex refused the interrupt (or is gone): it cannot be trusted with the turn any more.
+      const message = `Codex reported nothing on the turn for ${ms} ms and the interrupt failed (${failure instanceof Error ? failure.message : String(failure)}); its process was killed`;
+      return this.escalate(session, { runStatus: 'failed', error: { code: 'timeout', message } });
     });
   }
 
-  /** The native turn of an attempt, waiting briefly for turn/start to answer if it has not yet. */
+  /** Kills a session that stopped answering; resolves once it is gone and the run's end is reported. */
+  private async escalate(session: CodexSession, cause: Escalation): Promise<void> {
+    this.killed.set(session, cause);
+    const gone = new Promise<void>((resolve) => session.rpc.onClose(() => resolve()));
+    session.stop('SIGKILL');
+    await gone;
+  }
+
+  /** A frame from Codex is the turn's sign of life; a question waiting on the user pauses the watch. */
+  private turnActivity(): void {
+    if (this.active && this.normalizer.requests.size === 0) this.quiet.arm();
+    else this.quiet.disarm();
+  }
+
   /** The native turn of an attempt: known already, recorded before a restart, or named by Codex shortly. */
   private async nativeTurn(attemptId: string): Promise<string> {
     const id = this.options.host.nativeTurnRef(attemptId) ?? (await this.normalizer.whenTurnBound(attemptId, 30_000));
@@ -143,6 +236,7 @@ export class CodexThreadAdapter {
     this.normalizer.requests.delete(requestId);
     if (answers) await this.session!.respondUserInput(pending.rpcId, answers);
     else await this.session!.respondApproval(pending.rpcId, (decision ?? 'decline') as never);
+    this.turnActivity();
   }
 
   private async revert(runOrdinal: number): Promise<void> {
@@ -166,17 +260,21 @@ export class CodexThreadAdapter {
     this.normalizer = this.newNormalizer();
     // One CODEX_HOME for all of Baton's Codex sessions (never the user's ~/.codex): a thread
     // stored by one session can be resumed or forked by another.
-    const home = writeCodexHome(join(this.options.dataDir, 'codex', 'home'), this.options.endpoint);
+    const home = ensureCodexHome(join(this.options.dataDir, 'codex', 'home'), this.options.endpoint);
     const log = new FrameLog({ dir: join(this.options.dataDir, 'codex', this.threadId, 'frames'), name: sessionId });
     await host.emit({ type: 'session.status', threadId: this.threadId as never, sessionId: sessionId as never, provider: 'codex', status: 'starting', reason: null });
     const cwd = host.threadCwd(this.threadId);
     const channel = this.options.channelFor?.(sessionId, () => spawnCodex(cwd, home));
     const session = await CodexSession.start({ codexHome: home, cwd, log, ...(channel ? { channel } : {}) });
-    session.rpc.onNotification((method, params) => this.forward(this.normalizer.notification(method, params)));
+    session.rpc.onNotification((method, params) => {
+      this.forward(this.normalizer.notification(method, params));
+      this.turnActivity();
+    });
     session.rpc.onRequest((id, method, params) => {
       const events = this.normalizer.serverRequest(id, method, params);
       if (events.length === 0) void session.rpc.respondError(id, -32601, `Baton does not handle ${method}`);
       this.forward(events);
+      this.turnActivity();
     });
     session.rpc.onProblem((problem) => this.forward([{ type: 'warning', threadId: this.threadId as never, runId: null, message: `unreadable Codex frame (${problem}); it was logged and skipped` }]));
     this.watchExit(session, sessionId);
@@ -218,11 +316,15 @@ export class CodexThreadAdapter {
   private watchExit(session: CodexSession, sessionId: string): void {
     session.rpc.onClose((reason) => {
       if (this.session === session) this.session = null;
+      this.quiet.disarm();
+      this.unended.disarm();
       const t = this.threadId as never;
+      const killed = this.killed.get(session);
       const event: ProviderEvent = this.active
-        ? { type: 'runtime.lost', threadId: t, sessionId: sessionId as never, runStatus: 'failed', error: { code: 'provider_error', message: `the Codex process ${reason}` } }
+        ? { type: 'runtime.lost', threadId: t, sessionId: sessionId as never, runStatus: killed?.runStatus ?? 'failed', error: killed?.error ?? { code: 'provider_error', message: `the Codex process ${reason}` } }
         : { type: 'session.status', threadId: t, sessionId: sessionId as never, provider: 'codex', status: 'stopped', reason };
       this.active = null;
+      this.timedOut = null;
       this.normalizer.requests.clear();
       this.forward([event]);
     });
@@ -231,8 +333,16 @@ export class CodexThreadAdapter {
   /** Forwards events in order; a turn's end clears the active attempt. */
   private forward(events: ProviderEvent[]): void {
     if (this.detached) return;
-    for (const event of events) {
-      if (event.type === 'turn.completed' && this.active?.attemptId === event.attemptId) this.active = null;
+    for (let event of events) {
+      if (event.type === 'turn.completed' && this.timedOut?.attemptId === event.attemptId) {
+        if (event.status === 'interrupted') event = { ...event, status: 'failed', error: this.timedOut.error };
+        this.timedOut = null;
+      }
+      if (event.type === 'turn.completed' && this.active?.attemptId === event.attemptId) {
+        this.active = null;
+        this.quiet.disarm();
+        this.unended.disarm();
+      }
       // emit() reports refusals itself; a throw here would only be a closed store at shutdown.
       void this.options.host.emit(event).catch(() => undefined);
     }
@@ -246,6 +356,8 @@ export class CodexThreadAdapter {
   /** Shutdown: stop the process and report nothing more (the store may be closing). */
   detach(signal: NodeJS.Signals = 'SIGTERM'): void {
     this.detached = true;
+    this.quiet.disarm();
+    this.unended.disarm();
     this.stop(signal);
   }
 }

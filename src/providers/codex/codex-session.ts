@@ -13,7 +13,7 @@ import type { CommandExecutionApprovalDecision } from './protocol/v2/index.js';
  * server's own requests are read by the adapter through `rpc`.
  */
 export interface CodexSessionOptions {
-  /** Per-session CODEX_HOME holding config.toml (see writeCodexHome). */
+  /** Per-session CODEX_HOME holding config.toml (see ensureCodexHome). */
   codexHome: string;
   cwd: string;
   log?: FrameLog;
@@ -89,8 +89,8 @@ export class CodexSession {
   }
 
   /** Asks for an interrupt. The answer is only an acknowledgement: `turn/completed` ends the turn. */
-  async turnInterrupt(threadId: string, turnId: string, onAcknowledged?: () => void): Promise<void> {
-    await this.rpc.request('turn/interrupt', { threadId, turnId }, undefined, onAcknowledged);
+  async turnInterrupt(threadId: string, turnId: string, timeoutMs?: number, onAcknowledged?: () => void): Promise<void> {
+    await this.rpc.request('turn/interrupt', { threadId, turnId }, timeoutMs, onAcknowledged);
   }
 
   async threadRevert(threadId: string, beforeTurnId: string): Promise<void> {

@@ -25,6 +25,8 @@ export type ModelTurn =
   | { kind: 'error'; status: number; message?: string }
   /** Starts streaming and never finishes (until the client goes away). */
   | { kind: 'hang'; text?: string }
+  /** Accepts the request and never answers: no status, no headers (until the client goes away). */
+  | { kind: 'silent' }
   /** Raw SSE events, for anything else. */
   | { kind: 'events'; events: SseEvent[] };
 
@@ -47,7 +49,7 @@ export const offlineResponder = (delayMs = 0): Responder => (request) => {
 let sequence = 0;
 const nextId = (prefix: string) => `${prefix}_${++sequence}`;
 
-function sseFor(turn: Exclude<ModelTurn, { kind: 'error' } | { kind: 'hang' }>): SseEvent[] {
+function sseFor(turn: Exclude<ModelTurn, { kind: 'error' } | { kind: 'hang' } | { kind: 'silent' }>): SseEvent[] {
   const responseId = nextId('resp');
   const created: SseEvent = { type: 'response.created', response: { id: responseId } };
   const completed: SseEvent = {
@@ -167,9 +169,10 @@ export class ScriptedModelServer {
       res.writeHead(turn.status, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: turn.message ?? `scripted ${turn.status}`, type: 'scripted_error' } }));
       return;
     }
-    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
     this.open.add(res);
     res.on('close', () => this.open.delete(res));
+    if (turn.kind === 'silent') return;
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
     if (turn.kind === 'hang') {
       res.write(frame({ type: 'response.created', response: { id: nextId('resp') } }));
       return;

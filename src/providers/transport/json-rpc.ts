@@ -92,7 +92,7 @@ export class JsonRpcConnection {
     return new Promise<T>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.pending.delete(id);
-        reject(new BatonError('provider_error', `${method} timed out after ${timeoutMs} ms`, { method, timeoutMs }));
+        reject(new BatonError('timeout', `${method} timed out after ${timeoutMs} ms`, { method, timeoutMs }));
       }, timeoutMs);
       this.pending.set(id, { method, onResult, resolve: resolve as (v: unknown) => void, reject, timer });
       this.write({ id, method, params }).catch((error) => {
