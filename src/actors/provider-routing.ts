@@ -116,7 +116,7 @@ function openRequest(thread: ThreadActor, event: Of<'request.opened'>): void {
 
 /** The provider process died: its callbacks are gone and the active run ends by policy. */
 function runtimeLost(thread: ThreadActor, event: Of<'runtime.lost'>): void {
-  for (const r of thread.current.view.list('requests', event.threadId, (r) => r.status === 'pending' && r.responseCapability.type === 'live')) {
+  for (const r of thread.current.view.list('requests', event.threadId, (r) => (r.status === 'pending' || r.status === 'answering') && r.responseCapability.type === 'live')) {
     thread.deliver({ kind: 'runtime_request', id: r.id }, { type: 'CALLBACK_LOST', reason: event.error.message });
   }
   if (event.sessionId) thread.deliver({ kind: 'provider_session', id: event.sessionId }, { type: 'FAILED', reason: event.error.message });

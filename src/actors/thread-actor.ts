@@ -12,7 +12,9 @@ import type { EntitySnapshotWrite } from '../persistence/commit-unit.js';
 import type { Store } from '../persistence/store.js';
 import { performBarrierStep } from './barrier.js';
 import { machineFor } from './entity-machines.js';
+import { cancelLiveWorkEffects } from './live-work-effects.js';
 import { Step } from './step.js';
+import { replayReceipt, type CommandIdentity } from './receipt-replay.js';
 
 export interface ThreadDeps {
   store: Store;
@@ -148,7 +150,7 @@ export class ThreadActor {
     const { store, queue, ids, clock } = this.deps;
     if (options.commandId) {
       const existing = store.receipts.get(options.commandId);
-      if (existing) return receiptOutcome<T>(existing);
+      if (existing) return replayReceipt<T>(existing, identityOf(options));
     }
     let prepared: P;
     try {
@@ -182,7 +184,7 @@ export class ThreadActor {
     if (committed.duplicate) {
       // Another step with this commandId won the race: what we computed is discarded.
       this.abandon();
-      return receiptOutcome<T>(committed.receipt);
+      return replayReceipt<T>(committed.receipt, identityOf(options));
     }
     this.rest();
     const first = committed.firstSequence ?? committed.lastSequence + 1;
@@ -198,7 +200,7 @@ export class ThreadActor {
     if (!options.commandId) return { ok: false, error: info, lastSequence: this.deps.store.lastSequence() };
     const receipt = { ok: false as const, commandId: options.commandId as CommandId, commandType: options.commandType ?? 'unknown', threadId: this.threadId as ThreadId, error: info };
     const committed = await this.deps.queue.submit({ receipt });
-    return committed.duplicate ? receiptOutcome<T>(committed.receipt) : { ok: false, error: info, lastSequence: committed.lastSequence };
+    return committed.duplicate ? replayReceipt<T>(committed.receipt, identityOf(options)) : { ok: false, error: info, lastSequence: committed.lastSequence };
   }
 
   // ---- used by command handlers and provider routing, inside a step ----
@@ -319,6 +321,9 @@ export class ThreadActor {
       case 'barrier':
         performBarrierStep(this, output.runId, output.step);
         return;
+      case 'cancel_effects':
+        cancelLiveWorkEffects(step, this.deps.store.outbox.open(this.threadId), output.runId, output.reason);
+        return;
       case 'timer': {
         const timerId = timerIdOf(from.id, output.key) as TimerId;
         step.timers.push(
@@ -376,8 +381,5 @@ export class ThreadActor {
 /** A timer's id is derived from its entity and key, so the entity can cancel what it scheduled. */
 export const timerIdOf = (entityId: string, key: string): string => `tmr_${entityId}_${key}`;
 
-function receiptOutcome<T>(receipt: Receipt): StepOutcome<T> {
-  return receipt.ok
-    ? { ok: true, result: receipt.result as T, lastSequence: receipt.sequence, events: [], duplicate: receipt }
-    : { ok: false, error: receipt.error, lastSequence: receipt.sequence };
-}
+/** A stored receipt answers only the same type of command (its thread is checked at dispatch). */
+const identityOf = (options: StepOptions): CommandIdentity => ({ commandType: options.commandType ?? 'unknown', threadId: null });

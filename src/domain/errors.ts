@@ -20,6 +20,10 @@ export const ErrorCode = z.enum([
   'lease_lost',
   'schema_too_new',
   'provider_error',
+  /** A connection without a valid token (or from a browser origin that is not allowed). */
+  'unauthorized',
+  /** Something Baton waited on did not answer in time (a provider request, a silent turn). */
+  'timeout',
   'internal',
 ]);
 export type ErrorCode = z.infer<typeof ErrorCode>;

@@ -117,6 +117,13 @@ export const eventCatalog = {
   'plan.updated': z.object({ plan: PlanArtifact }),
 
   'runtime-request.opened': z.object({ request: RuntimeRequest }),
+  /** The user answered; the request is `resolved` only once the provider takes the answer. */
+  'runtime-request.answering': z.object({
+    threadId: ThreadId,
+    requestId: RuntimeRequestId,
+    decision: ApprovalDecision.nullable(),
+    answers: z.record(z.string(), z.union([z.string(), z.array(z.string())])).nullable(),
+  }),
   'runtime-request.resolved': z.object({
     threadId: ThreadId,
     requestId: RuntimeRequestId,

@@ -11,6 +11,7 @@ import {
   RuntimeRequest,
   TurnItem,
 } from './entities.js';
+import { ErrorInfo } from './errors.js';
 import { RunId, ThreadId } from './ids.js';
 import { RunStatus } from './statuses.js';
 
@@ -18,6 +19,16 @@ import { RunStatus } from './statuses.js';
  * Read models, one table each. Every row has an id, the thread it belongs to, an order
  * key and its data; the data is validated by the projection's schema on every write.
  */
+
+/** A runtime warning as the thread shows it; the event log keeps every one. */
+export const ThreadWarning = z.object({ runId: RunId.nullable(), message: z.string(), at: z.number().int().nonnegative() });
+export type ThreadWarning = z.infer<typeof ThreadWarning>;
+/** How many warnings a thread snapshot keeps (the newest). */
+export const threadWarningLimit = 20;
+
+/** Why a run failed, as a client may show it: code and message only (never details, a stack or env). */
+export const RunError = ErrorInfo.pick({ code: true, message: true });
+export type RunError = z.infer<typeof RunError>;
 
 export const ThreadShell = AppThread.extend({
   runCount: z.number().int().nonnegative(),
@@ -27,6 +38,8 @@ export const ThreadShell = AppThread.extend({
   queueHeld: z.boolean(),
   pendingRequestCount: z.number().int().nonnegative(),
   turnItemCount: z.number().int().nonnegative(),
+  /** The newest runtime warnings, newest last (at most `threadWarningLimit`). */
+  warnings: z.array(ThreadWarning).max(threadWarningLimit).default([]),
   updatedAt: z.number().int().nonnegative(),
 });
 export type ThreadShell = z.infer<typeof ThreadShell>;
@@ -37,6 +50,8 @@ export const RunView = Run.extend({
   diff: z.string().nullable(),
   queuePosition: z.number().int().nullable(),
   interruptRequested: z.boolean(),
+  /** Why the run ended failed or interrupted, when it says. */
+  error: RunError.nullable().default(null),
 });
 export type RunView = z.infer<typeof RunView>;
 

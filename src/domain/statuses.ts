@@ -88,7 +88,8 @@ export const RuntimeRequestKind = z.enum([
 ]);
 export type RuntimeRequestKind = z.infer<typeof RuntimeRequestKind>;
 
-export const RuntimeRequestStatus = z.enum(['pending', 'resolved', 'expired', 'cancelled']);
+// `answering`: the user answered and the provider has not taken the answer yet.
+export const RuntimeRequestStatus = z.enum(['pending', 'answering', 'resolved', 'expired', 'cancelled']);
 export type RuntimeRequestStatus = z.infer<typeof RuntimeRequestStatus>;
 
 export const ContextTransferKind = z.enum([

@@ -15,5 +15,5 @@ export const allMachines: { name: string; machine: AnyStateMachine; version: num
   { name: 'execution-node', machine: executionNodeMachine, version: EXECUTION_NODE_MACHINE_VERSION, summary: 'A piece of work inside a run: root turn, message, tool call, approval, subagent.' },
   { name: 'provider-session', machine: providerSessionMachine, version: PROVIDER_SESSION_MACHINE_VERSION, summary: 'The durable record of a provider runtime process.' },
   { name: 'provider-thread', machine: providerThreadMachine, version: PROVIDER_THREAD_MACHINE_VERSION, summary: 'A provider-native conversation handle and its resume cursor.' },
-  { name: 'runtime-request', machine: runtimeRequestMachine, version: RUNTIME_REQUEST_MACHINE_VERSION, summary: 'A provider callback waiting for the user; not_resumable once the callback is gone.' },
+  { name: 'runtime-request', machine: runtimeRequestMachine, version: RUNTIME_REQUEST_MACHINE_VERSION, summary: 'A provider callback waiting for the user; answering until the provider takes the answer; cancelled with the reason once the callback is gone (not_resumable) or its run ends.' },
 ];

@@ -52,7 +52,17 @@ export type TimerOutput =
   | { type: 'timer'; op: 'schedule'; key: string; dueAt: number; event: { type: string; [k: string]: unknown } }
   | { type: 'timer'; op: 'cancel'; key: string };
 
-export type MachineOutput = DomainOutput | EffectOutput | SendOutput | SpawnOutput | BarrierOutput | TimerOutput;
+/**
+ * A run's live provider work is over: its provider effects still waiting in the outbox
+ * (turn start, steer, interrupt, an answer) are cancelled, with `reason`, in this commit.
+ */
+export interface CancelEffectsOutput {
+  type: 'cancel_effects';
+  runId: string;
+  reason: string;
+}
+
+export type MachineOutput = DomainOutput | EffectOutput | SendOutput | SpawnOutput | BarrierOutput | TimerOutput | CancelEffectsOutput;
 
 export const domain = <K extends EventType>(type: K, payload: EventPayload<K>): DomainOutput =>
   ({ type: 'domain', event: { type, payload } }) as DomainOutput;

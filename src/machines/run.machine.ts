@@ -10,9 +10,11 @@ import { domain, type MachineOutput } from './outputs.js';
  * - an interrupt request returning is an acknowledgement, not an end: the run ends on the
  *   provider's terminal event, or by declared policy when the provider cannot interrupt;
  * - the finalization barrier runs its steps in order, each an event, and the run becomes
- *   terminal only after the checkpoint step.
+ *   terminal only after the checkpoint step;
+ * - once the run leaves `live`, nothing more is asked of the provider for it: its waiting
+ *   provider effects are cancelled and its open requests end, in the same commit.
  */
-export const RUN_MACHINE_VERSION = 1;
+export const RUN_MACHINE_VERSION = 2;
 
 export type TerminalStatus = 'completed' | 'interrupted' | 'failed' | 'cancelled';
 type TurnStatus = 'completed' | 'interrupted' | 'failed';
@@ -69,6 +71,17 @@ function attemptOutputs(c: RunContext, attemptId: string, rootNodeId: string, at
   ];
 }
 
+/** Ends the active attempt and its root turn when the provider will never report them (it is gone, or stopped by policy). */
+function endTurnOutputs(c: RunContext, status: 'failed' | 'interrupted'): MachineOutput[] {
+  return [
+    { type: 'send', to: { kind: 'run_attempt', id: c.activeAttemptId ?? '' }, event: { type: 'END', status } },
+    { type: 'send', to: { kind: 'execution_node', id: c.rootNodeId }, event: { type: 'END', status } },
+  ];
+}
+
+/** Why the run's live work ended, for what it cancels. */
+const endReason = (c: RunContext): string => `run ${c.runId} ended ${c.terminalStatus ?? 'failed'}${c.error ? `: ${c.error.message}` : ''}`;
+
 type InMemoryStep = 'flush_text' | 'close_messages' | 'finalize_plans' | 'close_children';
 
 /** One in-memory barrier step: ask the runtime to do it, move on only when it reports that step done. */
@@ -122,7 +135,21 @@ export const runMachine = setup({
       enqueue.emit(domain('run.interrupt-requested', { ...ref(context), holdQueue: event.holdQueue }));
       enqueue.emit(domain('runtime.warning', { threadId: context.threadId as never, runId: context.runId as never, message: 'provider cannot interrupt: its session is stopped and the run ends interrupted by policy' }));
       enqueue.emit({ type: 'effect', effect: { kind: 'provider.session.stop', runId: context.runId, nodeId: null, payload: { reason: 'interrupt_unsupported' } } });
-      enqueue.emit({ type: 'send', to: { kind: 'run_attempt', id: context.activeAttemptId ?? '' }, event: { type: 'END', status: 'interrupted' } });
+      for (const o of endTurnOutputs(context, 'interrupted')) enqueue.emit(o);
+    }),
+    /** The provider process is gone: its turn will never report its end. */
+    providerLost: enqueueActions(({ context, event, enqueue }) => {
+      if (event.type !== 'PROVIDER_LOST') return;
+      enqueue.assign({ terminalStatus: event.status, error: event.error });
+      for (const o of endTurnOutputs(context, event.status)) enqueue.emit(o);
+    }),
+    /** Leaving `live`: the provider's waiting effects for this run are moot, and its open requests end. */
+    endLiveWork: enqueueActions(({ context, enqueue }) => {
+      const reason = endReason(context);
+      enqueue.emit({ type: 'cancel_effects', runId: context.runId, reason });
+      // From here the run takes no more input: a message sent now waits as the next run.
+      enqueue.emit({ type: 'send', to: { kind: 'thread_supervisor', id: context.threadId }, event: { type: 'RUN_ENDING', runId: context.runId } });
+      for (const requestId of context.pendingRequestIds) enqueue.emit({ type: 'send', to: { kind: 'runtime_request', id: requestId }, event: { type: 'CANCEL', reason } });
     }),
     acknowledgeInterrupt: emit(({ context }) => domain('run.interrupt-acknowledged', ref(context))),
     addRequest: assign({
@@ -153,13 +180,7 @@ export const runMachine = setup({
       for (const o of attemptOutputs(context, next.attemptId, next.rootNodeId, attemptOrdinal, 'steering_restart', next.text)) enqueue.emit(o);
       enqueue.assign({ activeAttemptId: next.attemptId, rootNodeId: next.rootNodeId, attemptCount: attemptOrdinal, pendingRestart: null, interruptRequested: false, pendingRequestIds: [] });
     }),
-    recordTurnTerminal: assign(({ context, event }) =>
-      event.type === 'TURN_TERMINAL'
-        ? { terminalStatus: event.status as TerminalStatus, error: event.error ?? null }
-        : event.type === 'PROVIDER_LOST'
-          ? { terminalStatus: event.status as TerminalStatus, error: event.error }
-          : context,
-    ),
+    recordTurnTerminal: assign(({ context, event }) => (event.type === 'TURN_TERMINAL' ? { terminalStatus: event.status as TerminalStatus, error: event.error ?? null } : context)),
     finish: enqueueActions(({ context, enqueue }) => {
       const status = context.terminalStatus ?? 'failed';
       enqueue.emit(domain('run.terminal', { ...ref(context), status, checkpointId: (context.checkpointId as never) ?? null, error: context.error }));
@@ -240,10 +261,11 @@ export const runMachine = setup({
           { guard: 'cannotInterrupt', target: 'finalizing', actions: 'interruptByPolicy' },
         ],
         INTERRUPT_ACKNOWLEDGED: { actions: 'acknowledgeInterrupt' },
-        PROVIDER_LOST: { target: 'finalizing', actions: 'recordTurnTerminal' },
+        PROVIDER_LOST: { target: 'finalizing', actions: 'providerLost' },
       },
     },
     finalizing: {
+      entry: 'endLiveWork',
       initial: 'flush_text',
       states: {
         flush_text: barrierStep('flush_text', 'close_messages'),

@@ -4,10 +4,13 @@ import { domain, type MachineOutput } from './outputs.js';
 
 /**
  * RuntimeRequest: a provider callback waiting for the user (an approval, a question).
- * A live request can be answered; once the provider callback behind it is gone (the
- * session died, Baton restarted) it is `not_resumable`, and an answer is refused.
+ * An answer makes it `answering`; it is `resolved` only once the provider took the answer
+ * (its respond effect succeeded), and `cancelled` with the reason if that failed. Once the
+ * provider callback behind it is gone (the session died, Baton restarted) or its run
+ * ended, it ends `cancelled` with the reason; a callback that was lost is recorded
+ * (`not_resumable`), so answering it afterwards is refused as such.
  */
-export const RUNTIME_REQUEST_MACHINE_VERSION = 1;
+export const RUNTIME_REQUEST_MACHINE_VERSION = 2;
 
 export interface RuntimeRequestInput {
   requestId: string;
@@ -22,14 +25,20 @@ export interface RuntimeRequestInput {
   expiresAt: number | null;
 }
 
+type Answers = Record<string, string | string[]>;
+
 export interface RuntimeRequestContext extends RuntimeRequestInput {
   status: RuntimeRequestStatus;
   notResumableReason: string | null;
+  /** The user's answer while the provider has not taken it yet. */
+  answer: { decision: ApprovalDecision | null; answers: Answers | null } | null;
 }
 
-type Answers = Record<string, string | string[]>;
 export type RuntimeRequestEvent =
   | { type: 'RESPOND'; decision: ApprovalDecision | null; answers: Answers | null }
+  /** The respond effect reports: the provider took the answer, or could not. */
+  | { type: 'ANSWER_DELIVERED' }
+  | { type: 'ANSWER_FAILED'; reason: string }
   | { type: 'CALLBACK_LOST'; reason: string }
   | { type: 'EXPIRE'; reason: string }
   | { type: 'CANCEL'; reason: string };
@@ -39,17 +48,19 @@ const ids = (c: RuntimeRequestContext) => ({ threadId: c.threadId as never, requ
 export const runtimeRequestMachine = setup({
   types: { context: {} as RuntimeRequestContext, events: {} as RuntimeRequestEvent, input: {} as RuntimeRequestInput, emitted: {} as MachineOutput },
   actions: {
+    cancel: emit(({ context }, params: { reason: string }) => domain('runtime-request.cancelled', { ...ids(context), reason: params.reason })),
     /** Tells the run and the request's node that the request is closed. */
     close: enqueueActions(({ context, enqueue }, params: { status: RuntimeRequestStatus }) => {
       enqueue.assign({ status: params.status });
-      if (context.expiresAt !== null && params.status !== 'expired') enqueue.emit({ type: 'timer', op: 'cancel', key: 'expire' });
+      // An answer cancelled the expiry already (see `answering`).
+      if (context.expiresAt !== null && params.status !== 'expired' && context.status === 'pending') enqueue.emit({ type: 'timer', op: 'cancel', key: 'expire' });
       enqueue.emit({ type: 'send', to: { kind: 'run', id: context.runId }, event: { type: 'REQUEST_CLOSED', requestId: context.requestId } });
       enqueue.emit({ type: 'send', to: { kind: 'execution_node', id: context.nodeId }, event: { type: 'END', status: params.status === 'resolved' ? 'completed' : 'cancelled' } });
     }),
   },
 }).createMachine({
   id: 'runtimeRequest',
-  context: ({ input }) => ({ ...input, status: 'pending', notResumableReason: null }),
+  context: ({ input }) => ({ ...input, status: 'pending', notResumableReason: null, answer: null }),
   entry: [
     emit(({ context }) =>
       domain('runtime-request.opened', {
@@ -74,39 +85,51 @@ export const runtimeRequestMachine = setup({
   initial: 'pending',
   states: {
     pending: {
-      initial: 'live',
-      states: {
-        live: {
-          on: {
-            RESPOND: {
-              target: '#runtimeRequest.resolved',
-              actions: [
-                emit(({ context, event }) => ({
-                  type: 'effect' as const,
-                  effect: { kind: 'provider.runtime-request.respond' as const, runId: context.runId, nodeId: context.nodeId, payload: { requestId: context.requestId, providerSessionId: context.providerSessionId, decision: event.decision, answers: event.answers } },
-                })),
-                emit(({ context, event }) => domain('runtime-request.resolved', { ...ids(context), decision: event.decision, answers: event.answers })),
-              ],
-            },
-            CALLBACK_LOST: {
-              target: 'not_resumable',
-              actions: [
-                assign({ notResumableReason: ({ event }) => event.reason }),
-                emit(({ context, event }) => domain('runtime-request.capability-changed', { ...ids(context), responseCapability: { type: 'not_resumable', reason: event.reason } })),
-              ],
-            },
-          },
-        },
-        // No RESPOND here: answering a request whose callback is gone is refused (not_resumable).
-        not_resumable: {},
-      },
+      entry: assign({ status: 'pending' }),
       on: {
+        RESPOND: {
+          target: 'answering',
+          actions: [
+            assign({ answer: ({ event }) => ({ decision: event.decision, answers: event.answers }) }),
+            emit(({ context, event }) => ({
+              type: 'effect' as const,
+              effect: { kind: 'provider.runtime-request.respond' as const, runId: context.runId, nodeId: context.nodeId, payload: { requestId: context.requestId, providerSessionId: context.providerSessionId, decision: event.decision, answers: event.answers } },
+            })),
+            emit(({ context, event }) => domain('runtime-request.answering', { ...ids(context), decision: event.decision, answers: event.answers })),
+          ],
+        },
         EXPIRE: { target: 'expired', actions: emit(({ context, event }) => domain('runtime-request.expired', { ...ids(context), reason: event.reason })) },
-        CANCEL: { target: 'cancelled', actions: emit(({ context, event }) => domain('runtime-request.cancelled', { ...ids(context), reason: event.reason })) },
+      },
+    },
+    // The user answered: no expiry any more, the answer is on its way.
+    answering: {
+      entry: [
+        assign({ status: 'answering' }),
+        enqueueActions(({ context, enqueue }) => {
+          if (context.expiresAt !== null) enqueue.emit({ type: 'timer', op: 'cancel', key: 'expire' });
+        }),
+      ],
+      on: {
+        ANSWER_DELIVERED: {
+          target: 'resolved',
+          actions: emit(({ context }) => domain('runtime-request.resolved', { ...ids(context), decision: context.answer?.decision ?? null, answers: context.answer?.answers ?? null })),
+        },
+        ANSWER_FAILED: { target: 'cancelled', actions: { type: 'cancel', params: ({ event }) => ({ reason: `the provider did not take the answer: ${event.reason}` }) } },
       },
     },
     resolved: { type: 'final', entry: { type: 'close', params: { status: 'resolved' } } },
     expired: { type: 'final', entry: { type: 'close', params: { status: 'expired' } } },
     cancelled: { type: 'final', entry: { type: 'close', params: { status: 'cancelled' } } },
+  },
+  on: {
+    CALLBACK_LOST: {
+      target: '.cancelled',
+      actions: [
+        assign({ notResumableReason: ({ event }) => event.reason }),
+        emit(({ context, event }) => domain('runtime-request.capability-changed', { ...ids(context), responseCapability: { type: 'not_resumable', reason: event.reason } })),
+        { type: 'cancel', params: ({ event }) => ({ reason: event.reason }) },
+      ],
+    },
+    CANCEL: { target: '.cancelled', actions: { type: 'cancel', params: ({ event }) => ({ reason: event.reason }) } },
   },
 });

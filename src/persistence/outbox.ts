@@ -55,8 +55,10 @@ export class Outbox {
   private readonly claimable: Statement<[number, number, number], EffectRow>;
   private readonly lease: Statement;
   private readonly settle: Statement;
+  private readonly extend: Statement;
   private readonly byStatus: Statement<[string], EffectRow>;
   private readonly byThread: Statement<[string], EffectRow>;
+  private readonly byThreadOpen: Statement<[string], EffectRow>;
 
   constructor(private readonly db: Db) {
     this.insert = db.prepare(`INSERT INTO outbox (effect_id, kind, status, thread_id, run_id, node_id, provider, payload,
@@ -70,8 +72,10 @@ export class Outbox {
       lease_expires_at = ?, updated_at = ? WHERE effect_id = ?`);
     this.settle = db.prepare(`UPDATE outbox SET status = ?, last_error = coalesce(?, last_error), lease_owner = NULL,
       lease_expires_at = NULL, available_at = coalesce(?, available_at), updated_at = ? WHERE effect_id = ?`);
+    this.extend = db.prepare(`UPDATE outbox SET lease_expires_at = ?, updated_at = ? WHERE effect_id = ? AND status = 'running' AND lease_owner = ?`);
     this.byStatus = db.prepare('SELECT * FROM outbox WHERE status = ? ORDER BY created_at, rowid');
     this.byThread = db.prepare('SELECT * FROM outbox WHERE thread_id = ? ORDER BY created_at, rowid');
+    this.byThreadOpen = db.prepare("SELECT * FROM outbox WHERE thread_id = ? AND status IN ('pending', 'running') ORDER BY created_at, rowid");
   }
 
   add(effect: NewEffect, at: number): void {
@@ -92,14 +96,42 @@ export class Outbox {
     this.settle.run(u.status, u.error ?? null, u.availableAt ?? null, at, u.effectId);
   }
 
-  /** Leases up to `limit` claimable effects to `owner` until `now + leaseMs`. */
-  claim(owner: string, now: number, leaseMs: number, limit = 16, kinds?: readonly string[]): Effect[] {
+  /**
+   * Leases up to `limit` claimable effects to `owner` until `now + leaseMs`: only of `kinds`
+   * when given, and none of the threads in `skipThreads` (whose effects the owner is running).
+   */
+  claim(owner: string, now: number, leaseMs: number, limit = 16, kinds?: readonly string[], skipThreads?: ReadonlySet<string>): Effect[] {
     return this.db.transaction(() => {
-      const all = this.claimable.all(now, now, kinds ? 10_000 : limit);
-      const rows = (kinds ? all.filter((r) => kinds.includes(r.kind)) : all).slice(0, limit);
+      const skipping = Boolean(skipThreads?.size);
+      const all = this.claimable.all(now, now, kinds || skipping ? 10_000 : limit);
+      const wanted = (r: EffectRow) => (!kinds || kinds.includes(r.kind)) && !(skipping && skipThreads!.has(r.thread_id));
+      const rows = all.filter(wanted).slice(0, limit);
       for (const r of rows) this.lease.run(owner, now + leaseMs, now, r.effect_id);
       return rows.map((r) => this.get(r.effect_id)!);
     }).immediate();
+  }
+
+  /** Extends the leases `owner` still holds on these effects until `until`. */
+  renew(owner: string, effectIds: readonly string[], until: number, at: number): void {
+    this.db.transaction(() => {
+      for (const id of effectIds) this.extend.run(until, at, id, owner);
+    })();
+  }
+
+  /**
+   * Makes every leased effect claimable at once; returns how many. Only for start-up under
+   * the data-dir lock, when every lease belongs to a worker that died with the last Baton,
+   * so its effects need not wait out their leases.
+   */
+  releaseLeases(at: number): number {
+    return this.db
+      .prepare(`UPDATE outbox SET status = 'pending', lease_owner = NULL, lease_expires_at = NULL, available_at = ?, updated_at = ? WHERE status = 'running'`)
+      .run(at, at).changes;
+  }
+
+  /** A thread's effects still to be carried out (pending or running), oldest first. */
+  open(threadId: string): Effect[] {
+    return this.byThreadOpen.all(threadId).map(toEffect);
   }
 
   get(effectId: string): Effect | null {

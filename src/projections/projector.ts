@@ -1,6 +1,6 @@
 import type { TurnItem } from '../domain/entities.js';
 import type { DomainEvent, EventType } from '../domain/events.js';
-import type { RunView, ThreadShell } from '../domain/projections.js';
+import { threadWarningLimit, type RunView, type ThreadShell } from '../domain/projections.js';
 import type { ProjectionOverlay } from './overlay.js';
 
 /**
@@ -46,7 +46,7 @@ const itemKindOfNode = { tool_call: 'tool_call', subagent: 'subagent', reasoning
 const handlers: { [K in EventType]?: Handler<K> } = {
   'thread.created': ({ payload: { thread }, at }, view) =>
     view.put('threads', thread.id, thread.id, {
-      ...thread, runCount: 0, activeRunId: null, activeRunStatus: null, queuedRunCount: 0, queueHeld: false, pendingRequestCount: 0, turnItemCount: 0, updatedAt: at,
+      ...thread, runCount: 0, activeRunId: null, activeRunStatus: null, queuedRunCount: 0, queueHeld: false, pendingRequestCount: 0, turnItemCount: 0, warnings: [], updatedAt: at,
     }, thread.createdAt),
   'thread.settings-updated': ({ payload, at }, view) => void updateThread(view, payload.threadId, at, () => payload.changes),
   'thread.archived': ({ payload, at }, view) => void updateThread(view, payload.threadId, at, () => ({ status: 'archived' })),
@@ -75,7 +75,7 @@ const handlers: { [K in EventType]?: Handler<K> } = {
     const queued = view.list('runs', p.threadId, (r) => r.status === 'queued').length;
     view.put('runs', p.runId, p.threadId, {
       id: p.runId, threadId: p.threadId, ordinal: null, status: 'queued', provider: p.provider, model: p.model, providerThreadId: null, userMessageId: p.userMessageId,
-      rootNodeId: p.rootNodeId, activeAttemptId: null, checkpointId: null, contextHandoffId: null, supersedesRunId: null, attempts: [], diff: null, queuePosition: queued, interruptRequested: false,
+      rootNodeId: p.rootNodeId, activeAttemptId: null, checkpointId: null, contextHandoffId: null, supersedesRunId: null, attempts: [], diff: null, queuePosition: queued, interruptRequested: false, error: null,
     });
     updateThread(view, p.threadId, at, (t) => ({ queuedRunCount: t.queuedRunCount + 1 }));
   },
@@ -92,7 +92,7 @@ const handlers: { [K in EventType]?: Handler<K> } = {
   'run.interrupt-requested': ({ payload: p }, view) => updateRun(view, p.runId, () => ({ interruptRequested: true })),
   'run.terminal': ({ payload: p, at }, view) => {
     const wasQueued = view.get('runs', p.runId)?.ordinal === null;
-    updateRun(view, p.runId, () => ({ status: p.status, checkpointId: p.checkpointId, queuePosition: null }));
+    updateRun(view, p.runId, () => ({ status: p.status, checkpointId: p.checkpointId, queuePosition: null, error: p.error ? { code: p.error.code, message: p.error.message } : null }));
     updateThread(view, p.threadId, at, (t) =>
       t.activeRunId === p.runId ? { activeRunId: null, activeRunStatus: null } : wasQueued ? { queuedRunCount: Math.max(0, t.queuedRunCount - 1) } : {},
     );
@@ -133,6 +133,14 @@ const handlers: { [K in EventType]?: Handler<K> } = {
       status: 'pending', text: request.prompt, data: { requestKind: request.kind, details: request.details },
     });
   },
+  // Answered: no longer waiting for the user (the pending count), not resolved until the provider takes it.
+  'runtime-request.answering': ({ payload: p, at }, view) => {
+    const r = view.get('requests', p.requestId);
+    if (r?.status !== 'pending') return;
+    view.put('requests', r.id, r.threadId, { ...r, status: 'answering' });
+    updateThread(view, p.threadId, at, (t) => ({ pendingRequestCount: Math.max(0, t.pendingRequestCount - 1) }));
+    patchItem(view, p.requestId, (i) => ({ status: 'answering', data: { ...i.data, decision: p.decision, answers: p.answers } }));
+  },
   'runtime-request.resolved': ({ payload: p, at }, view) => settleRequest(view, p.threadId, p.requestId, 'resolved', at, { decision: p.decision, answers: p.answers }),
   'runtime-request.expired': ({ payload: p, at }, view) => settleRequest(view, p.threadId, p.requestId, 'expired', at, { reason: p.reason }),
   'runtime-request.cancelled': ({ payload: p, at }, view) => settleRequest(view, p.threadId, p.requestId, 'cancelled', at, { reason: p.reason }),
@@ -140,6 +148,9 @@ const handlers: { [K in EventType]?: Handler<K> } = {
     const r = view.get('requests', p.requestId);
     if (r) view.put('requests', r.id, r.threadId, { ...r, responseCapability: p.responseCapability });
   },
+
+  'runtime.warning': ({ payload: p, at }, view) =>
+    void updateThread(view, p.threadId, at, (t) => ({ warnings: [...(t.warnings ?? []), { runId: p.runId, message: p.message, at }].slice(-threadWarningLimit) })),
 
   'provider-session.changed': ({ payload: p }, view) => view.put('sessions', p.session.id, p.threadId, { ...p.session, threadId: p.threadId }),
   'provider-thread.bound': ({ payload: p, at }, view) =>
@@ -163,9 +174,10 @@ const handlers: { [K in EventType]?: Handler<K> } = {
 
 function settleRequest(view: ProjectionOverlay, threadId: string, requestId: string, status: 'resolved' | 'expired' | 'cancelled', at: number, data: Record<string, unknown>): void {
   const r = view.get('requests', requestId);
-  if (!r || r.status !== 'pending') return;
+  if (!r || (r.status !== 'pending' && r.status !== 'answering')) return;
   view.put('requests', requestId, threadId, { ...r, status });
-  updateThread(view, threadId, at, (t) => ({ pendingRequestCount: Math.max(0, t.pendingRequestCount - 1) }));
+  // An answered request left the pending count when it was answered.
+  if (r.status === 'pending') updateThread(view, threadId, at, (t) => ({ pendingRequestCount: Math.max(0, t.pendingRequestCount - 1) }));
   patchItem(view, requestId, (i) => ({ status, data: { ...i.data, ...data } }));
 }
 

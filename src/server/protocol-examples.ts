@@ -28,8 +28,8 @@ export const commandExamples: Record<CommandType, { example: Record<string, unkn
   },
   'runtime-request.respond': {
     example: { commandId: 'cmd_5', type: 'runtime-request.respond', requestId: 'req_01', decision: 'accept' },
-    result: { requestId: 'req_01', status: 'resolved' },
-    notes: '`decision` is `accept`, `acceptForSession`, `decline` or `cancel`; questions take `answers: { [questionId]: string | string[] }`. A request whose provider callback is gone fails with `not_resumable`.',
+    result: { requestId: 'req_01', status: 'answering' },
+    notes: '`decision` is `accept`, `acceptForSession`, `decline` or `cancel`; questions take `answers: { [questionId]: string | string[] }`. A request whose provider callback is gone fails with `not_resumable`. The answer is `answering` until the provider takes it: then `runtime-request.resolved`, or `runtime-request.cancelled` with the reason.',
   },
   'queued-run.reorder': {
     example: { commandId: 'cmd_6', type: 'queued-run.reorder', threadId: 'thr_01', order: ['run_03', 'run_02'] },

@@ -2,8 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { declaredCapabilities } from '../../src/providers/declared-capabilities.js';
 import type { ProviderCapabilities } from '../../src/domain/capabilities.js';
 import { useRuntime, type Harness } from '../support/runtime.js';
+import { providerTakesAnswers } from '../support/provider-stand-in.js';
 
-const withNativeSteering = useRuntime();
+const withNativeSteering = useRuntime({ handlers: () => ({ 'provider.runtime-request.respond': providerTakesAnswers }) });
 const noNativeSteering = useRuntime({
   capabilities: (p): ProviderCapabilities => ({ ...declaredCapabilities[p], turns: { ...declaredCapabilities[p].turns, supportsActiveSteering: false } }),
 });
@@ -127,13 +128,16 @@ describe('runtime requests', () => {
     return { threadId, ...t };
   }
 
-  it('an approval makes the run wait; accepting resolves it, sends the response effect and the run runs on', async () => {
+  it('an approval makes the run wait; accepting sends the response effect, and once the provider takes it the request is resolved and the run runs on', async () => {
     const h = withNativeSteering();
     const { threadId, runId } = await withRequest(h);
     expect(h.store.projections.get('runs', runId)).toMatchObject({ status: 'waiting' });
     expect(h.store.projections.get('threads', threadId)).toMatchObject({ pendingRequestCount: 1 });
-    expect(await h.command({ type: 'runtime-request.respond', requestId: 'req_1', decision: 'accept' })).toMatchObject({ ok: true });
+    expect(await h.command({ type: 'runtime-request.respond', requestId: 'req_1', decision: 'accept' })).toMatchObject({ ok: true, result: { status: 'answering' } });
     expect(h.effect('provider.runtime-request.respond', threadId).payload).toMatchObject({ requestId: 'req_1', decision: 'accept', providerSessionId: 'psess_1' });
+    expect(h.store.projections.get('requests', 'req_1')).toMatchObject({ status: 'answering' });
+    await h.worker.drain();
+    expect(h.store.projections.get('threads', threadId)).toMatchObject({ pendingRequestCount: 0 });
     expect(h.store.projections.get('runs', runId)).toMatchObject({ status: 'running' });
     expect(h.store.projections.get('requests', 'req_1')).toMatchObject({ status: 'resolved' });
     expect(h.store.projections.get('graph_nodes', 'node_req_1')).toMatchObject({ status: 'completed', kind: 'approval_request' });
@@ -150,18 +154,19 @@ describe('runtime requests', () => {
     expect(await h.command({ type: 'runtime-request.respond', requestId: 'req_1', answers: { lang: 'ts' } })).toMatchObject({ ok: true });
   });
 
-  it('after a restart a pending request is not_resumable and answering it fails with a typed not_resumable error', async () => {
+  it('after a restart a pending request ends cancelled, not_resumable, and answering it fails with a typed not_resumable error', async () => {
     const h = withNativeSteering();
     const { threadId, runId, attemptId, rootNodeId } = await withRequest(h);
     const h2 = h.restart();
     expect(await h2.runtime.recoverAfterRestart()).toBe(1);
-    expect(h2.store.projections.get('requests', 'req_1')).toMatchObject({ status: 'pending', responseCapability: { type: 'not_resumable' } });
+    expect(h2.store.projections.get('requests', 'req_1')).toMatchObject({ status: 'cancelled', responseCapability: { type: 'not_resumable' } });
+    expect(h2.store.projections.get('threads', threadId)).toMatchObject({ pendingRequestCount: 0 });
     expect(await h2.command({ type: 'runtime-request.respond', requestId: 'req_1', decision: 'accept' })).toMatchObject({ ok: false, error: { code: 'not_resumable' } });
-    // The thread continues: the turn ends and the run finishes through the barrier.
-    await h2.feed({ type: 'turn.completed', threadId, runId, attemptId, nodeId: rootNodeId, status: 'interrupted', error: null });
+    // The run ended interrupted through the barrier; a late turn end changes nothing.
     await h2.worker.drain();
+    await h2.feed({ type: 'turn.completed', threadId, runId, attemptId, nodeId: rootNodeId, status: 'completed', error: null });
     expect(h2.store.projections.get('runs', runId)).toMatchObject({ status: 'interrupted' });
-    expect(h2.store.projections.get('graph_nodes', 'node_req_1')).toMatchObject({ status: 'interrupted' });
+    expect(h2.store.projections.get('graph_nodes', 'node_req_1')).toMatchObject({ status: 'cancelled' });
   });
 });
 

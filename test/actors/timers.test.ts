@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { useRuntime, type Harness } from '../support/runtime.js';
+import { providerTakesAnswers } from '../support/provider-stand-in.js';
 
-const open = useRuntime({ requestTtlMs: 60_000 });
+const open = useRuntime({ requestTtlMs: 60_000, handlers: () => ({ 'provider.runtime-request.respond': providerTakesAnswers }) });
 
 async function openRequest(h: Harness, requestId: string) {
   const threadId = await h.thread();
@@ -32,6 +33,7 @@ describe('durable timers', () => {
     await openRequest(h, 'req_a');
     expect(await h.command({ type: 'runtime-request.respond', requestId: 'req_a', decision: 'decline' })).toMatchObject({ ok: true });
     h.clock.advance(120_000);
+    await h.worker.drain();
     expect(await h.runtime.fireDueTimers()).toBe(0);
     expect(h.store.projections.get('requests', 'req_a')).toMatchObject({ status: 'resolved' });
   });

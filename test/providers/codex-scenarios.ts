@@ -90,7 +90,7 @@ export const codexScenarios: CodexScenario[] = [
       check(status(h, runId) === 'waiting', 'the run waits on the approval');
       const request = h.store.projections.list('requests', threadId)[0]!;
       const ack = await h.command({ type: 'runtime-request.respond', requestId: request.id, decision: 'accept' });
-      check(ack.ok, 'accepted');
+      check(ack.ok && (ack as { result: { status: string } }).result.status === 'answering', `accepted, answering until Codex takes it: ${JSON.stringify(ack)}`);
       await h.until(() => status(h, runId) === 'completed');
       check(h.store.projections.get('requests', request.id)!.status === 'resolved', 'request resolved');
       const sessionStatuses = h.store.events.readThreadAfter(threadId, 0).filter((e) => e.type === 'provider-session.changed').map((e) => (e.payload as { session: { status: string } }).session.status);
@@ -269,6 +269,7 @@ export const codexScenarios: CodexScenario[] = [
       await h2.runtime.recoverAfterRestart();
       const request = h2.store.projections.list('requests', threadId)[0]!;
       check(request.responseCapability.type === 'not_resumable', 'the request is not resumable');
+      check(request.status === 'cancelled' && h2.store.projections.get('threads', threadId)!.pendingRequestCount === 0, `the request ended cancelled, none pending: ${request.status}`);
       const answer = await h2.command({ type: 'runtime-request.respond', requestId: request.id, decision: 'accept' });
       check(!answer.ok && (answer as { error: { code: string } }).error.code === 'not_resumable', 'answering it is refused, typed');
       await h2.until(() => status(h2, one) === 'interrupted');

@@ -29,6 +29,7 @@ export function runView(threadId: string, i: number, runId = `run_${threadId}_${
     diff: null,
     queuePosition: null,
     interruptRequested: false,
+    error: null,
   };
 }
 

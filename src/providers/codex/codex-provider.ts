@@ -1,5 +1,6 @@
 import type { Runtime } from '../../actors/runtime.js';
 import type { EffectHandler } from '../../actors/effect-worker.js';
+import { cancelStaleEffect, reportEffectOutcome, staleEffectReason } from '../../actors/live-work-effects.js';
 import type { EffectKind } from '../../domain/effects.js';
 import { BatonError, toErrorInfo } from '../../domain/errors.js';
 import type { ProviderThreadContext } from '../../machines/provider-thread.machine.js';
@@ -12,6 +13,10 @@ export interface CodexProviderOptions {
   dataDir: string;
   /** Per session: a replayed transcript, or a recording wrapped around the real binary. */
   channelFor?: (threadId: string, sessionId: string, spawn: () => LineChannel) => LineChannel;
+  /** How long Codex has to answer an interrupt (and then end the turn) before it is killed; 10 s by default. */
+  interruptTimeoutMs?: number;
+  /** A turn Codex says nothing about for this long is timed out; 5 min by default. */
+  turnIdleTimeoutMs?: number;
 }
 
 const providerEffects: EffectKind[] = [
@@ -63,6 +68,8 @@ export class CodexProvider {
         host: this.host,
         endpoint: this.options.endpoint,
         dataDir: this.options.dataDir,
+        ...(this.options.interruptTimeoutMs !== undefined ? { interruptTimeoutMs: this.options.interruptTimeoutMs } : {}),
+        ...(this.options.turnIdleTimeoutMs !== undefined ? { turnIdleTimeoutMs: this.options.turnIdleTimeoutMs } : {}),
         ...(channelFor ? { channelFor: (sessionId: string, spawn: () => LineChannel) => channelFor(threadId, sessionId, spawn) } : {}),
       });
       this.adapters.set(threadId, adapter);
@@ -73,14 +80,19 @@ export class CodexProvider {
   /** The effect handlers, for the EffectWorker. */
   handlers(): Partial<Record<EffectKind, EffectHandler>> {
     const handler: EffectHandler = async (effect, worker) => {
+      // Nothing reaches Codex for a run that is no longer live (it ended while this waited).
+      const stale = staleEffectReason(this.runtime.store, effect);
+      if (stale) return void (await cancelStaleEffect(worker, effect, stale));
       try {
         // Only Codex's own work: a thread on another provider is not Codex's to run.
         if (effect.provider && effect.provider !== 'codex') throw new BatonError('unsupported', `no ${effect.provider} provider is available in this Baton yet`);
         await this.adapter(effect.threadId).carryOut(effect);
-        await worker.settle(effect, 'completed', () => ({}));
+        await worker.settle(effect, 'completed', (t) => reportEffectOutcome(t, effect, null));
       } catch (error) {
         const info = toErrorInfo(error);
-        await worker.settle(effect, 'failed', () => ({}), info.message);
+        const settled = await worker.settle(effect, 'failed', (t) => reportEffectOutcome(t, effect, info.message), info.message);
+        // Lease lost: the effect was cancelled under us (its run ended); there is nothing to report.
+        if (!settled.ok && settled.error.code === 'lease_lost') return;
         // A turn that could not start ends its attempt failed, with the provider's error visible.
         if (effect.kind === 'provider.turn.start' && effect.runId) {
           const p = effect.payload as { attemptId: string; rootNodeId: string };

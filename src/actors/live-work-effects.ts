@@ -1,0 +1,93 @@
+import type { Effect, EffectKind } from '../domain/effects.js';
+import type { RunContext } from '../machines/run.machine.js';
+import type { RuntimeRequestContext } from '../machines/runtime-request.machine.js';
+import type { Store } from '../persistence/store.js';
+import type { EffectWorker } from './effect-worker.js';
+import type { Step } from './step.js';
+import type { ThreadActor } from './thread-actor.js';
+
+/**
+ * The provider effects that belong to a run's live work: asked for while the run is live,
+ * moot once it is not. They are cancelled in the commit that ends the run's live work, and
+ * a handler checks again before carrying one out (a worker may have claimed it before).
+ *
+ * Every other kind must still happen after the run's end: `provider.session.stop` (asked
+ * for by an interrupt by policy as the run ends), `provider.thread.rollback/fork/resume`
+ * (thread-level, about runs that ended), the `checkpoint.*` effects (the barrier's own, and
+ * the baseline the run's diff and rollback need) and `delegated-tasks.stop`.
+ */
+export const liveWorkEffectKinds: ReadonlySet<EffectKind> = new Set<EffectKind>([
+  'provider.turn.start',
+  'provider.turn.steer',
+  'provider.turn.interrupt',
+  'provider.runtime-request.respond',
+]);
+
+const turnEffectKinds: ReadonlySet<EffectKind> = new Set<EffectKind>(['provider.turn.start', 'provider.turn.steer', 'provider.turn.interrupt']);
+
+/**
+ * Cancels, in this step's unit, the run's live-work effects that are still waiting: the
+ * thread's `open` effects from the outbox and those this step asked for.
+ */
+export function cancelLiveWorkEffects(step: Step, open: readonly Effect[], runId: string, reason: string): void {
+  const updated = new Set(step.effectUpdates.map((u) => u.effectId));
+  for (const e of [...open, ...step.effects]) {
+    if (e.runId !== runId || !liveWorkEffectKinds.has(e.kind) || updated.has(e.id)) continue;
+    step.effectUpdates.push({ effectId: e.id, status: 'cancelled', error: reason });
+    updated.add(e.id);
+  }
+}
+
+interface Row<C> {
+  value: unknown;
+  context: C;
+}
+
+/**
+ * Why a claimed effect must not reach the provider any more, or null if it may: its run
+ * must exist and be live, a turn effect must be for the run's active attempt, and an
+ * answer's request must still be waiting for it.
+ */
+export function staleEffectReason(store: Store, effect: Effect): string | null {
+  if (!liveWorkEffectKinds.has(effect.kind) || !effect.runId) return null;
+  const run = store.entities.get(effect.runId)?.snapshot as Row<RunContext> | undefined;
+  if (!run) return `run ${effect.runId} does not exist`;
+  const live = typeof run.value === 'object' && run.value !== null && 'live' in run.value;
+  if (!live) return `run ${effect.runId} is no longer live (${run.context.status})`;
+  const attemptId = (effect.payload as { attemptId?: unknown }).attemptId;
+  if (turnEffectKinds.has(effect.kind) && attemptId !== run.context.activeAttemptId) {
+    return `attempt ${String(attemptId)} is not the active attempt of run ${effect.runId}`;
+  }
+  if (effect.kind === 'provider.runtime-request.respond') {
+    const requestId = String((effect.payload as { requestId?: unknown }).requestId);
+    const request = store.entities.get(requestId)?.snapshot as Row<RuntimeRequestContext> | undefined;
+    if (request?.value !== 'answering') return `request ${requestId} is not waiting for its answer to be delivered`;
+  }
+  return null;
+}
+
+/**
+ * Tells the entities an effect was for how it ended, inside the step that settles it:
+ * an answer the provider took resolves its request, one it could not take cancels it.
+ */
+export function reportEffectOutcome(thread: ThreadActor, effect: Effect, failure: string | null): Record<string, unknown> {
+  if (effect.kind === 'provider.runtime-request.respond') {
+    const requestId = String((effect.payload as { requestId?: unknown }).requestId);
+    const ref = { kind: 'runtime_request' as const, id: requestId };
+    if (thread.snapshot(ref)?.value === 'answering') thread.deliver(ref, failure === null ? { type: 'ANSWER_DELIVERED' } : { type: 'ANSWER_FAILED', reason: failure });
+  }
+  return {};
+}
+
+/**
+ * Settles a stale effect `cancelled` with its reason, without carrying it out. Returns
+ * false if it was settled meanwhile (its lease lost: cancelled under the worker already).
+ */
+export async function cancelStaleEffect(worker: EffectWorker, effect: Effect, reason: string): Promise<boolean> {
+  const outcome = await worker.runtime.step(effect.threadId, (thread) => {
+    const result = reportEffectOutcome(thread, effect, reason);
+    thread.current.effectUpdates.push({ effectId: effect.id, status: 'cancelled', error: reason, leaseOwner: worker.owner });
+    return result;
+  });
+  return outcome.ok;
+}
