@@ -9,7 +9,7 @@ import type { ForkOrigin } from '../domain/entities.js';
  * numbering of counted runs, and the dispatch of a new message by the provider's
  * capabilities (steer natively, steer by interrupt-and-restart, queue or start).
  */
-export const THREAD_SUPERVISOR_MACHINE_VERSION = 1;
+export const THREAD_SUPERVISOR_MACHINE_VERSION = 2;
 
 /** The turn capabilities the dispatch policy reads; the adapter declares them. */
 export interface DispatchCapabilities {
@@ -43,6 +43,8 @@ export interface ThreadSupervisorContext extends ThreadSupervisorInput {
   status: ThreadStatus;
   queue: string[];
   activeRunId: string | null;
+  /** The active run is finalizing: it can no longer be steered, so a new message queues. */
+  activeRunEnding: boolean;
   /** Run ids of counted runs; index + 1 is the ordinal. */
   countedRunIds: string[];
   queueHeld: boolean;
@@ -54,6 +56,7 @@ export interface ThreadSupervisorContext extends ThreadSupervisorInput {
 
 export type ThreadSupervisorEvent =
   | { type: 'SEND'; runId: string; messageId: string; rootNodeId: string; attemptId: string; text: string; mode: DispatchMode; provider: ProviderKind; model: string | null }
+  | { type: 'RUN_ENDING'; runId: string }
   | { type: 'RUN_FINISHED'; runId: string; status: string }
   | { type: 'INTERRUPT'; runId: string; holdQueue: boolean }
   | { type: 'STOP' }
@@ -75,14 +78,14 @@ export const threadSupervisorMachine = setup({
   types: { context: {} as Ctx, events: {} as ThreadSupervisorEvent, input: {} as ThreadSupervisorInput, emitted: {} as MachineOutput },
   guards: {
     modeIs: ({ event }, params: { modes: DispatchMode[] }) => isSend(event) && params.modes.includes(event.mode),
-    canSteerNatively: ({ context }) => context.capabilities.supportsActiveSteering,
-    canSteerByRestart: ({ context }) => context.capabilities.supportsSteeringByInterruptRestart && context.capabilities.supportsInterrupt,
+    canSteerNatively: ({ context }) => !context.activeRunEnding && context.capabilities.supportsActiveSteering,
+    canSteerByRestart: ({ context }) => !context.activeRunEnding && context.capabilities.supportsSteeringByInterruptRestart && context.capabilities.supportsInterrupt,
     queueReady: ({ context }) => context.queue.length > 0 && !context.queueHeld,
     isActiveRun: ({ context, event }) => 'runId' in event && event.runId === context.activeRunId,
     isQueued: ({ context, event }) => 'runId' in event && context.queue.includes(event.runId),
-    isQueuedAndSteerableNatively: ({ context, event }) => 'runId' in event && context.queue.includes(event.runId) && context.capabilities.supportsActiveSteering,
+    isQueuedAndSteerableNatively: ({ context, event }) => 'runId' in event && context.queue.includes(event.runId) && !context.activeRunEnding && context.capabilities.supportsActiveSteering,
     isQueuedAndSteerableByRestart: ({ context, event }) =>
-      'runId' in event && context.queue.includes(event.runId) && context.capabilities.supportsSteeringByInterruptRestart && context.capabilities.supportsInterrupt,
+      'runId' in event && context.queue.includes(event.runId) && !context.activeRunEnding && context.capabilities.supportsSteeringByInterruptRestart && context.capabilities.supportsInterrupt,
     isPermutationOfQueue: ({ context, event }) =>
       event.type === 'REORDER' && event.order.length === context.queue.length && [...event.order].sort().join() === [...context.queue].sort().join(),
     isCountedOrdinal: ({ context, event }) => event.type === 'ROLLBACK' && event.runOrdinal <= context.countedRunIds.length,
@@ -106,7 +109,7 @@ export const threadSupervisorMachine = setup({
       const [runId, ...rest] = context.queue;
       if (!runId) return;
       const ordinal = context.countedRunIds.length + 1;
-      enqueue.assign({ queue: rest, activeRunId: runId, countedRunIds: [...context.countedRunIds, runId], reseedNext: false, pendingFork: null });
+      enqueue.assign({ queue: rest, activeRunId: runId, activeRunEnding: false, countedRunIds: [...context.countedRunIds, runId], reseedNext: false, pendingFork: null });
       enqueue.emit({
         type: 'send',
         to: { kind: 'run', id: runId },
@@ -141,13 +144,17 @@ export const threadSupervisorMachine = setup({
     }),
     finishRun: assign(({ context, event }) =>
       event.type === 'RUN_FINISHED'
-        ? { activeRunId: context.activeRunId === event.runId ? null : context.activeRunId, queue: context.queue.filter((id) => id !== event.runId) }
+        ? {
+            activeRunId: context.activeRunId === event.runId ? null : context.activeRunId,
+            activeRunEnding: context.activeRunId === event.runId ? false : context.activeRunEnding,
+            queue: context.queue.filter((id) => id !== event.runId),
+          }
         : {},
     ),
   },
 }).createMachine({
   id: 'threadSupervisor',
-  context: ({ input }) => ({ ...input, status: 'active', queue: [], activeRunId: null, countedRunIds: [], queueHeld: false, reseedNext: false, pendingFork: input.forkOrigin ?? null }),
+  context: ({ input }) => ({ ...input, status: 'active', queue: [], activeRunId: null, activeRunEnding: false, countedRunIds: [], queueHeld: false, reseedNext: false, pendingFork: input.forkOrigin ?? null }),
   entry: enqueueActions(({ context, enqueue }) => {
     enqueue.emit(domain('thread.created', {
       thread: {
@@ -204,6 +211,7 @@ export const threadSupervisorMachine = setup({
               { guard: 'isQueuedAndSteerableNatively', actions: [{ type: 'cancelQueued', params: { reason: 'promoted' } }, { type: 'steer', params: { strategy: 'native' } }] },
               { guard: 'isQueuedAndSteerableByRestart', actions: [{ type: 'cancelQueued', params: { reason: 'promoted' } }, { type: 'steer', params: { strategy: 'restart' } }] },
             ],
+            RUN_ENDING: { guard: 'isActiveRun', actions: assign({ activeRunEnding: true }) },
             RUN_FINISHED: { guard: 'isActiveRun', target: 'idle', actions: 'finishRun' },
           },
         },

@@ -104,6 +104,10 @@ const run: MachineModel = {
       const steps = history.flatMap((h) => h.outputs).flatMap((o) => (o.type === 'domain' && o.event.type === 'run.barrier-step' ? [(o.event.payload as { step: string }).step] : []));
       expect(steps).toEqual(['flush_text', 'close_messages', 'finalize_plans', 'close_children', 'checkpoint']);
     }
+    // Leaving `live` cancels the run's waiting provider work, once, in the same step.
+    const leftLive = JSON.stringify(step.before.value).includes('live') && !JSON.stringify(step.after.value).includes('live');
+    const cancels = step.outputs.filter((o) => o.type === 'cancel_effects');
+    expect(cancels).toHaveLength(leftLive ? 1 : 0);
     const leaf = leafName(step.after.value);
     const byLeaf: Record<string, string> = { queued: 'queued', starting: 'starting', working: 'running', waiting: 'waiting', completed: 'completed', interrupted: 'interrupted', failed: 'failed', cancelled: 'cancelled', rolled_back: 'rolled_back' };
     statusMatchesState(step, () => (leaf in byLeaf ? byLeaf[leaf]! : null));
@@ -191,6 +195,8 @@ const runtimeRequest: MachineModel = {
   input: { requestId: 'req_1', threadId: 'thr_1', runId: 'run_1', nodeId: 'node_r', kind: 'command', prompt: 'run ls?', details: {}, providerSessionId: 'psess_1', expiresAt: 60_000 },
   events: () => [
     { type: 'RESPOND', decision: 'accept', answers: null },
+    { type: 'ANSWER_DELIVERED' },
+    { type: 'ANSWER_FAILED', reason: 'callback gone' },
     { type: 'CALLBACK_LOST', reason: 'baton restarted' },
     { type: 'EXPIRE', reason: 'timeout' },
     { type: 'CANCEL', reason: 'turn ended' },
@@ -201,9 +207,14 @@ const runtimeRequest: MachineModel = {
     const step = history.at(-1)!;
     const effects = step.outputs.filter((o) => o.type === 'effect');
     // A request whose callback is gone never sends a response to the provider.
-    if (JSON.stringify(step.before.value).includes('not_resumable')) expect(effects).toEqual([]);
-    const status = typeof step.after.value === 'string' ? step.after.value : 'pending';
-    expect(step.after.context.status).toBe(status);
+    if (step.before.context.notResumableReason !== null) expect(effects).toEqual([]);
+    // Resolved only once the provider took the answer; an answer it could not take cancels.
+    if (step.after.value === 'resolved') expect(step.event.type).toBe('ANSWER_DELIVERED');
+    if (step.event.type === 'ANSWER_FAILED' && step.before.value === 'answering') expect(step.after.value).toBe('cancelled');
+    // Every end but `resolved` says why.
+    const ended = domainTypes(step.outputs).filter((t) => t === 'runtime-request.cancelled' || t === 'runtime-request.expired');
+    if (['cancelled', 'expired'].includes(String(step.after.value)) && step.before.value !== step.after.value) expect(ended).toHaveLength(1);
+    expect(step.after.context.status).toBe(step.after.value);
   },
 };
 
@@ -225,7 +236,7 @@ const supervisor: MachineModel = {
     const send = (mode: string) => ({ type: 'SEND', runId: `run_${n}`, messageId: `msg_${n}`, rootNodeId: `node_${n}`, attemptId: `att_${n}`, text: `m${n}`, mode, provider: 'codex', model: null });
     return [
       ...(size < 3 ? ['auto', 'queue_after_active', 'start_immediately', 'steer_active'].map(send) : []),
-      ...(c.activeRunId ? [{ type: 'RUN_FINISHED', runId: c.activeRunId, status: 'completed' }, { type: 'INTERRUPT', runId: c.activeRunId, holdQueue: true }] : []),
+      ...(c.activeRunId ? [{ type: 'RUN_ENDING', runId: c.activeRunId }, { type: 'RUN_FINISHED', runId: c.activeRunId, status: 'completed' }, { type: 'INTERRUPT', runId: c.activeRunId, holdQueue: true }] : []),
       ...(c.queue[0] ? [{ type: 'CANCEL_QUEUED', runId: c.queue[0] }, { type: 'PROMOTE', runId: c.queue[0], messageId: 'msg_p', text: 'p', attemptId: 'att_p', rootNodeId: 'node_p' }] : []),
       ...(c.queue.length > 1 ? [{ type: 'REORDER', order: [...c.queue].reverse() }] : []),
       { type: 'STOP' },
@@ -233,7 +244,7 @@ const supervisor: MachineModel = {
       { type: 'ARCHIVE' },
     ];
   },
-  serialize: (s) => JSON.stringify([s.value, s.context.queue.length, !!s.context.activeRunId, s.context.countedRunIds.length, s.context.queueHeld]),
+  serialize: (s) => JSON.stringify([s.value, s.context.queue.length, !!s.context.activeRunId, !!s.context.activeRunEnding, s.context.countedRunIds.length, s.context.queueHeld]),
   serializeCoarse: (s) => JSON.stringify([s.value, s.context.queue.length, !!s.context.activeRunId, s.context.queueHeld]),
   invariant: (history) => {
     const step = history.at(-1)!;
@@ -249,6 +260,9 @@ const supervisor: MachineModel = {
     if (step.before.context.queueHeld && step.event.type !== 'SEND') expect(starts).toEqual([]);
     // At most one run is active.
     expect(starts.length).toBeLessThanOrEqual(1);
+    // A run that is finalizing takes no steer: the message waits as a run of its own.
+    const steers = step.outputs.filter((o) => o.type === 'send' && String(o.event.type).startsWith('STEER_'));
+    if ((step.before.context as ThreadSupervisorContext).activeRunEnding) expect(steers).toEqual([]);
   },
 };
 
