@@ -1,6 +1,6 @@
 import { pino, type Logger } from 'pino';
 import { Command } from '../domain/commands.js';
-import { BatonError, fromZodError, type ErrorInfo } from '../domain/errors.js';
+import { BatonError, fromZodError, toErrorInfo, type ErrorInfo } from '../domain/errors.js';
 import type { DomainEvent } from '../domain/events.js';
 import { ProviderEvent } from '../domain/provider-events.js';
 import type { ProviderKind } from '../domain/statuses.js';
@@ -15,6 +15,8 @@ import { commitRollbackNode, commitRollbackToRun, prepareRollbackNode, prepareRo
 import type { CheckpointStore } from '../checkpoints/checkpoint-store.js';
 import type { CapabilitySource } from './policy.js';
 import { routeProviderEvent } from './provider-routing.js';
+import { replayReceipt } from './receipt-replay.js';
+import { checkWorkspaceCwd } from './workspace-cwd.js';
 import { ThreadActor, type StepOutcome } from './thread-actor.js';
 
 export interface RuntimeOptions {
@@ -31,6 +33,8 @@ export interface RuntimeOptions {
   requestTtlMs?: number | null;
   /** Where failures that no caller sees are reported (default: warnings and worse, to stderr). */
   logger?: Logger;
+  /** Baton's data dir: no workspace may be inside it or contain it (checkpoints would copy it). */
+  dataDir?: string | null;
 }
 
 export type CommandAck =
@@ -53,6 +57,8 @@ export class Runtime {
   readonly checkpoints: CheckpointStore | null;
   private readonly requestTtlMs: number | null;
   readonly logger: Logger;
+  /** Directories no workspace may overlap: the data dir and where checkpoints live. */
+  private readonly protectedDirs: string[];
   private readonly threads = new Map<string, ThreadActor>();
   private readonly listeners = new Set<(events: DomainEvent[]) => void>();
 
@@ -67,6 +73,7 @@ export class Runtime {
     this.checkpoints = options.checkpoints ?? null;
     this.requestTtlMs = options.requestTtlMs ?? null;
     this.logger = options.logger ?? pino({ level: 'warn' }, pino.destination(2));
+    this.protectedDirs = [options.dataDir, this.checkpoints?.root].filter((d): d is string => !!d);
   }
 
   /** Subscribes to committed events, in commit order; returns the unsubscribe. */
@@ -88,7 +95,12 @@ export class Runtime {
     }
     const command = parsed.data;
     const existing = this.store.receipts.get(command.commandId);
-    if (existing) return ackOf(existing.ok ? { ok: true, result: existing.result, lastSequence: existing.sequence, events: [] } : { ok: false, error: existing.error, lastSequence: existing.sequence }, command.commandId);
+    if (existing) return ackOf(replayReceipt(existing, { commandType: command.type, threadId: this.namedThread(command) }), command.commandId);
+    // Checked before any step: a refused workspace leaves nothing stored, not even a receipt.
+    if (command.type === 'thread.create') {
+      const refused = await this.checkWorkspace(command.cwd).then(() => null, (error: unknown) => toErrorInfo(error));
+      if (refused) return { ok: false, commandId: command.commandId, error: refused };
+    }
 
     const threadId = this.threadOf(command);
     if (!threadId) return { ok: false, commandId: command.commandId, error: { code: 'not_found', message: `${command.type}: no ${describeTarget(command)}` } };
@@ -97,11 +109,16 @@ export class Runtime {
     // Rollbacks restore files before their step; every other command is a plain step.
     const outcome =
       command.type === 'rollback.toRun'
-        ? await thread.runPrepared((t) => prepareRollbackToRun(t, command, this.store, this.checkpoints), (t, r) => commitRollbackToRun(t, command, r), options)
+        ? await thread.runPrepared((t) => prepareRollbackToRun(t, command, this.store, this.checkpoints, (cwd) => this.checkWorkspace(cwd)), (t, r) => commitRollbackToRun(t, command, r), options)
         : command.type === 'rollback.node'
-          ? await thread.runPrepared((t) => prepareRollbackNode(t, command, this.store, this.checkpoints), (t, r) => commitRollbackNode(t, command, r), options)
+          ? await thread.runPrepared((t) => prepareRollbackNode(t, command, this.store, this.checkpoints, (cwd) => this.checkWorkspace(cwd)), (t, r) => commitRollbackNode(t, command, r), options)
           : await thread.run((t) => handleCommand(t, command, { capabilities: this.capabilities, defaultProvider: this.defaultProvider, store: this.store }), options);
     return ackOf(outcome, command.commandId);
+  }
+
+  /** Refuses (typed `invalid_payload`) a cwd that cannot be a workspace: relative, missing, `/`, or overlapping Baton's data dir. */
+  checkWorkspace(cwd: string): Promise<void> {
+    return checkWorkspaceCwd(cwd, this.protectedDirs);
   }
 
   /** A normalized provider event from an adapter (or a replayed transcript). */
@@ -117,15 +134,17 @@ export class Runtime {
 
   /**
    * After a restart no provider process survives: every request still waiting on a live
-   * callback becomes not_resumable (unless its provider declares that pending requests
-   * survive restarts), every live session is stopped, and a run that was active ends
-   * interrupted by policy (its next message resumes the provider thread). Only the threads
+   * callback (or with an answer not yet delivered) ends cancelled, its callback recorded
+   * not_resumable (unless its provider declares that pending requests survive restarts),
+   * every live session is stopped, and a run that was active ends interrupted by policy
+   * (its next message resumes the provider thread) in the same step that cancels its
+   * waiting provider effects, so no ghost turn reaches the provider. Only the threads
    * concerned are hydrated; returns how many requests were marked.
    */
   async recoverAfterRestart(): Promise<number> {
     const stale = this.store.projections
       .list('requests')
-      .filter((r) => r.status === 'pending' && r.responseCapability.type === 'live');
+      .filter((r) => (r.status === 'pending' || r.status === 'answering') && r.responseCapability.type === 'live');
     const sessions = this.store.projections.list('sessions').filter((s) => !['stopped', 'error'].includes(s.status) && s.threadId);
     // A run that was active when Baton stopped lost its provider process with it.
     const active = this.store.projections.list('threads').filter((t) => t.activeRunId && ['running', 'waiting', 'starting'].includes(t.activeRunStatus ?? ''));
@@ -227,12 +246,20 @@ export class Runtime {
     }
   }
 
-  /** The thread a command acts on, found from the app id it targets. */
+  /** The thread a command acts on: the one it names, or a new one for a new thread. */
   private threadOf(command: Command): string | null {
+    const named = this.namedThread(command);
+    if (named !== null) return named;
+    return command.type === 'thread.create' || command.type === 'thread.fork' ? this.ids.next('thread') : null;
+  }
+
+  /** The thread a command names, directly or through the app id it targets; null if none (or unknown). */
+  private namedThread(command: Command): string | null {
     const entityThread = (id: string) => this.store.entities.get(id)?.threadId ?? null;
     switch (command.type) {
       case 'thread.create':
-        return command.threadId ?? this.ids.next('thread');
+      case 'thread.fork':
+        return command.threadId ?? null;
       case 'run.interrupt':
       case 'queued-run.cancel':
       case 'queued-message.promote':
@@ -241,8 +268,6 @@ export class Runtime {
         return entityThread(command.requestId);
       case 'rollback.node':
         return entityThread(command.nodeId);
-      case 'thread.fork':
-        return command.threadId ?? this.ids.next('thread');
       default:
         return command.threadId;
     }

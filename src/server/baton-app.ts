@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { checkpointHandlers } from '../actors/checkpoint-effects.js';
@@ -10,6 +10,8 @@ import { databasePath, type Config } from '../config.js';
 import { Store } from '../persistence/store.js';
 import { CodexProvider } from '../providers/codex/codex-provider.js';
 import { offlineResponder, ScriptedModelServer, type Responder } from '../providers/model/scripted-model-server.js';
+import { lockDataDir, type DataDirLock } from './data-dir-lock.js';
+import { preparePrivateDataDir } from './data-dir.js';
 import { BatonServer } from './server.js';
 
 export interface BatonApp {
@@ -34,17 +36,28 @@ function resolveToken(config: Config): string {
 }
 
 /**
- * Baton's main job, assembled: the store in the data dir, the runtime, checkpoints, the
- * Codex provider pointed at the configured model endpoint (or the offline scripted model
- * when none is configured), the effect worker and timers, restart recovery, and the
- * Socket.IO server. `stop()` shuts down in order: no new connections, work in flight
- * finished, provider processes stopped, database closed.
+ * Baton's main job, assembled on a private data dir (0700, its files 0600) that it locks
+ * for itself (a second Baton on it is a typed `conflict` naming the first one's pid): the
+ * store in the data dir, the runtime, checkpoints, the Codex provider pointed at the
+ * configured model endpoint (or the offline scripted model when none is configured), the
+ * effect worker and timers, restart recovery, and the Socket.IO server. `stop()` shuts down in order: no new connections, work in flight
+ * finished, provider processes stopped, database closed, data dir unlocked.
  */
 export async function startBaton(config: Config, logger: Logger, options: { responder?: Responder } = {}): Promise<BatonApp> {
-  mkdirSync(config.dataDir, { recursive: true });
+  preparePrivateDataDir(config.dataDir, databasePath(config));
+  const lock = lockDataDir(config.dataDir);
+  try {
+    return await assemble(config, logger, options, lock);
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
+}
+
+async function assemble(config: Config, logger: Logger, options: { responder?: Responder }, lock: DataDirLock): Promise<BatonApp> {
   const token = resolveToken(config);
   const store = Store.open(databasePath(config));
-  const runtime = new Runtime({ store, logger, checkpoints: new CheckpointStore({ root: join(config.dataDir, 'checkpoints') }) });
+  const runtime = new Runtime({ store, logger, dataDir: config.dataDir, checkpoints: new CheckpointStore({ root: join(config.dataDir, 'checkpoints') }) });
 
   let scripted: ScriptedModelServer | null = null;
   let model: BatonApp['model'];
@@ -57,7 +70,6 @@ export async function startBaton(config: Config, logger: Logger, options: { resp
   const codex = new CodexProvider(runtime, { endpoint: { baseUrl: model.baseUrl, model: model.name }, dataDir: config.dataDir });
   const worker = new EffectWorker(runtime, { ...checkpointHandlers(runtime.checkpoints), ...codex.handlers() }, `baton-${process.pid}`);
 
-  // The worker runs whenever something was committed, and on a slow beat for leases and timers.
   let running: Promise<void> | null = null;
   let again = false;
   const pump = (): void => {
@@ -69,23 +81,34 @@ export async function startBaton(config: Config, logger: Logger, options: { resp
       do {
         again = false;
         try {
-          await worker.drain();
           await runtime.fireDueTimers();
         } catch (error) {
-          logger.error({ err: error }, 'effect worker failed');
+          logger.error({ err: error }, 'firing due timers failed');
         }
       } while (again);
     })().finally(() => (running = null));
   };
-  const stopPumping = runtime.onEvents(pump);
+  const stopTimers = runtime.onEvents(pump);
   const beat = setInterval(pump, 1_000);
   const reaper = setInterval(() => codex.reapIdle(), 10 * 60_000);
 
+  // Recovery ends what the last Baton left running, and cancels those runs' effects, before
+  // the worker may claim any of them; the leases of its dead worker are released at once.
   const recovered = await runtime.recoverAfterRestart();
   if (recovered) logger.info({ requests: recovered }, 'requests whose provider callback died with the last run of Baton are not resumable');
+  const released = store.outbox.releaseLeases(runtime.clock.nowMs());
+  if (released) logger.info({ effects: released }, 'effects leased by the last run of Baton are claimable again');
+  // The worker claims by itself (after each commit, when a thread's lane frees, on a beat) and
+  // never waits for one thread's effects before another's. Timers fire after commits and on
+  // the same slow beat.
+  const stopWorker = worker.start();
   pump();
+  const stopPumping = (): void => {
+    stopTimers();
+    stopWorker();
+  };
 
-  const server = new BatonServer({ runtime, host: config.host, port: config.port, token, logger });
+  const server = new BatonServer({ runtime, host: config.host, port: config.port, token, logger, allowedOrigins: config.allowedOrigins });
   const address = await server.listen();
   const url = `http://${address.host}:${address.port}`;
 
@@ -105,10 +128,12 @@ export async function startBaton(config: Config, logger: Logger, options: { resp
       // Provider processes go first (nothing more is reported), then the steps already in
       // the mailboxes finish and commit, then the database closes.
       codex.stopAll('SIGTERM');
+      await worker.idle();
       await runtime.settle();
       runtime.queue.flush();
       await scripted?.stop();
       store.close();
+      lock.release();
     },
   };
 }
