@@ -21,6 +21,12 @@ export const Config = z.object({
   claudeModel: z.string().min(1).optional(),
   /** The offline scripted model streams its replies this slowly (ms between chunks). */
   scriptedDelayMs: z.coerce.number().int().min(0).max(10_000).default(0),
+  /** A turn with no word from its agent for this long is interrupted and fails with `timeout`. */
+  turnIdleTimeoutMs: z.coerce.number().int().min(1_000).max(24 * 3_600_000).default(300_000),
+  /** An interrupt the agent does not answer (or does not end) in this time kills its session. */
+  interruptTimeoutMs: z.coerce.number().int().min(100).max(600_000).default(10_000),
+  /** One git call of a checkpoint capture or restore is killed after this long. */
+  gitTimeoutMs: z.coerce.number().int().min(100).max(24 * 3_600_000).default(300_000),
 });
 export type Config = z.infer<typeof Config>;
 
@@ -36,6 +42,9 @@ const envNames: Record<keyof Config, string> = {
   claudeBaseUrl: 'BATON_CLAUDE_BASE_URL',
   claudeModel: 'BATON_CLAUDE_MODEL',
   scriptedDelayMs: 'BATON_SCRIPTED_DELAY_MS',
+  turnIdleTimeoutMs: 'BATON_TURN_IDLE_TIMEOUT_MS',
+  interruptTimeoutMs: 'BATON_INTERRUPT_TIMEOUT_MS',
+  gitTimeoutMs: 'BATON_GIT_TIMEOUT_MS',
 };
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Record<keyof Config, unknown>> = {}): Config {

@@ -57,7 +57,7 @@ export async function startBaton(config: Config, logger: Logger, options: { resp
 async function assemble(config: Config, logger: Logger, options: { responder?: Responder }, lock: DataDirLock): Promise<BatonApp> {
   const token = resolveToken(config);
   const store = Store.open(databasePath(config));
-  const runtime = new Runtime({ store, logger, dataDir: config.dataDir, checkpoints: new CheckpointStore({ root: join(config.dataDir, 'checkpoints') }) });
+  const runtime = new Runtime({ store, logger, dataDir: config.dataDir, checkpoints: new CheckpointStore({ root: join(config.dataDir, 'checkpoints'), gitTimeoutMs: config.gitTimeoutMs }) });
 
   let scripted: ScriptedModelServer | null = null;
   let model: BatonApp['model'];
@@ -67,7 +67,12 @@ async function assemble(config: Config, logger: Logger, options: { responder?: R
     scripted = await new ScriptedModelServer(options.responder ?? offlineResponder(config.scriptedDelayMs)).start();
     model = { kind: 'scripted', baseUrl: scripted.baseUrl, name: config.codexModel ?? 'baton-scripted' };
   }
-  const codex = new CodexProvider(runtime, { endpoint: { baseUrl: model.baseUrl, model: model.name }, dataDir: config.dataDir });
+  const codex = new CodexProvider(runtime, {
+    endpoint: { baseUrl: model.baseUrl, model: model.name },
+    dataDir: config.dataDir,
+    turnIdleTimeoutMs: config.turnIdleTimeoutMs,
+    interruptTimeoutMs: config.interruptTimeoutMs,
+  });
   const worker = new EffectWorker(runtime, { ...checkpointHandlers(runtime.checkpoints), ...codex.handlers() }, `baton-${process.pid}`);
 
   let running: Promise<void> | null = null;
