@@ -176,6 +176,10 @@ export const runMachine = setup({
       const next = context.pendingRestart;
       if (!next) return;
       enqueue.emit({ type: 'send', to: { kind: 'run_attempt', id: context.activeAttemptId ?? '' }, event: { type: 'SUPERSEDE' } });
+      // The superseded attempt's callbacks will never be answered: its requests end with it.
+      for (const requestId of context.pendingRequestIds) {
+        enqueue.emit({ type: 'send', to: { kind: 'runtime_request', id: requestId }, event: { type: 'CANCEL', reason: 'its attempt was superseded by a steering restart' } });
+      }
       const attemptOrdinal = context.attemptCount + 1;
       for (const o of attemptOutputs(context, next.attemptId, next.rootNodeId, attemptOrdinal, 'steering_restart', next.text)) enqueue.emit(o);
       enqueue.assign({ activeAttemptId: next.attemptId, rootNodeId: next.rootNodeId, attemptCount: attemptOrdinal, pendingRestart: null, interruptRequested: false, pendingRequestIds: [] });
@@ -249,6 +253,8 @@ export const runMachine = setup({
       on: {
         // Steering is taken from the moment the run is live; the adapter applies it once the turn exists.
         STEER_NATIVE: { actions: 'steerNative' },
+        // A request that opens before the turn is reported started is still the run's to end.
+        REQUEST_OPENED: { actions: 'addRequest' },
         STEER_RESTART: { actions: 'steerByRestart' },
         TURN_TERMINAL: [
           // The interrupted attempt of a steering restart: its replacement starts, the run goes on.

@@ -174,6 +174,34 @@ describe('requests end with their callback or their run', () => {
   });
 });
 
+describe('requests of an attempt that is replaced, or opened before the turn is reported started', () => {
+  const restartSteering = useRuntime({
+    capabilities: (p): ProviderCapabilities => ({ ...declaredCapabilities[p], turns: { ...declaredCapabilities[p].turns, supportsActiveSteering: false } }),
+  });
+
+  it('a steering restart ends the superseded attempt\'s open request, with the reason', async () => {
+    const h = restartSteering();
+    const threadId = await h.thread();
+    await send(h, threadId, 'run ls');
+    const t = await openRequest(h, threadId);
+    await send(h, threadId, 'no, run pwd', 'steer_active');
+    await h.feed({ type: 'turn.completed', threadId, runId: t.runId, attemptId: t.attemptId, nodeId: t.rootNodeId, status: 'interrupted', error: null });
+    expect(h.turn(threadId).attemptId).not.toBe(t.attemptId);
+    expect(h.store.projections.get('requests', 'req_1')).toMatchObject({ status: 'cancelled' });
+    expect(h.store.projections.get('threads', threadId)).toMatchObject({ pendingRequestCount: 0 });
+  });
+
+  it('a request opened before turn.started still ends with its run', async () => {
+    const h = answering();
+    const threadId = await h.thread();
+    await send(h, threadId, 'run ls');
+    const t = h.turn(threadId);
+    await h.feed({ type: 'request.opened', threadId, runId: t.runId, requestId: 'req_early', nodeId: 'node_req_early', parentNodeId: t.rootNodeId, kind: 'command', prompt: 'Run ls?', details: {}, providerSessionId: 'psess_1' });
+    await h.feed({ type: 'turn.completed', threadId, runId: t.runId, attemptId: t.attemptId, nodeId: t.rootNodeId, status: 'failed', error: null });
+    expect(h.store.projections.get('requests', 'req_early')).toMatchObject({ status: 'cancelled' });
+  });
+});
+
 describe('why a run failed is visible', () => {
   it('the run projection carries its error (code and message only) and the thread keeps its newest warnings', async () => {
     const h = answering();
