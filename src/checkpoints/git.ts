@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { BatonError } from '../domain/errors.js';
 
 /**
  * Runs git against Baton's shadow repository only: the git dir, the work tree and the index
@@ -20,9 +21,10 @@ export class GitError extends Error {
   }
 }
 
-export class GitTimeoutError extends Error {
+/** A typed `timeout`: a rollback whose git hangs is refused as such, never as `internal`. */
+export class GitTimeoutError extends BatonError {
   constructor(readonly what: string, readonly timeoutMs: number) {
-    super(`${what} timed out after ${timeoutMs} ms and was killed`);
+    super('timeout', `${what} timed out after ${timeoutMs} ms and was killed`, { timeoutMs });
   }
 }
 

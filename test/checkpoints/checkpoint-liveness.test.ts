@@ -4,7 +4,9 @@ import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { CheckpointStore } from '../../src/checkpoints/checkpoint-store.js';
-import { useRuntime } from '../support/runtime.js';
+import { ManualClock } from '../../src/domain/sources.js';
+import type { Store } from '../../src/persistence/store.js';
+import { createHarness, useRuntime } from '../support/runtime.js';
 import { tempDir } from '../support/temp.js';
 
 const cleanups: (() => void)[] = [];
@@ -82,5 +84,36 @@ describe('a checkpoint whose git overruns', () => {
     const checkpoints = h.store.projections.list('checkpoints', threadId);
     expect(checkpoints.map((c) => [c.runOrdinal, c.status])).toEqual([[0, 'error'], [1, 'error']]);
     for (const c of checkpoints) expect(c.reason).toMatch(/^capture failed: .*timed out after 1 ms and was killed$/);
+  }, 120_000);
+});
+
+describe('a rollback whose git overruns', () => {
+  it('is refused with a typed timeout, never internal, and changes nothing', async () => {
+    const root = checkpointRoot();
+    const ws = bigWorkspace(2_000);
+    const dbDir = tempDir('baton-rollback-db-');
+    const db = join(dbDir.dir, 'baton.sqlite');
+    const stores: Store[] = [];
+    cleanups.push(() => stores.forEach((s) => s.close()), dbDir.cleanup);
+    const patient = createHarness({ checkpoints: new CheckpointStore({ root }) }, db, 'p', new ManualClock(), (s) => stores.push(s));
+    const threadId = await patient.thread({ cwd: ws });
+    for (const text of ['one', 'two']) {
+      await patient.command({ type: 'thread.message.send', threadId, text });
+      await patient.worker.drain();
+      const t = patient.turn(threadId);
+      await patient.feed({ type: 'turn.started', threadId, runId: t.runId, attemptId: t.attemptId, nodeId: t.rootNodeId, nativeTurnRef: null });
+      writeFileSync(join(ws, `${text}.txt`), `${text}\n`);
+      await patient.feed({ type: 'turn.completed', threadId, runId: t.runId, attemptId: t.attemptId, nodeId: t.rootNodeId, status: 'completed', error: null });
+      await patient.until(() => patient.store.projections.get('runs', t.runId)?.status === 'completed');
+    }
+    stores.forEach((s) => s.close());
+    stores.length = 0;
+    // The same Baton data, now with git allowed 1 ms.
+    const hurried = createHarness({ checkpoints: new CheckpointStore({ root, gitTimeoutMs: 1 }) }, db, 'h', new ManualClock(), (s) => stores.push(s));
+    const before = hurried.store.lastSequence();
+    const ack = (await hurried.runtime.dispatch({ commandId: 'cmd_rollback_hurried', type: 'rollback.toRun', threadId, runOrdinal: 1 })) as { ok: boolean; error?: { code: string; message: string } };
+    expect(ack).toMatchObject({ ok: false, error: { code: 'timeout', message: expect.stringMatching(/timed out after 1 ms and was killed/) } });
+    expect(hurried.store.lastSequence()).toBe(before);
+    expect(existsSync(join(ws, 'two.txt'))).toBe(true);
   }, 120_000);
 });
