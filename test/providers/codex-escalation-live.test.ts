@@ -1,11 +1,8 @@
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { join } from 'node:path';
-import { CheckpointStore } from '../../src/checkpoints/checkpoint-store.js';
+import { describe, expect, it } from 'vitest';
 import type { DomainEvent } from '../../src/domain/events.js';
-import { CodexProvider, type CodexProviderOptions } from '../../src/providers/codex/codex-provider.js';
-import { useScriptedModel } from '../support/model.js';
-import { useRuntime, type Harness } from '../support/runtime.js';
-import { TempFolders, tempDir } from '../support/temp.js';
+import type { CodexProviderOptions } from '../../src/providers/codex/codex-provider.js';
+import { useLiveCodex } from '../support/live-codex.js';
+import type { Harness } from '../support/runtime.js';
 import { isAlive, signal } from '../support/processes.js';
 
 /**
@@ -13,26 +10,9 @@ import { isAlive, signal } from '../support/processes.js';
  * ends; a turn Codex says nothing about is timed out by the adapter's watchdog. Live: the
  * real binary, frozen with SIGSTOP, and a model endpoint that never sends its headers.
  */
-const model = useScriptedModel();
-const data = tempDir('baton-escalation-');
-const providers: CodexProvider[] = [];
 let tuning: Pick<CodexProviderOptions, 'interruptTimeoutMs' | 'turnIdleTimeoutMs'> = {};
 /** Codex's own stream idle timeout, set long so that it cannot be what ends a silent turn. */
-const streamIdleTimeoutMs = 60_000;
-const open = useRuntime({
-  checkpoints: new CheckpointStore({ root: join(data.dir, 'checkpoints') }),
-  handlers: (runtime) => {
-    const provider = new CodexProvider(runtime, { endpoint: { baseUrl: model.baseUrl, model: 'gpt-5.1-codex', streamIdleTimeoutMs }, dataDir: data.dir, ...tuning });
-    providers.push(provider);
-    return provider.handlers();
-  },
-});
-const folders = new TempFolders();
-afterEach(() => providers.splice(0).forEach((p) => p.stopAll('SIGKILL')));
-afterAll(() => {
-  data.cleanup();
-  folders.removeAll();
-});
+const { model, providers, open, workspace } = useLiveCodex({ streamIdleTimeoutMs: 60_000, provider: () => tuning });
 
 const run = (h: Harness, runId: string) => h.store.projections.get('runs', runId)!;
 const terminalOf = (h: Harness, runId: string) =>
@@ -52,7 +32,7 @@ describe('Codex, live: an interrupt Codex does not answer escalates', () => {
   it.each(stops)('with Codex frozen mid-turn, $how kills it: the run ends interrupted, and the next message resumes the thread', async ({ command }) => {
     tuning = { interruptTimeoutMs: 1_500 };
     const h = open();
-    const threadId = await h.thread({ cwd: folders.make('baton-escalation-ws-') });
+    const threadId = await h.thread({ cwd: workspace() });
     model.enqueue({ kind: 'text', text: 'Before the freeze.' }, { kind: 'hang' });
     const one = await send(h, threadId, 'first');
     await h.until(() => run(h, one).status === 'completed');
@@ -83,7 +63,7 @@ describe('Codex, live: the turn watchdog', () => {
   it('a model endpoint that never answers (no headers) fails the run with a typed timeout; the thread goes on', async () => {
     tuning = { turnIdleTimeoutMs: 2_000, interruptTimeoutMs: 3_000 };
     const h = open();
-    const threadId = await h.thread({ cwd: folders.make('baton-watchdog-ws-') });
+    const threadId = await h.thread({ cwd: workspace() });
     model.enqueue({ kind: 'silent' });
     const one = await send(h, threadId, 'are you there?');
     await h.until(() => run(h, one).status === 'failed', 30_000);

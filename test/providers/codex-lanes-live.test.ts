@@ -1,12 +1,9 @@
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CheckpointStore } from '../../src/checkpoints/checkpoint-store.js';
 import { runTerminalStatuses } from '../../src/domain/statuses.js';
-import { CodexProvider } from '../../src/providers/codex/codex-provider.js';
-import { useScriptedModel } from '../support/model.js';
-import { useRuntime, type Harness } from '../support/runtime.js';
-import { TempFolders, tempDir } from '../support/temp.js';
+import { useLiveCodex } from '../support/live-codex.js';
+import type { Harness } from '../support/runtime.js';
 import type { Runtime } from '../../src/actors/runtime.js';
 import { freezeFirst, processesIn, signal } from '../support/processes.js';
 
@@ -15,24 +12,8 @@ import { freezeFirst, processesIn, signal } from '../support/processes.js';
  * and keeps claiming for the others while one lane is stuck. Live: real Codex processes, a
  * real frozen process (SIGSTOP), a real slow checkpoint (its git frozen mid-capture).
  */
-const model = useScriptedModel();
-const data = tempDir('baton-lanes-');
-const providers: CodexProvider[] = [];
-const open = useRuntime({
-  checkpoints: new CheckpointStore({ root: join(data.dir, 'checkpoints') }),
-  handlers: (runtime) => {
-    // An interrupt Codex never answers stays outstanding for the whole test.
-    const provider = new CodexProvider(runtime, { endpoint: { baseUrl: model.baseUrl, model: 'gpt-5.1-codex', streamIdleTimeoutMs: 60_000 }, dataDir: data.dir, interruptTimeoutMs: 120_000 });
-    providers.push(provider);
-    return provider.handlers();
-  },
-});
-const folders = new TempFolders();
-afterEach(() => providers.splice(0).forEach((p) => p.stopAll('SIGKILL')));
-afterAll(() => {
-  data.cleanup();
-  folders.removeAll();
-});
+// An interrupt Codex never answers stays outstanding for the whole test.
+const { model, providers, open, workspace } = useLiveCodex({ streamIdleTimeoutMs: 60_000, provider: () => ({ interruptTimeoutMs: 120_000 }) });
 
 const run = (h: Harness, runId: string) => h.store.projections.get('runs', runId)!;
 const ended = (h: Harness, runId: string) => (runTerminalStatuses as readonly string[]).includes(run(h, runId).status);
@@ -80,8 +61,8 @@ async function withWorker(h: Harness, body: () => Promise<void>, release: () => 
 describe('effect lanes, live: one thread\'s stuck effect holds only its own thread', () => {
   it('a frozen Codex with an interrupt in flight does not hold another thread\'s run', async () => {
     const h = open();
-    const a = await h.thread({ cwd: folders.make('baton-lanes-a-') });
-    const b = await h.thread({ cwd: folders.make('baton-lanes-b-') });
+    const a = await h.thread({ cwd: workspace() });
+    const b = await h.thread({ cwd: workspace() });
     model.enqueue({ kind: 'hang' });
     let pid = 0;
     await withWorker(h, async () => {
@@ -104,13 +85,13 @@ describe('effect lanes, live: one thread\'s stuck effect holds only its own thre
   it('a slow checkpoint on one thread does not hold another thread\'s turn start', async () => {
     const h = open();
     // A workspace big enough that its capture is caught in the act, then frozen there.
-    const wsA = folders.make('baton-lanes-big-');
+    const wsA = workspace();
     for (let d = 0; d < 40; d++) {
       mkdirSync(join(wsA, `dir${d}`));
       for (let f = 0; f < 100; f++) writeFileSync(join(wsA, `dir${d}`, `file${f}.txt`), `file ${d}/${f}\n`);
     }
     const a = await h.thread({ cwd: wsA });
-    const b = await h.thread({ cwd: folders.make('baton-lanes-small-') });
+    const b = await h.thread({ cwd: workspace() });
     let gits: number[] = [];
     await withWorker(h, async () => {
       const runA = await send(h, a, 'thread A: after a slow checkpoint');

@@ -1,34 +1,13 @@
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CheckpointStore } from '../../src/checkpoints/checkpoint-store.js';
-import { CodexProvider } from '../../src/providers/codex/codex-provider.js';
-import { useScriptedModel } from '../support/model.js';
-import { useRuntime, type Harness } from '../support/runtime.js';
-import { TempFolders, tempDir } from '../support/temp.js';
+import { useLiveCodex } from '../support/live-codex.js';
+import type { Harness } from '../support/runtime.js';
 
-const model = useScriptedModel();
-const data = tempDir('baton-codex-more-');
-const providers: CodexProvider[] = [];
-const endpoint = () => ({ baseUrl: model.baseUrl, model: 'gpt-5.1-codex', streamIdleTimeoutMs: 5_000 });
-const codexHandlers = (runtime: Parameters<NonNullable<Parameters<typeof useRuntime>[0]>['handlers'] & {}>[0]) => {
-  const provider = new CodexProvider(runtime, { endpoint: endpoint(), dataDir: data.dir });
-  providers.push(provider);
-  return provider.handlers();
-};
-const open = useRuntime({ checkpoints: new CheckpointStore({ root: join(data.dir, 'checkpoints') }), handlers: codexHandlers });
-
-afterEach(() => {
-  providers.splice(0).forEach((p) => p.stopAll('SIGKILL'));
-});
-const folders = new TempFolders();
-afterAll(() => {
-  data.cleanup();
-  folders.removeAll();
-});
+const { model, providers, open, workspace } = useLiveCodex();
 
 async function thread(h: Harness): Promise<{ threadId: string; ws: string }> {
-  const ws = { dir: folders.make('baton-codex-ws-') };
+  const ws = { dir: workspace() };
   return { threadId: await h.thread({ cwd: ws.dir }), ws: ws.dir };
 }
 

@@ -1,12 +1,10 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { io } from 'socket.io-client';
-import { pino } from 'pino';
-import { BatonClient, type CommandAck } from '../../src/client/baton-client.js';
-import { loadConfig } from '../../src/config.js';
+import type { CommandAck } from '../../src/client/baton-client.js';
 import type { DomainEvent } from '../../src/domain/events.js';
-import { startBaton, type BatonApp } from '../../src/server/baton-app.js';
+import { useBatons } from '../support/baton-app.js';
 import { tempDir } from '../support/temp.js';
-import type { ModelTurn, Responder } from '../../src/providers/model/scripted-model-server.js';
+import type { ModelTurn } from '../../src/providers/model/scripted-model-server.js';
 
 /** Wakes a waiting test each time a callback sees something; no polling, no sleeping. */
 function watcher() {
@@ -28,24 +26,7 @@ function watcher() {
   };
 }
 
-const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
-
-/** A real Baton (store, runtime, Codex provider, offline model) on a loopback port. */
-async function baton(responder?: Responder): Promise<BatonApp> {
-  const data = tempDir('baton-api-');
-  const app = await startBaton(loadConfig({}, { dataDir: data.dir, port: 0, token: 'test-token-0123456789', model: 'scripted' }), pino({ level: 'silent' }), responder ? { responder } : {});
-  cleanups.push(data.cleanup, () => app.stop());
-  return app;
-}
-
-async function client(app: BatonApp): Promise<BatonClient> {
-  const c = await BatonClient.connect(app.url, app.token);
-  cleanups.push(() => c.close());
-  return c;
-}
+const { baton, client, onCleanup } = useBatons();
 
 function refusal(url: string, auth?: Record<string, unknown>): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -63,7 +44,7 @@ function resultOf<R = Record<string, unknown>>(ack: CommandAck): R {
 
 const workspace = () => {
   const ws = tempDir('baton-api-ws-');
-  cleanups.push(ws.cleanup);
+  onCleanup(ws.cleanup);
   return ws.dir;
 };
 

@@ -1,34 +1,16 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { pino } from 'pino';
-import { BatonClient, type CommandAck } from '../../src/client/baton-client.js';
-import { loadConfig } from '../../src/config.js';
-import { startBaton, type BatonApp } from '../../src/server/baton-app.js';
+import { describe, expect, it } from 'vitest';
+import type { CommandAck } from '../../src/client/baton-client.js';
 import { PAYLOAD_MAX_BYTES, TRANSPORT_MAX_BYTES } from '../../src/server/limits.js';
+import { useBatons } from '../support/baton-app.js';
 import { tempDir } from '../support/temp.js';
 
-const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
-
-async function baton(): Promise<BatonApp> {
-  const data = tempDir('baton-limit-');
-  const app = await startBaton(loadConfig({}, { dataDir: data.dir, port: 0, token: 'limit-test-token-0123456789', model: 'scripted' }), pino({ level: 'silent' }));
-  cleanups.push(data.cleanup, () => app.stop());
-  return app;
-}
-
-async function client(app: BatonApp): Promise<BatonClient> {
-  const c = await BatonClient.connect(app.url, app.token);
-  cleanups.push(() => c.close());
-  return c;
-}
+const { baton, client, onCleanup } = useBatons('limit-test-token-0123456789');
 
 describe('message size limits', () => {
   it('a command over the application limit but under the transport limit gets a typed ack, and nothing is stored', async () => {
     const app = await baton();
     const ws = tempDir('baton-limit-ws-');
-    cleanups.push(ws.cleanup);
+    onCleanup(ws.cleanup);
     const c = await client(app);
     const created = await c.command('thread.create', { cwd: ws.dir });
     expect(created.ok).toBe(true);
