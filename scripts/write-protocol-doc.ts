@@ -12,6 +12,8 @@ import { ManualClock, SequentialIds } from '../src/domain/sources.js';
 import { Store } from '../src/persistence/store.js';
 import { commandExamples } from '../src/server/protocol-examples.js';
 import { securityAndLimits } from './protocol-doc-security.js';
+import { activityEventTypes } from '../src/projections/activities.js';
+import { ActivityKind, type Activity } from '../src/domain/projections.js';
 
 /**
  * `npm run docs` writes docs/protocol.md: the contract (connection, commands, streams,
@@ -21,6 +23,8 @@ import { securityAndLimits } from './protocol-doc-security.js';
  */
 const check = process.argv.includes('--check');
 const target = new URL('../docs/protocol.md', import.meta.url);
+
+let activitySample: Activity[] = [];
 
 async function captureEvents(): Promise<Map<string, DomainEvent>> {
   const dir = mkdtempSync(join(tmpdir(), 'baton-doc-'));
@@ -63,7 +67,15 @@ async function captureEvents(): Promise<Map<string, DomainEvent>> {
     await feed({ type: 'request.opened', threadId, runId: t.runId, requestId: 'req_1', nodeId: 'node_req', parentNodeId: 'node_tool', kind: 'command', prompt: 'npm test', details: { command: 'npm test' }, providerSessionId: 'psess_1' });
     await cmd({ type: 'runtime-request.respond', requestId: 'req_1', decision: 'accept' });
     await worker.drain();
+    await feed({ type: 'node.delta', threadId, runId: t.runId, nodeId: 'node_tool', delta: '42 passed\n' });
+    await feed({ type: 'node.detail', threadId, runId: t.runId, nodeId: 'node_tool', text: null, detail: { exitCode: 0, durationMs: 2150, output: '42 passed\n' } });
     await feed({ type: 'node.completed', threadId, runId: t.runId, nodeId: 'node_tool', status: 'completed' });
+    await feed({ type: 'node.started', threadId, runId: t.runId, nodeId: 'node_reasoning', parentNodeId: t.rootNodeId, attemptId: t.attemptId, kind: 'reasoning', title: null });
+    await feed({ type: 'node.delta', threadId, runId: t.runId, nodeId: 'node_reasoning', delta: 'The parser ' });
+    await feed({ type: 'node.detail', threadId, runId: t.runId, nodeId: 'node_reasoning', text: 'The parser is off by one.', detail: {} });
+    await feed({ type: 'node.completed', threadId, runId: t.runId, nodeId: 'node_reasoning', status: 'completed' });
+    await feed({ type: 'plan.updated', threadId, runId: t.runId, nodeId: t.rootNodeId, planId: 'plan_2', kind: 'proposed_plan', text: '', steps: [] });
+    await feed({ type: 'plan.delta', threadId, runId: t.runId, planId: 'plan_2', delta: '# Fix the parser\n' });
     await feed({ type: 'diff.updated', threadId, runId: t.runId, diff: 'diff --git a/src/parser.ts b/src/parser.ts\n--- a/src/parser.ts\n+++ b/src/parser.ts\n@@ -1 +1 @@\n-const x = 1\n+const x = 2\n' });
     await feed({ type: 'message.delta', threadId, runId: t.runId, nodeId: t.rootNodeId, messageId: 'msg_reply', delta: 'All tests ' });
     await feed({ type: 'message.completed', threadId, runId: t.runId, nodeId: t.rootNodeId, messageId: 'msg_reply', text: 'All tests pass.' });
@@ -71,6 +83,7 @@ async function captureEvents(): Promise<Map<string, DomainEvent>> {
     await cmd({ type: 'thread.message.send', threadId, text: 'Also update the docs', dispatchMode: 'steer_active' });
     await feed({ type: 'turn.completed', threadId, runId: t.runId, attemptId: t.attemptId, nodeId: t.rootNodeId, status: 'completed', error: null });
     await worker.drain();
+    activitySample = JSON.parse(JSON.stringify(store.projections.list('activities', threadId)).split(ws).join('/home/me/project')) as Activity[];
     await cmd({ type: 'thread.message.send', threadId, text: 'Second run' });
     const queued = (await cmd({ type: 'thread.message.send', threadId, text: 'Later', dispatchMode: 'queue_after_active' })) as { runId: string };
     const other = (await cmd({ type: 'thread.message.send', threadId, text: 'Even later', dispatchMode: 'queue_after_active' })) as { runId: string };
@@ -142,12 +155,17 @@ lines.push(
   '| stream | params | snapshot | events |',
   '|---|---|---|---|',
   '| `threads` | | `{ threads: ThreadShell[] }` (the sidebar) | `thread.*`, `run.*` |',
-  '| `thread` | `threadId` | `{ thread, runs, turnItems, messages, plans, pendingRequests, checkpoints }` | every event of the thread |',
-  '| `graph` | `threadId` | `{ nodes, runs }` (the execution graph) | `node.*`, `attempt.*`, `run.*`, `provider-thread.*` |',
+  '| `thread` | `threadId` | `{ thread, runs, turnItems, visibleTurnItems, messages, plans, pendingRequests, checkpoints }` (items and messages of rolled-back runs stay in `turnItems` and `messages` with `rolledBack: true`; `visibleTurnItems` is the conversation as it stands; a `system` item with `data.contextSeed` is the context Baton gave a provider thread that lacked it) | every event of the thread |',
+  '| `graph` | `threadId` | `{ nodes, runs }` (the execution graph; a node\'s `detail` holds its item\'s facts: exit code, duration, output, files, result) | `node.*`, `attempt.*`, `run.*`, `provider-thread.*` |',
+  '| `activities` | `threadId` | `{ activities: Activity[] }` (the feed, oldest first) | the events that add an activity: ' + [...activityEventTypes].map((t) => `\`${t}\``).join(', ') + ' |',
   '| `requests` | | `{ requests }` (pending runtime requests) | `runtime-request.*` |',
   '| `sessions` | | `{ sessions }` (provider sessions) | `provider-session.*` |',
   '',
   json({ stream: 'thread', threadId: 'thr_01' }),
+  '',
+  'An `Activity` is `{ id, threadId, runId, nodeId, kind, title, status, position, at }`, keyed by run and node so a client can group it; `kind` is one of ' + ActivityKind.options.map((k) => `\`${k}\``).join(', ') + '. A client applies the stream\'s events the way the projection does, or re-reads the snapshot. From the scripted session:',
+  '',
+  json(activitySample),
   '',
   '## Queries',
   '',

@@ -40,6 +40,12 @@ export function routeProviderEvent(thread: ThreadActor, event: ProviderEvent): v
     case 'node.completed':
       thread.deliver({ kind: 'execution_node', id: event.nodeId }, { type: 'END', status: event.status });
       return;
+    case 'node.delta':
+      thread.current.addEvent('node.output', { threadId: event.threadId, runId: event.runId, nodeId: event.nodeId, delta: event.delta });
+      return;
+    case 'node.detail':
+      thread.current.addEvent('node.detail', { threadId: event.threadId, runId: event.runId, nodeId: event.nodeId, text: event.text, detail: event.detail });
+      return;
     case 'message.delta':
       ensureAssistantMessage(thread, event);
       thread.current.addEvent('message.delta', { threadId: event.threadId, messageId: event.messageId, delta: event.delta });
@@ -51,8 +57,14 @@ export function routeProviderEvent(thread: ThreadActor, event: ProviderEvent): v
       return;
     case 'plan.updated':
       thread.current.addEvent('plan.updated', {
-        plan: { id: event.planId, threadId: event.threadId, runId: event.runId, nodeId: event.nodeId, kind: event.kind, text: event.text, steps: event.steps, final: false },
+        plan: {
+          id: event.planId, threadId: event.threadId, runId: event.runId, nodeId: event.nodeId, kind: event.kind, text: event.text, steps: event.steps,
+          ...(event.questions ? { questions: event.questions } : {}), final: event.final ?? false,
+        },
       });
+      return;
+    case 'plan.delta':
+      thread.current.addEvent('plan.delta', { threadId: event.threadId, runId: event.runId, planId: event.planId, delta: event.delta });
       return;
     case 'request.opened':
       openRequest(thread, event);
@@ -74,7 +86,17 @@ export function routeProviderEvent(thread: ThreadActor, event: ProviderEvent): v
       if (event.resolution) thread.current.addEvent('thread.fork-resolved', { threadId: event.threadId, providerThreadId: event.providerThreadId, strategy: event.resolution });
       return;
     case 'thread.failed':
-      thread.deliver({ kind: 'thread_supervisor', id: event.threadId }, { type: 'PROVIDER_THREAD_FAILED', reason: event.reason, replacementProviderThreadId: thread.current.newId('providerThread') });
+      thread.deliver({ kind: 'thread_supervisor', id: event.threadId }, {
+        type: 'PROVIDER_THREAD_FAILED',
+        reason: event.reason,
+        failedProviderThreadId: event.providerThreadId,
+        replacementProviderThreadId: thread.current.newId('providerThread'),
+        recoveryAttemptId: thread.current.newId('attempt'),
+        recoveryRootNodeId: thread.current.newId('node'),
+      });
+      return;
+    case 'thread.reverted':
+      reconciled(thread, event);
       return;
     case 'runtime.lost':
       runtimeLost(thread, event);
@@ -111,6 +133,18 @@ function openRequest(thread: ThreadActor, event: Of<'request.opened'>): void {
   thread.spawn('runtime_request', event.requestId, {
     requestId: event.requestId, threadId: event.threadId, runId: event.runId, nodeId: event.nodeId, kind: event.kind, prompt: event.prompt, details: event.details, providerSessionId: event.providerSessionId,
     expiresAt: thread.requestTtlMs === null ? null : thread.current.at + thread.requestTtlMs,
+  });
+}
+
+/** The provider's conversation after a rollback, on record; a mismatch with Baton's runs is a visible warning. */
+function reconciled(thread: ThreadActor, event: Of<'thread.reverted'>): void {
+  const { type: _type, ...payload } = event;
+  thread.current.addEvent('provider-thread.reconciled', payload);
+  if (event.missingTurnRefs.length === 0 && event.unexpectedTurnRefs.length === 0) return;
+  thread.current.addEvent('runtime.warning', {
+    threadId: event.threadId,
+    runId: null,
+    message: `after rolling back to run ${event.runOrdinal} the provider's conversation does not match Baton's: ${event.missingTurnRefs.length} kept turn(s) missing, ${event.unexpectedTurnRefs.length} unexpected turn(s) still there`,
   });
 }
 

@@ -259,6 +259,15 @@ export const PlanStep = z.object({
   status: z.enum(['pending', 'in_progress', 'completed']),
 });
 
+/** One structured question the agent asks (a `questions` artifact holds them). */
+export const Question = z.object({
+  id: z.string(),
+  header: z.string(),
+  question: z.string(),
+  options: z.array(z.object({ label: z.string(), description: z.string() })).nullable(),
+});
+export type Question = z.infer<typeof Question>;
+
 export const PlanArtifact = z.object({
   id: PlanArtifactId,
   threadId: ThreadId,
@@ -267,6 +276,8 @@ export const PlanArtifact = z.object({
   kind: PlanArtifactKind,
   text: z.string().nullable(),
   steps: z.array(PlanStep),
+  /** A `questions` artifact's questions. */
+  questions: z.array(Question).optional(),
   final: z.boolean(),
 });
 export type PlanArtifact = z.infer<typeof PlanArtifact>;

@@ -17,11 +17,13 @@ import {
   EventId,
   MessageId,
   NodeId,
+  PlanArtifactId,
   ProviderThreadId,
   RunAttemptId,
   RunId,
   RuntimeRequestId,
   ThreadId,
+  TurnItemId,
 } from './ids.js';
 import {
   ApprovalDecision,
@@ -69,6 +71,32 @@ export const eventCatalog = {
     strategy: z.enum(['native_fork', 'portable_context']),
   }),
   'thread.rolled-back': z.object({ threadId: ThreadId, runOrdinal: z.number().int().nonnegative(), rolledBackRunIds: z.array(RunId) }),
+  /**
+   * Baton's own account of earlier runs (the portable context), given with the user's message
+   * to a provider thread that lacks them: the reseed of a broken or divergent one. Auditable, never hidden.
+   */
+  'context.seeded': z.object({
+    ...runRef,
+    attemptId: RunAttemptId,
+    providerThreadId: ProviderThreadId.nullable(),
+    itemId: TurnItemId,
+    strategy: z.enum(['full', 'delta']),
+    coveredRunOrdinals: z.array(z.number().int().positive()),
+    omittedItems: z.number().int().nonnegative(),
+    chars: z.number().int().nonnegative(),
+    text: z.string(),
+  }),
+  /** What the provider's conversation holds after a rollback, checked against Baton's runs (a mismatch is also a warning). */
+  'provider-thread.reconciled': z.object({
+    threadId: ThreadId,
+    providerThreadId: ProviderThreadId.nullable(),
+    runOrdinal: z.number().int().nonnegative(),
+    remainingTurnRefs: z.array(z.string()),
+    /** Turns of kept runs the provider no longer has. */
+    missingTurnRefs: z.array(z.string()),
+    /** Turns the provider still has that Baton does not keep (rolled-back runs', or unknown ones). */
+    unexpectedTurnRefs: z.array(z.string()),
+  }),
 
   'message.created': z.object({ message: ConversationMessage }),
   'message.delta': z.object({ threadId: ThreadId, messageId: MessageId, delta: z.string() }),
@@ -113,8 +141,14 @@ export const eventCatalog = {
 
   'node.created': z.object({ threadId: ThreadId, node: ExecutionNode }),
   'node.status-changed': z.object({ ...runRef, nodeId: NodeId, to: NodeStatus }),
+  /** Streamed text of a node, appended: a reasoning summary, a command's output. */
+  'node.output': z.object({ ...runRef, nodeId: NodeId, delta: z.string() }),
+  /** The provider's facts about a node's item: `text` (when not null) replaces its streamed text, `detail` is merged. */
+  'node.detail': z.object({ ...runRef, nodeId: NodeId, text: z.string().nullable(), detail: z.record(z.string(), z.unknown()) }),
 
   'plan.updated': z.object({ plan: PlanArtifact }),
+  /** Streamed text of a proposed plan, appended. */
+  'plan.delta': z.object({ ...runRef, planId: PlanArtifactId, delta: z.string() }),
 
   'runtime-request.opened': z.object({ request: RuntimeRequest }),
   /** The user answered; the request is `resolved` only once the provider takes the answer. */

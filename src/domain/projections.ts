@@ -12,7 +12,7 @@ import {
   TurnItem,
 } from './entities.js';
 import { ErrorInfo } from './errors.js';
-import { RunId, ThreadId } from './ids.js';
+import { NodeId, RunId, ThreadId } from './ids.js';
 import { RunStatus } from './statuses.js';
 
 /**
@@ -40,6 +40,8 @@ export const ThreadShell = AppThread.extend({
   turnItemCount: z.number().int().nonnegative(),
   /** The newest runtime warnings, newest last (at most `threadWarningLimit`). */
   warnings: z.array(ThreadWarning).max(threadWarningLimit).default([]),
+  /** How many activities the thread has had: the next one's position. */
+  activityCount: z.number().int().nonnegative().default(0),
   updatedAt: z.number().int().nonnegative(),
 });
 export type ThreadShell = z.infer<typeof ThreadShell>;
@@ -57,16 +59,59 @@ export type RunView = z.infer<typeof RunView>;
 
 export const ProviderSessionView = ProviderSession.extend({ threadId: ThreadId.nullable() });
 
+/** A graph node with the provider's facts about its item (exit code, duration, files, result). */
+export const GraphNode = ExecutionNode.extend({ detail: z.record(z.string(), z.unknown()).optional() });
+export type GraphNode = z.infer<typeof GraphNode>;
+
+export const ActivityKind = z.enum([
+  'tool.started',
+  'tool.completed',
+  'approval.requested',
+  'approval.resolved',
+  'user_input.requested',
+  'user_input.resolved',
+  'plan.updated',
+  'checkpoint.captured',
+  'runtime.warning',
+]);
+export type ActivityKind = z.infer<typeof ActivityKind>;
+
+/**
+ * One thing that happened in the execution graph, as an activity feed shows it: keyed by
+ * run and node so a client can group it, in the order it happened (`position`).
+ */
+export const Activity = z.object({
+  id: z.string().min(1),
+  threadId: ThreadId,
+  runId: RunId.nullable(),
+  nodeId: NodeId.nullable(),
+  kind: ActivityKind,
+  /** What it was about: a command, a request's prompt, a plan's first line, a warning. */
+  title: z.string(),
+  /** How it ended or stands, when that means something (a tool's or request's status, a checkpoint's). */
+  status: z.string().nullable(),
+  position: z.number().int().nonnegative(),
+  at: z.number().int().nonnegative(),
+});
+export type Activity = z.infer<typeof Activity>;
+
+/** A turn item as the thread shows it: one of a rolled-back run stays on record but leaves the visible conversation. */
+export const TurnItemView = TurnItem.extend({ rolledBack: z.boolean().default(false) });
+export type TurnItemView = z.infer<typeof TurnItemView>;
+export const MessageView = ConversationMessage.extend({ rolledBack: z.boolean().default(false) });
+export type MessageView = z.infer<typeof MessageView>;
+
 export const projectionSchemas = {
   threads: ThreadShell,
   runs: RunView,
-  messages: ConversationMessage,
-  turn_items: TurnItem,
-  graph_nodes: ExecutionNode,
+  messages: MessageView,
+  turn_items: TurnItemView,
+  graph_nodes: GraphNode,
   requests: RuntimeRequest,
   sessions: ProviderSessionView,
   checkpoints: Checkpoint,
   plans: PlanArtifact,
+  activities: Activity,
 } as const;
 
 export type ProjectionName = keyof typeof projectionSchemas;

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ErrorInfo } from './errors.js';
 import { MessageId, NodeId, PlanArtifactId, ProviderSessionId, ProviderThreadId, RunAttemptId, RunId, RuntimeRequestId, ThreadId } from './ids.js';
 import { NodeKind, PlanArtifactKind, ProviderSessionStatus, RuntimeRequestKind } from './statuses.js';
-import { PlanStep } from './entities.js';
+import { PlanStep, Question } from './entities.js';
 
 /**
  * Normalized provider events: what an adapter hands the runtime after translating native
@@ -21,6 +21,10 @@ export const ProviderEvent = z.discriminatedUnion('type', [
   z.object({ type: z.literal('interrupt.acknowledged'), ...onRun }),
   z.object({ type: z.literal('node.started'), ...onRun, nodeId: NodeId, parentNodeId: NodeId, attemptId: RunAttemptId.nullable(), kind: NodeKind, title: z.string().nullable() }),
   z.object({ type: z.literal('node.completed'), ...onRun, nodeId: NodeId, status: z.enum(['completed', 'interrupted', 'failed', 'cancelled']) }),
+  /** Streamed text of a node: a reasoning summary, a command's output. */
+  z.object({ type: z.literal('node.delta'), ...onRun, nodeId: NodeId, delta: z.string() }),
+  /** What the provider says about a node's item: `text` replaces its streamed text; `detail` is merged (exit code, duration, files, result). */
+  z.object({ type: z.literal('node.detail'), ...onRun, nodeId: NodeId, text: z.string().nullable(), detail: z.record(z.string(), z.unknown()) }),
   z.object({ type: z.literal('message.delta'), ...onRun, nodeId: NodeId, messageId: MessageId, delta: z.string() }),
   z.object({ type: z.literal('message.completed'), ...onRun, nodeId: NodeId, messageId: MessageId, text: z.string() }),
   z.object({
@@ -31,7 +35,12 @@ export const ProviderEvent = z.discriminatedUnion('type', [
     kind: PlanArtifactKind,
     text: z.string().nullable(),
     steps: z.array(PlanStep),
+    questions: z.array(Question).optional(),
+    /** The provider finished this artifact (a completed proposed plan). */
+    final: z.boolean().optional(),
   }),
+  /** Streamed text of a proposed plan. */
+  z.object({ type: z.literal('plan.delta'), ...onRun, planId: PlanArtifactId, delta: z.string() }),
   z.object({
     type: z.literal('request.opened'),
     ...onRun,
@@ -55,7 +64,18 @@ export const ProviderEvent = z.discriminatedUnion('type', [
     resumeCursor: z.string().nullable(),
     resolution: z.enum(['native_fork', 'portable_context']).optional(),
   }),
+  /** The provider thread cannot be used any more (its resume failed): a replacement is seeded from Baton's own record. */
   z.object({ type: z.literal('thread.failed'), ...onThread, providerThreadId: ProviderThreadId, reason: z.string() }),
+  /** The provider rolled its conversation back; what it still holds, checked against the turns Baton keeps. */
+  z.object({
+    type: z.literal('thread.reverted'),
+    ...onThread,
+    providerThreadId: ProviderThreadId.nullable(),
+    runOrdinal: z.number().int().nonnegative(),
+    remainingTurnRefs: z.array(z.string()),
+    missingTurnRefs: z.array(z.string()),
+    unexpectedTurnRefs: z.array(z.string()),
+  }),
   /** The provider's view of what the turn changed so far: a unified diff. */
   z.object({ type: z.literal('diff.updated'), ...onRun, diff: z.string() }),
   z.object({ type: z.literal('warning'), ...onThread, runId: RunId.nullable(), message: z.string() }),

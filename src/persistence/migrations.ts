@@ -1,5 +1,4 @@
 import { BatonError } from '../domain/errors.js';
-import { projectionNames } from '../domain/projections.js';
 import type { Db } from './database.js';
 
 /**
@@ -60,7 +59,7 @@ CREATE TABLE entities (
   updated_at INTEGER NOT NULL
 );
 
-${projectionNames.map(projectionTable).join('\n')}
+${['threads', 'runs', 'messages', 'turn_items', 'graph_nodes', 'requests', 'sessions', 'checkpoints', 'plans'].map(projectionTable).join('\n')}
 
 CREATE TABLE outbox (
   effect_id TEXT PRIMARY KEY,
@@ -108,6 +107,7 @@ CREATE TABLE identity_bindings (
 CREATE INDEX identity_bindings_app ON identity_bindings (app_id);
 `,
   },
+  { version: 2, name: 'the activities read model', sql: projectionTable('activities') },
 ];
 
 export const latestSchemaVersion = migrations[migrations.length - 1]!.version;

@@ -1,7 +1,9 @@
 import type { TurnItem } from '../domain/entities.js';
 import type { DomainEvent, EventType } from '../domain/events.js';
-import { threadWarningLimit, type RunView, type ThreadShell } from '../domain/projections.js';
+import { threadWarningLimit, type RunView } from '../domain/projections.js';
+import { projectActivity } from './activities.js';
 import type { ProjectionOverlay } from './overlay.js';
+import { updateThread } from './thread-shell.js';
 
 /**
  * Domain events -> read models. Pure apart from the overlay it reads and writes: the same
@@ -10,14 +12,6 @@ import type { ProjectionOverlay } from './overlay.js';
  */
 type Projected<K extends EventType> = Pick<DomainEvent<K>, 'type' | 'payload' | 'threadId' | 'at'>;
 type Handler<K extends EventType> = (e: Projected<K>, view: ProjectionOverlay) => void;
-
-function updateThread(view: ProjectionOverlay, threadId: string, at: number, change: (t: ThreadShell) => Partial<ThreadShell>): ThreadShell | null {
-  const shell = view.get('threads', threadId);
-  if (!shell) return null;
-  const next = { ...shell, ...change(shell), updatedAt: at };
-  view.put('threads', threadId, threadId, next, shell.createdAt);
-  return next;
-}
 
 function updateRun(view: ProjectionOverlay, runId: string, change: (r: RunView) => Partial<RunView>): void {
   const run = view.get('runs', runId);
@@ -33,7 +27,7 @@ function upsertItem(view: ProjectionOverlay, threadId: string, at: number, item:
   }
   const shell = updateThread(view, threadId, at, (t) => ({ turnItemCount: t.turnItemCount + 1 }));
   const position = shell ? shell.turnItemCount - 1 : 0;
-  view.put('turn_items', item.id, threadId, { ...item, threadId: threadId as never, position }, position);
+  view.put('turn_items', item.id, threadId, { ...item, threadId: threadId as never, position, rolledBack: false }, position);
 }
 
 function patchItem(view: ProjectionOverlay, id: string, change: (i: TurnItem) => Partial<TurnItem>): void {
@@ -46,7 +40,7 @@ const itemKindOfNode = { tool_call: 'tool_call', subagent: 'subagent', reasoning
 const handlers: { [K in EventType]?: Handler<K> } = {
   'thread.created': ({ payload: { thread }, at }, view) =>
     view.put('threads', thread.id, thread.id, {
-      ...thread, runCount: 0, activeRunId: null, activeRunStatus: null, queuedRunCount: 0, queueHeld: false, pendingRequestCount: 0, turnItemCount: 0, warnings: [], updatedAt: at,
+      ...thread, runCount: 0, activeRunId: null, activeRunStatus: null, queuedRunCount: 0, queueHeld: false, pendingRequestCount: 0, turnItemCount: 0, warnings: [], activityCount: 0, updatedAt: at,
     }, thread.createdAt),
   'thread.settings-updated': ({ payload, at }, view) => void updateThread(view, payload.threadId, at, () => payload.changes),
   'thread.archived': ({ payload, at }, view) => void updateThread(view, payload.threadId, at, () => ({ status: 'archived' })),
@@ -54,7 +48,7 @@ const handlers: { [K in EventType]?: Handler<K> } = {
   'thread.queue-held': ({ payload, at }, view) => void updateThread(view, payload.threadId, at, () => ({ queueHeld: payload.held })),
 
   'message.created': ({ payload: { message }, at }, view) => {
-    view.put('messages', message.id, message.threadId, message);
+    view.put('messages', message.id, message.threadId, { ...message, rolledBack: false });
     upsertItem(view, message.threadId, at, {
       id: message.id as never, runId: message.runId, nodeId: message.nodeId, kind: message.role === 'user' ? 'user_message' : 'assistant_message',
       status: message.completed ? 'completed' : 'streaming', text: message.text, data: {},
@@ -99,10 +93,19 @@ const handlers: { [K in EventType]?: Handler<K> } = {
     renumberQueue(view, p.threadId);
   },
   'run.queue-reordered': ({ payload: p }, view) => p.order.forEach((runId, i) => updateRun(view, runId, () => ({ queuePosition: i }))),
-  'thread.rolled-back': ({ payload: p, at }, view) => void updateThread(view, p.threadId, at, () => ({ runCount: p.runOrdinal })),
+  'thread.rolled-back': ({ payload: p, at }, view) => {
+    updateThread(view, p.threadId, at, () => ({ runCount: p.runOrdinal }));
+    markRolledBack(view, p.threadId, new Set<string>(p.rolledBackRunIds));
+  },
+  // The seed a provider thread was given: an item of the run it was given with, there for anyone to read.
+  'context.seeded': ({ payload: p, at }, view) =>
+    upsertItem(view, p.threadId, at, {
+      id: p.itemId, runId: p.runId, nodeId: null, kind: 'system', status: 'ready', text: p.text,
+      data: { contextSeed: true, strategy: p.strategy, coveredRunOrdinals: p.coveredRunOrdinals, omittedItems: p.omittedItems, chars: p.chars, providerThreadId: p.providerThreadId, attemptId: p.attemptId },
+    }),
 
   'attempt.created': ({ payload: { attempt } }, view) =>
-    updateRun(view, attempt.runId, (r) => ({ attempts: [...r.attempts, attempt], activeAttemptId: attempt.id, rootNodeId: attempt.rootNodeId })),
+    updateRun(view, attempt.runId, (r) => ({ attempts: [...r.attempts, attempt], activeAttemptId: attempt.id, rootNodeId: attempt.rootNodeId, providerThreadId: attempt.providerThreadId ?? r.providerThreadId })),
   'attempt.status-changed': ({ payload: p }, view) =>
     updateRun(view, p.runId, (r) => ({ attempts: r.attempts.map((a) => (a.id === p.attemptId ? { ...a, status: p.to } : a)) })),
 
@@ -117,12 +120,28 @@ const handlers: { [K in EventType]?: Handler<K> } = {
     patchItem(view, p.nodeId, () => ({ status: p.to }));
   },
 
+  // A reasoning node streams its text; a tool node streams its output.
+  'node.output': ({ payload: p }, view) =>
+    patchItem(view, p.nodeId, (i) => (i.kind === 'reasoning' ? { text: i.text + p.delta } : { data: { ...i.data, output: String(i.data.output ?? '') + p.delta } })),
+  'node.detail': ({ payload: p }, view) => {
+    const node = view.get('graph_nodes', p.nodeId);
+    if (node) view.put('graph_nodes', p.nodeId, p.threadId, { ...node, detail: { ...node.detail, ...p.detail } });
+    patchItem(view, p.nodeId, (i) => ({ ...(p.text === null ? {} : { text: p.text }), data: { ...i.data, ...p.detail } }));
+  },
+
   'plan.updated': ({ payload: { plan }, at }, view) => {
     view.put('plans', plan.id, plan.threadId, plan);
+    // A questions artifact is shown by its request's turn item.
+    if (plan.kind === 'questions') return;
     upsertItem(view, plan.threadId, at, {
       id: plan.id as never, runId: plan.runId, nodeId: plan.nodeId, kind: plan.kind === 'todo_list' ? 'todo_list' : 'plan',
       status: plan.final ? 'final' : 'updating', text: plan.text ?? '', data: { steps: plan.steps, planKind: plan.kind },
     });
+  },
+  'plan.delta': ({ payload: p }, view) => {
+    const plan = view.get('plans', p.planId);
+    if (plan) view.put('plans', plan.id, plan.threadId, { ...plan, text: (plan.text ?? '') + p.delta });
+    patchItem(view, p.planId, (i) => ({ text: i.text + p.delta }));
   },
 
   'runtime-request.opened': ({ payload: { request }, at }, view) => {
@@ -181,6 +200,12 @@ function settleRequest(view: ProjectionOverlay, threadId: string, requestId: str
   patchItem(view, requestId, (i) => ({ status, data: { ...i.data, ...data } }));
 }
 
+/** Items and messages of rolled-back runs stay on record, marked, and leave the visible conversation. */
+function markRolledBack(view: ProjectionOverlay, threadId: string, runIds: Set<string>): void {
+  for (const i of view.list('turn_items', threadId, (i) => i.runId !== null && runIds.has(i.runId) && !i.rolledBack)) view.put('turn_items', i.id, threadId, { ...i, rolledBack: true }, i.position);
+  for (const m of view.list('messages', threadId, (m) => m.runId !== null && runIds.has(m.runId) && !m.rolledBack)) view.put('messages', m.id, threadId, { ...m, rolledBack: true });
+}
+
 /** Queued runs are numbered 0..n-1 in their current order. */
 function renumberQueue(view: ProjectionOverlay, threadId: string): void {
   const queued = view.list('runs', threadId, (r) => r.status === 'queued').sort((a, b) => (a.queuePosition ?? 0) - (b.queuePosition ?? 0));
@@ -190,6 +215,7 @@ function renumberQueue(view: ProjectionOverlay, threadId: string): void {
 }
 
 export function project(event: Projected<EventType>, view: ProjectionOverlay): void {
+  projectActivity(event, view);
   const handler = handlers[event.type] as Handler<EventType> | undefined;
   handler?.(event, view);
 }

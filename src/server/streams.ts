@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { DomainEvent } from '../domain/events.js';
 import { ThreadId } from '../domain/ids.js';
 import type { Store } from '../persistence/store.js';
+import { activityEventTypes } from '../projections/activities.js';
 
 /**
  * The subscription streams of the Socket.IO API, one per projection: what a snapshot of
@@ -12,6 +13,7 @@ export const StreamRequest = z.discriminatedUnion('stream', [
   z.object({ stream: z.literal('threads'), afterSequence: z.number().int().nonnegative().optional() }).strict(),
   z.object({ stream: z.literal('thread'), threadId: ThreadId, afterSequence: z.number().int().nonnegative().optional() }).strict(),
   z.object({ stream: z.literal('graph'), threadId: ThreadId, afterSequence: z.number().int().nonnegative().optional() }).strict(),
+  z.object({ stream: z.literal('activities'), threadId: ThreadId, afterSequence: z.number().int().nonnegative().optional() }).strict(),
   z.object({ stream: z.literal('requests'), afterSequence: z.number().int().nonnegative().optional() }).strict(),
   z.object({ stream: z.literal('sessions'), afterSequence: z.number().int().nonnegative().optional() }).strict(),
 ]);
@@ -30,6 +32,8 @@ export function streamMatches(req: StreamRequest, event: DomainEvent): boolean {
       return event.threadId === req.threadId;
     case 'graph':
       return event.threadId === req.threadId && graphEvents(event.type);
+    case 'activities':
+      return event.threadId === req.threadId && activityEventTypes.has(event.type);
     case 'requests':
       return requestEvents(event.type);
     case 'sessions':
@@ -46,10 +50,13 @@ export function streamSnapshot(store: Store, req: StreamRequest): unknown {
     case 'thread': {
       const thread = p.get('threads', req.threadId);
       if (!thread) return null;
+      const turnItems = p.list('turn_items', req.threadId);
       return {
         thread,
         runs: p.list('runs', req.threadId),
-        turnItems: p.list('turn_items', req.threadId),
+        turnItems,
+        // The conversation as it stands: items of rolled-back runs stay in `turnItems`, marked, and leave this.
+        visibleTurnItems: turnItems.filter((i) => !i.rolledBack),
         messages: p.list('messages', req.threadId),
         plans: p.list('plans', req.threadId),
         pendingRequests: p.list('requests', req.threadId).filter((r) => r.status === 'pending'),
@@ -58,6 +65,8 @@ export function streamSnapshot(store: Store, req: StreamRequest): unknown {
     }
     case 'graph':
       return { nodes: p.list('graph_nodes', req.threadId), runs: p.list('runs', req.threadId) };
+    case 'activities':
+      return { activities: p.list('activities', req.threadId) };
     case 'requests':
       return { requests: p.list('requests').filter((r) => r.status === 'pending') };
     case 'sessions':

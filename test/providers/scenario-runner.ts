@@ -40,7 +40,7 @@ export async function runScenario(run: ScenarioRun): Promise<{ h: Harness; provi
       checkpoints: new CheckpointStore({ root: run.checkpointsRoot }),
       handlers: (runtime) => {
         const provider = new CodexProvider(runtime, {
-          endpoint: { baseUrl: run.modelBaseUrl, model: 'gpt-5.1-codex', streamIdleTimeoutMs: 5_000 },
+          endpoint: { baseUrl: run.modelBaseUrl, model: 'gpt-5.1-codex', streamIdleTimeoutMs: 5_000, ...(run.scenario.mcpServers ? { mcpServers: run.scenario.mcpServers } : {}) },
           dataDir: dataDirOf(run.dir),
           ...(run.channelFor ? { channelFor: run.channelFor } : {}),
         });

@@ -10,6 +10,8 @@ export interface CodexModelEndpoint {
   model: string;
   /** How long a silent stream may idle before Codex gives up on it. */
   streamIdleTimeoutMs?: number;
+  /** MCP servers (stdio) Codex may call, by name; none unless asked for. */
+  mcpServers?: Record<string, { command: string; args: string[] }>;
 }
 
 const toml = (s: string) => JSON.stringify(s);
@@ -57,6 +59,7 @@ export function codexConfigToml(catalogPath: string, endpoint: CodexModelEndpoin
     '[tools.update_plan]',
     'enabled = true',
     '',
+    ...Object.entries(endpoint.mcpServers ?? {}).flatMap(([name, server]) => [`[mcp_servers.${name}]`, `command = ${toml(server.command)}`, `args = [${server.args.map(toml).join(', ')}]`, '']),
   ].join('\n');
 }
 

@@ -1,6 +1,8 @@
 import { z } from 'zod';
+import { Question } from '../../domain/entities.js';
 import type { ProviderEvent } from '../../domain/provider-events.js';
 import type { IdSource } from '../../domain/sources.js';
+import { CodexItems, type NativeItem, type TurnRef } from './codex-items.js';
 import { serverNotificationMethods } from './protocol-methods.js';
 
 /**
@@ -10,11 +12,7 @@ import { serverNotificationMethods } from './protocol-methods.js';
  * Native ids stay evidence; every event it emits carries app ids.
  */
 
-export interface TurnRef {
-  runId: string;
-  attemptId: string;
-  rootNodeId: string;
-}
+export type { TurnRef } from './codex-items.js';
 
 export interface PendingRequest {
   requestId: string;
@@ -25,13 +23,16 @@ export interface PendingRequest {
 // The parts of Codex's frames Baton reads; everything else passes untouched.
 const WithTurn = z.object({ threadId: z.string(), turn: z.object({ id: z.string(), status: z.string(), error: z.object({ message: z.string() }).loose().nullable().optional() }).loose() }).loose();
 const WithItem = z.object({ threadId: z.string(), turnId: z.string(), item: z.object({ type: z.string(), id: z.string() }).loose() }).loose();
-const Delta = z.object({ threadId: z.string(), turnId: z.string(), itemId: z.string(), delta: z.string() }).loose();
+const ItemNote = z.object({ threadId: z.string(), turnId: z.string(), itemId: z.string() }).loose();
 const Plan = z.object({ threadId: z.string(), turnId: z.string(), explanation: z.string().nullable().optional(), plan: z.array(z.object({ step: z.string(), status: z.string() })) }).loose();
 const ApprovalRequest = z.object({ threadId: z.string(), turnId: z.string(), itemId: z.string() }).loose();
 const ThreadStatus = z.object({ threadId: z.string(), status: z.object({ type: z.string(), activeFlags: z.array(z.string()).optional() }).loose() }).loose();
 const Diff = z.object({ threadId: z.string(), turnId: z.string(), diff: z.string() }).loose();
 const Resolved = z.object({ threadId: z.string(), requestId: z.union([z.string(), z.number()]) }).loose();
 const ErrorNote = z.object({ threadId: z.string(), turnId: z.string().optional(), error: z.object({ message: z.string() }).loose(), willRetry: z.boolean().optional() }).loose();
+
+/** Codex's questions, as Baton keeps them (its `isOther`/`isSecret` are not kept). */
+const AskedQuestions = z.array(Question.extend({ options: Question.shape.options.default(null) }));
 
 const requestKinds: Record<string, 'command' | 'file_change' | 'user_input'> = {
   'item/commandExecution/requestApproval': 'command',
@@ -42,7 +43,6 @@ const requestKinds: Record<string, 'command' | 'file_change' | 'user_input'> = {
 };
 
 const turnStatus = (s: string): 'completed' | 'interrupted' | 'failed' => (s === 'completed' ? 'completed' : s === 'interrupted' ? 'interrupted' : 'failed');
-const itemStatus = (s: unknown): 'completed' | 'failed' | 'cancelled' => (s === 'completed' ? 'completed' : s === 'declined' ? 'cancelled' : 'failed');
 const planStatus = (s: string): 'pending' | 'in_progress' | 'completed' => (s === 'inProgress' ? 'in_progress' : s === 'completed' ? 'completed' : 'pending');
 
 export class CodexNormalizer {
@@ -50,7 +50,7 @@ export class CodexNormalizer {
   readonly turns = new Map<string, TurnRef>();
   /** The attempt whose turn/start is in flight: the first unknown turn on our thread is it. */
   pendingStart: TurnRef | null = null;
-  private readonly items = new Map<string, { nodeId?: string; messageId?: string }>();
+  private readonly items: CodexItems;
   private readonly plans = new Map<string, string>();
   readonly requests = new Map<string, PendingRequest>();
   /** Frames that were valid JSON-RPC but not understood. */
@@ -60,7 +60,9 @@ export class CodexNormalizer {
     private readonly threadId: string,
     private readonly ids: IdSource,
     private readonly sessionId: () => string,
-  ) {}
+  ) {
+    this.items = new CodexItems(threadId, ids);
+  }
 
   nativeThreadId: string | null = null;
 
@@ -125,15 +127,19 @@ export class CodexNormalizer {
         if (!p.success || p.data.threadId !== this.nativeThreadId) return [];
         const ref = this.turn(p.data.turnId);
         if (!ref) return [];
-        return this.item(method === 'item/started', p.data.item as { type: string; id: string } & Record<string, unknown>, ref);
+        return this.items.item(method === 'item/started', p.data.item as NativeItem, ref);
       }
-      case 'item/agentMessage/delta': {
-        const p = Delta.safeParse(params);
+      case 'item/agentMessage/delta':
+      case 'item/reasoning/summaryTextDelta':
+      case 'item/reasoning/summaryPartAdded':
+      case 'item/commandExecution/outputDelta':
+      case 'item/mcpToolCall/progress':
+      case 'item/fileChange/patchUpdated':
+      case 'item/plan/delta': {
+        const p = ItemNote.safeParse(params);
         if (!p.success || p.data.threadId !== this.nativeThreadId) return [];
         const ref = this.turn(p.data.turnId);
-        if (!ref) return [];
-        const messageId = this.messageOf(p.data.itemId);
-        return [{ type: 'message.delta', threadId: t, runId: ref.runId as never, nodeId: ref.rootNodeId as never, messageId: messageId as never, delta: p.data.delta }];
+        return ref ? this.items.delta(method, params, ref) : [];
       }
       case 'turn/plan/updated': {
         const p = Plan.safeParse(params);
@@ -198,45 +204,17 @@ export class CodexNormalizer {
     const details = p.data as Record<string, unknown>;
     const questions = Array.isArray(details.questions) ? (details.questions as { question?: string }[]) : [];
     const prompt = kind === 'user_input' ? (questions[0]?.question ?? 'The agent has questions') : String(details.command ?? details.reason ?? `Allow ${kind.replace('_', ' ')}?`);
-    const parent = this.items.get(p.data.itemId)?.nodeId ?? ref.rootNodeId;
-    return [{
-      type: 'request.opened', threadId: this.threadId as never, runId: ref.runId as never, requestId: requestId as never, nodeId: this.ids.next('node') as never,
+    const parent = this.items.nodeOf(p.data.itemId) ?? ref.rootNodeId;
+    const nodeId = this.ids.next('node');
+    const opened: ProviderEvent = {
+      type: 'request.opened', threadId: this.threadId as never, runId: ref.runId as never, requestId: requestId as never, nodeId: nodeId as never,
       parentNodeId: parent as never, kind, prompt, details, providerSessionId: this.sessionId() as never,
+    };
+    if (kind !== 'user_input') return [opened];
+    // Structured questions are also an artifact of the run, on the request's node.
+    return [opened, {
+      type: 'plan.updated', threadId: this.threadId as never, runId: ref.runId as never, nodeId: nodeId as never, planId: this.ids.next('plan') as never, kind: 'questions',
+      text: prompt, steps: [], questions: AskedQuestions.safeParse(questions).data ?? [],
     }];
-  }
-
-  private messageOf(itemId: string): string {
-    const known = this.items.get(itemId);
-    if (known?.messageId) return known.messageId;
-    const messageId = this.ids.next('message');
-    this.items.set(itemId, { messageId });
-    return messageId;
-  }
-
-  private item(started: boolean, item: { type: string; id: string } & Record<string, unknown>, ref: TurnRef): ProviderEvent[] {
-    const t = this.threadId as never;
-    switch (item.type) {
-      case 'agentMessage': {
-        if (started) return [];
-        const messageId = this.messageOf(item.id);
-        return [{ type: 'message.completed', threadId: t, runId: ref.runId as never, nodeId: ref.rootNodeId as never, messageId: messageId as never, text: String(item.text ?? '') }];
-      }
-      case 'commandExecution':
-      case 'fileChange':
-      case 'mcpToolCall':
-      case 'dynamicToolCall':
-      case 'webSearch': {
-        if (started) {
-          const nodeId = this.ids.next('node');
-          this.items.set(item.id, { nodeId });
-          const title = item.type === 'commandExecution' ? String(item.command ?? 'command') : item.type === 'fileChange' ? 'apply_patch' : item.type;
-          return [{ type: 'node.started', threadId: t, runId: ref.runId as never, nodeId: nodeId as never, parentNodeId: ref.rootNodeId as never, attemptId: ref.attemptId as never, kind: 'tool_call', title }];
-        }
-        const nodeId = this.items.get(item.id)?.nodeId;
-        return nodeId ? [{ type: 'node.completed', threadId: t, runId: ref.runId as never, nodeId: nodeId as never, status: itemStatus(item.status) }] : [];
-      }
-      default:
-        return [];
-    }
   }
 }

@@ -11,8 +11,14 @@ export type SseEvent = { type: string; [key: string]: unknown };
 
 /** What the model does for one request. */
 export type ModelTurn =
-  /** A reply, streamed as deltas (the text split on `chunks`, or word by word). */
-  | { kind: 'text'; text: string; chunks?: string[]; delayMs?: number }
+  /** A reply, streamed as deltas (the text split on `chunks`, or word by word); `reasoning` first streams a reasoning item with these summary parts. */
+  | { kind: 'text'; text: string; chunks?: string[]; delayMs?: number; reasoning?: string[] }
+  /** A `tool_search` call: Codex answers with the deferred tools (MCP tools) that match, for the next request. */
+  | { kind: 'tool_search'; query: string; callId?: string }
+  /** A call of a function tool by name, in a namespace when it has one (an MCP tool: namespace `mcp__SERVER`). */
+  | { kind: 'call'; name: string; namespace?: string; args: Record<string, unknown>; callId?: string }
+  /** A web search the model ran itself (a `web_search_call` output item), then a reply. */
+  | { kind: 'web_search'; query: string; text: string }
   /** A shell command call (`exec_command`); `escalated` makes Codex ask for approval. */
   | { kind: 'exec'; command: string; callId?: string; escalated?: boolean; justification?: string }
   /** A plan update (`update_plan`). */
@@ -62,13 +68,17 @@ function sseFor(turn: Exclude<ModelTurn, { kind: 'error' } | { kind: 'hang' } | 
   });
   switch (turn.kind) {
     case 'text': {
-      const itemId = nextId('msg');
-      const chunks = turn.chunks ?? turn.text.split(/(?<= )/);
+      const reasoning = turn.reasoning ? reasoningItem(turn.reasoning) : [];
+      return [created, ...reasoning, ...messageItem(turn.text, turn.chunks, reasoning.length ? 1 : 0), completed];
+    }
+    case 'web_search': {
+      const searchId = nextId('ws');
+      const action = { type: 'search', query: turn.query };
       return [
         created,
-        { type: 'response.output_item.added', output_index: 0, item: { type: 'message', role: 'assistant', id: itemId, content: [] } },
-        ...chunks.map((delta) => ({ type: 'response.output_text.delta', item_id: itemId, output_index: 0, content_index: 0, delta })),
-        { type: 'response.output_item.done', output_index: 0, item: { type: 'message', role: 'assistant', id: itemId, content: [{ type: 'output_text', text: turn.text }] } },
+        { type: 'response.output_item.added', output_index: 0, item: { type: 'web_search_call', id: searchId, status: 'in_progress', action } },
+        { type: 'response.output_item.done', output_index: 0, item: { type: 'web_search_call', id: searchId, status: 'completed', action } },
+        ...messageItem(turn.text, undefined, 1),
         completed,
       ];
     }
@@ -82,11 +92,38 @@ function sseFor(turn: Exclude<ModelTurn, { kind: 'error' } | { kind: 'hang' } | 
       return [created, call('update_plan', { plan: turn.steps, ...(turn.explanation ? { explanation: turn.explanation } : {}) }, turn.callId), completed];
     case 'questions':
       return [created, call('request_user_input', { questions: turn.questions }, turn.callId), completed];
+    case 'tool_search':
+      return [created, { type: 'response.output_item.done', item: { type: 'tool_search_call', id: nextId('ts'), call_id: turn.callId ?? nextId('call'), execution: 'client', status: 'completed', arguments: { query: turn.query } } }, completed];
+    case 'call':
+      return [created, { type: 'response.output_item.done', item: { type: 'function_call', call_id: turn.callId ?? nextId('call'), name: turn.name, ...(turn.namespace ? { namespace: turn.namespace } : {}), arguments: JSON.stringify(turn.args) } }, completed];
     case 'patch':
       return [created, { type: 'response.output_item.done', item: { type: 'custom_tool_call', call_id: turn.callId ?? nextId('call'), name: 'apply_patch', input: turn.patch } }, completed];
     case 'events':
       return turn.events;
   }
+}
+
+function messageItem(text: string, chunks: string[] | undefined, outputIndex: number): SseEvent[] {
+  const itemId = nextId('msg');
+  return [
+    { type: 'response.output_item.added', output_index: outputIndex, item: { type: 'message', role: 'assistant', id: itemId, content: [] } },
+    ...(chunks ?? text.split(/(?<= )/)).map((delta) => ({ type: 'response.output_text.delta', item_id: itemId, output_index: outputIndex, content_index: 0, delta })),
+    { type: 'response.output_item.done', output_index: outputIndex, item: { type: 'message', role: 'assistant', id: itemId, content: [{ type: 'output_text', text }] } },
+  ];
+}
+
+/** A reasoning output item whose summary parts stream as deltas, the way reasoning models send them. */
+function reasoningItem(summary: string[]): SseEvent[] {
+  const itemId = nextId('rs');
+  return [
+    { type: 'response.output_item.added', output_index: 0, item: { type: 'reasoning', id: itemId, summary: [] } },
+    ...summary.flatMap((text, summary_index) => [
+      { type: 'response.reasoning_summary_part.added', item_id: itemId, output_index: 0, summary_index, part: { type: 'summary_text', text: '' } },
+      ...text.split(/(?<= )/).map((delta) => ({ type: 'response.reasoning_summary_text.delta', item_id: itemId, output_index: 0, summary_index, delta })),
+      { type: 'response.reasoning_summary_text.done', item_id: itemId, output_index: 0, summary_index, text },
+    ]),
+    { type: 'response.output_item.done', output_index: 0, item: { type: 'reasoning', id: itemId, summary: summary.map((text) => ({ type: 'summary_text', text })), encrypted_content: null } },
+  ];
 }
 
 const frame = (event: SseEvent) => `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
