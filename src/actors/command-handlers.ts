@@ -3,7 +3,7 @@ import { BatonError } from '../domain/errors.js';
 import type { ProviderKind } from '../domain/statuses.js';
 import type { RunContext } from '../machines/run.machine.js';
 import type { RuntimeRequestContext } from '../machines/runtime-request.machine.js';
-import type { ThreadSupervisorContext } from '../machines/thread-supervisor.machine.js';
+import { targetsActiveRun, type ThreadSupervisorContext } from '../machines/thread-supervisor.machine.js';
 import type { Store } from '../persistence/store.js';
 import type { ForkOrigin } from '../domain/entities.js';
 import { projectionNames } from '../domain/projections.js';
@@ -13,6 +13,8 @@ import type { ThreadActor } from './thread-actor.js';
 export interface HandlerEnv {
   capabilities: CapabilitySource;
   defaultProvider: ProviderKind;
+  /** The providers this Baton can run: a thread on any other is refused at the command. */
+  providers: readonly ProviderKind[];
   /** Committed state of other threads (a fork reads its source; it never writes there). */
   store: Store;
 }
@@ -47,8 +49,9 @@ function claimNewThreadId(thread: ThreadActor, store: Store): void {
  */
 export const commandHandlers: { [K in CommandType]: Handler<K> } = {
   'thread.create': (thread, c, env) => {
-    claimNewThreadId(thread, env.store);
     const provider = c.provider ?? env.defaultProvider;
+    requireAvailable(provider, env);
+    claimNewThreadId(thread, env.store);
     thread.spawn('thread_supervisor', thread.threadId, {
       threadId: thread.threadId,
       title: c.title ?? 'New thread',
@@ -69,13 +72,24 @@ export const commandHandlers: { [K in CommandType]: Handler<K> } = {
 
   'thread.message.send': (thread, c) => {
     const sup = supervisorContext(thread);
+    const mode = c.dispatchMode ?? 'auto';
+    requireSameProvider(sup, c.provider);
+    if (c.targetRunId) {
+      if (mode !== 'steer_active' && mode !== 'restart_active') {
+        throw new BatonError('invalid_command', `targetRunId names the run to steer: send it with dispatchMode steer_active or restart_active, not ${mode}`);
+      }
+      if (!targetsActiveRun(sup, c.targetRunId)) {
+        const why = sup.activeRunId === c.targetRunId ? 'is finalizing and can no longer be steered' : `is not the active run (active: ${sup.activeRunId ?? 'none'})`;
+        throw new BatonError('conflict', `run ${c.targetRunId} ${why}`, { targetRunId: c.targetRunId, activeRunId: sup.activeRunId });
+      }
+    }
     const runId = thread.current.newId('run');
     const messageId = thread.current.newId('message');
     thread.deliver(
       supervisorOf(thread),
       {
         type: 'SEND', runId, messageId, rootNodeId: thread.current.newId('node'), attemptId: thread.current.newId('attempt'), text: c.text,
-        mode: c.dispatchMode ?? 'auto', provider: c.provider ?? sup.provider, model: c.model ?? sup.model,
+        mode, provider: sup.provider, model: c.model ?? sup.model, targetRunId: c.targetRunId ?? null,
       },
       { mustAccept: true },
     );
@@ -109,8 +123,8 @@ export const commandHandlers: { [K in CommandType]: Handler<K> } = {
     }
     if (ctx.status !== 'pending') throw new BatonError('conflict', `request ${c.requestId} is already ${ctx.status}`, { status: ctx.status });
     const wantsAnswers = ctx.kind === 'user_input';
-    if (wantsAnswers ? !c.answers : !c.decision) {
-      throw new BatonError('invalid_command', wantsAnswers ? `request ${c.requestId} asks questions: send answers` : `request ${c.requestId} needs a decision`);
+    if (wantsAnswers ? !c.answers || c.decision : !c.decision || c.answers) {
+      throw new BatonError('invalid_command', wantsAnswers ? `request ${c.requestId} asks questions: send answers (and no decision)` : `request ${c.requestId} needs a decision (and no answers)`);
     }
     thread.deliver({ kind: 'runtime_request', id: c.requestId }, { type: 'RESPOND', decision: c.decision ?? null, answers: c.answers ?? null }, { mustAccept: true });
     // Resolved only once the provider takes the answer (the respond effect).
@@ -138,10 +152,13 @@ export const commandHandlers: { [K in CommandType]: Handler<K> } = {
   },
 
 
-  'thread.settings.update': (thread, c, env) => {
+  /** Each change applies from the next run on: the run that starts next sends it to the provider. */
+  'thread.settings.update': (thread, c) => {
     const { commandId: _c, type: _t, threadId: _id, ...changes } = c;
-    const capabilities = changes.provider ? dispatchCapabilities(env.capabilities(changes.provider)) : undefined;
-    thread.deliver(supervisorOf(thread), { type: 'SETTINGS_UPDATE', changes, ...(capabilities ? { capabilities } : {}) }, { mustAccept: true });
+    // An update that names nothing would be acknowledged and change nothing.
+    if (Object.values(changes).every((v) => v === undefined)) throw new BatonError('invalid_command', 'thread.settings.update names no setting to change');
+    requireSameProvider(supervisorContext(thread), changes.provider);
+    thread.deliver(supervisorOf(thread), { type: 'SETTINGS_UPDATE', changes }, { mustAccept: true });
     return { threadId: thread.threadId };
   },
 
@@ -203,6 +220,19 @@ export const commandHandlers: { [K in CommandType]: Handler<K> } = {
 
 function unsupported(type: string): never {
   throw new BatonError('unsupported', `${type} is not built yet in this version of Baton`);
+}
+
+function requireAvailable(provider: ProviderKind, env: HandlerEnv): void {
+  if (!env.providers.includes(provider)) {
+    throw new BatonError('unsupported', `no ${provider} provider is available in this Baton yet (available: ${env.providers.join(', ')})`, { provider, available: env.providers });
+  }
+}
+
+/** A thread keeps its provider: moving it to another one needs a handoff, which is not built yet. */
+function requireSameProvider(sup: ThreadSupervisorContext, provider: ProviderKind | undefined): void {
+  if (provider && provider !== sup.provider) {
+    throw new BatonError('unsupported', `switching thread ${sup.threadId} from ${sup.provider} to ${provider} needs a provider handoff, which is not built yet in this version of Baton`, { provider: sup.provider, requested: provider });
+  }
 }
 
 /** Runs a parsed command's handler; the command type picks it. */

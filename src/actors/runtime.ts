@@ -25,6 +25,8 @@ export interface RuntimeOptions {
   clock?: Clock;
   capabilities?: CapabilitySource;
   defaultProvider?: ProviderKind;
+  /** The providers that can run threads here (default: only the default provider); others are refused at the command. */
+  providers?: readonly ProviderKind[];
   /** Idle threads beyond this many are passivated (least recently used first). */
   maxLiveThreads?: number;
   /** Where runs checkpoint their workspace; without one, checkpoints are recorded missing. */
@@ -53,6 +55,7 @@ export class Runtime {
   readonly clock: Clock;
   private readonly capabilities: CapabilitySource;
   private readonly defaultProvider: ProviderKind;
+  private readonly providers: readonly ProviderKind[];
   private readonly maxLiveThreads: number;
   readonly checkpoints: CheckpointStore | null;
   private readonly requestTtlMs: number | null;
@@ -69,6 +72,7 @@ export class Runtime {
     this.ids = options.ids ?? timeOrderedIds(this.clock);
     this.capabilities = options.capabilities ?? ((p) => declaredCapabilities[p]);
     this.defaultProvider = options.defaultProvider ?? 'codex';
+    this.providers = options.providers ?? [this.defaultProvider];
     this.maxLiveThreads = options.maxLiveThreads ?? 2_000;
     this.checkpoints = options.checkpoints ?? null;
     this.requestTtlMs = options.requestTtlMs ?? null;
@@ -112,7 +116,7 @@ export class Runtime {
         ? await thread.runPrepared((t) => prepareRollbackToRun(t, command, this.store, this.checkpoints, (cwd) => this.checkWorkspace(cwd)), (t, r) => commitRollbackToRun(t, command, r), options)
         : command.type === 'rollback.node'
           ? await thread.runPrepared((t) => prepareRollbackNode(t, command, this.store, this.checkpoints, (cwd) => this.checkWorkspace(cwd)), (t, r) => commitRollbackNode(t, command, r), options)
-          : await thread.run((t) => handleCommand(t, command, { capabilities: this.capabilities, defaultProvider: this.defaultProvider, store: this.store }), options);
+          : await thread.run((t) => handleCommand(t, command, { capabilities: this.capabilities, defaultProvider: this.defaultProvider, providers: this.providers, store: this.store }), options);
     return ackOf(outcome, command.commandId);
   }
 

@@ -41,7 +41,6 @@ export const commandSchemas = {
     targetRunId: RunId.optional(),
     provider: ProviderKind.optional(),
     model: z.string().min(1).optional(),
-    mergeBackFromThreadId: ThreadId.optional(),
   }),
   'run.interrupt': command('run.interrupt', {
     runId: RunId,

@@ -1,6 +1,6 @@
 import { and, assign, emit, enqueueActions, setup } from 'xstate';
 import type { ErrorInfo } from '../domain/errors.js';
-import type { AttemptReason, ProviderKind, RunStatus } from '../domain/statuses.js';
+import type { AttemptReason, InteractionMode, ProviderKind, RunStatus, RuntimeMode } from '../domain/statuses.js';
 import { domain, type MachineOutput } from './outputs.js';
 
 /**
@@ -14,7 +14,7 @@ import { domain, type MachineOutput } from './outputs.js';
  * - once the run leaves `live`, nothing more is asked of the provider for it: its waiting
  *   provider effects are cancelled and its open requests end, in the same commit.
  */
-export const RUN_MACHINE_VERSION = 2;
+export const RUN_MACHINE_VERSION = 3;
 
 export type TerminalStatus = 'completed' | 'interrupted' | 'failed' | 'cancelled';
 type TurnStatus = 'completed' | 'interrupted' | 'failed';
@@ -30,8 +30,15 @@ export interface RunInput {
   text: string;
 }
 
+/** The thread's settings when the run started: every attempt of the run asks the provider for them. */
+export interface RunSettings {
+  runtimeMode: RuntimeMode;
+  interactionMode: InteractionMode;
+}
+
 export interface RunContext extends RunInput {
   status: RunStatus;
+  settings: RunSettings | null;
   ordinal: number | null;
   providerThreadId: string | null;
   activeAttemptId: string | null;
@@ -45,7 +52,7 @@ export interface RunContext extends RunInput {
 }
 
 export type RunEvent =
-  | { type: 'START'; ordinal: number; providerThreadId: string | null; reason: AttemptReason; fork?: Record<string, unknown> | null }
+  | { type: 'START'; ordinal: number; providerThreadId: string | null; reason: AttemptReason; settings: RunSettings; fork?: Record<string, unknown> | null }
   | { type: 'TURN_STARTED'; attemptId: string }
   | { type: 'TURN_TERMINAL'; attemptId: string; nodeId: string; status: TurnStatus; error?: ErrorInfo | null }
   | { type: 'REQUEST_OPENED'; requestId: string }
@@ -55,6 +62,8 @@ export type RunEvent =
   | { type: 'STEER_NATIVE'; messageId: string; text: string }
   | { type: 'STEER_RESTART'; messageId: string; text: string; attemptId: string; rootNodeId: string }
   | { type: 'PROVIDER_LOST'; status: 'failed' | 'interrupted'; error: ErrorInfo }
+  /** The provider thread could not be resumed: the run goes on in a replacement, seeded from Baton's record. */
+  | { type: 'PROVIDER_RECOVERY'; failedProviderThreadId: string; providerThreadId: string; attemptId: string; rootNodeId: string; reason: string }
   | { type: 'BARRIER_STEP_DONE'; step: InMemoryStep }
   | { type: 'CHECKPOINT_RECORDED'; checkpointId: string | null; status: 'ready' | 'missing' | 'error' }
   | { type: 'CANCEL'; reason: string }
@@ -67,7 +76,7 @@ function attemptOutputs(c: RunContext, attemptId: string, rootNodeId: string, at
   return [
     { type: 'spawn', entity: { kind: 'run_attempt', id: attemptId, input: { attemptId, runId: c.runId, threadId: c.threadId, attemptOrdinal, rootNodeId, reason, providerThreadId: c.providerThreadId } } },
     { type: 'spawn', entity: { kind: 'execution_node', id: rootNodeId, input: { nodeId: rootNodeId, runId: c.runId, threadId: c.threadId, attemptId, parentNodeId: null, kind: 'root_turn', countsForRun: true, title: null } } },
-    { type: 'effect', effect: { kind: 'provider.turn.start', runId: c.runId, nodeId: rootNodeId, payload: { attemptId, rootNodeId, reason, text, provider: c.provider, model: c.model, providerThreadId: c.providerThreadId, fork } } },
+    { type: 'effect', effect: { kind: 'provider.turn.start', runId: c.runId, nodeId: rootNodeId, payload: { attemptId, rootNodeId, reason, text, provider: c.provider, model: c.model, ...c.settings, providerThreadId: c.providerThreadId, fork } } },
   ];
 }
 
@@ -112,6 +121,8 @@ export const runMachine = setup({
       event.type === 'REQUEST_CLOSED' && context.pendingRequestIds.filter((id) => id !== event.requestId).length === 0,
     endsCompleted: ({ context }) => context.terminalStatus === 'completed',
     endsInterrupted: ({ context }) => context.terminalStatus === 'interrupted',
+    /** Only the attempt on the failed provider thread, before its turn began, is recovered. */
+    isOnFailedProviderThread: ({ context, event }) => event.type === 'PROVIDER_RECOVERY' && event.failedProviderThreadId === context.providerThreadId,
   },
   actions: {
     requestBarrierStep: emit(({ context }, params: { step: InMemoryStep }) => ({ type: 'barrier', runId: context.runId, step: params.step }) as MachineOutput),
@@ -184,6 +195,16 @@ export const runMachine = setup({
       for (const o of attemptOutputs(context, next.attemptId, next.rootNodeId, attemptOrdinal, 'steering_restart', next.text)) enqueue.emit(o);
       enqueue.assign({ activeAttemptId: next.attemptId, rootNodeId: next.rootNodeId, attemptCount: attemptOrdinal, pendingRestart: null, interruptRequested: false, pendingRequestIds: [] });
     }),
+    /** The attempt on the failed provider thread ends failed; a `provider_recovery` attempt takes the run to the replacement. */
+    startRecovery: enqueueActions(({ context, event, enqueue }) => {
+      if (event.type !== 'PROVIDER_RECOVERY') return;
+      for (const o of endTurnOutputs(context, 'failed')) enqueue.emit(o);
+      enqueue.emit(domain('runtime.warning', { ...ref(context), message: `the provider thread could not be resumed (${event.reason}); the run goes on in a replacement seeded from Baton's record` }));
+      const attemptOrdinal = context.attemptCount + 1;
+      const moved = { ...context, providerThreadId: event.providerThreadId };
+      for (const o of attemptOutputs(moved, event.attemptId, event.rootNodeId, attemptOrdinal, 'provider_recovery', context.pendingRestart?.text ?? context.text)) enqueue.emit(o);
+      enqueue.assign({ providerThreadId: event.providerThreadId, activeAttemptId: event.attemptId, rootNodeId: event.rootNodeId, attemptCount: attemptOrdinal, pendingRestart: null });
+    }),
     recordTurnTerminal: assign(({ context, event }) => (event.type === 'TURN_TERMINAL' ? { terminalStatus: event.status as TerminalStatus, error: event.error ?? null } : context)),
     finish: enqueueActions(({ context, enqueue }) => {
       const status = context.terminalStatus ?? 'failed';
@@ -196,6 +217,7 @@ export const runMachine = setup({
   context: ({ input }) => ({
     ...input,
     status: 'queued',
+    settings: null,
     ordinal: null,
     providerThreadId: null,
     activeAttemptId: null,
@@ -214,11 +236,11 @@ export const runMachine = setup({
         START: {
           target: 'live',
           actions: enqueueActions(({ context, event, enqueue }) => {
-            const started = { ...context, ordinal: event.ordinal, providerThreadId: event.providerThreadId };
+            const started = { ...context, ordinal: event.ordinal, providerThreadId: event.providerThreadId, settings: event.settings };
             // The workspace as it was before this run: checkpoint N-1, captured before the provider starts.
             enqueue.emit({ type: 'effect', effect: { kind: 'checkpoint.baseline', runId: context.runId, nodeId: null, payload: { ordinal: event.ordinal - 1 } } });
             for (const o of attemptOutputs(started, context.firstAttemptId, context.rootNodeId, 1, event.reason, context.text, event.fork ?? null)) enqueue.emit(o);
-            enqueue.assign({ ordinal: event.ordinal, providerThreadId: event.providerThreadId, activeAttemptId: context.firstAttemptId, attemptCount: 1 });
+            enqueue.assign({ ordinal: event.ordinal, providerThreadId: event.providerThreadId, settings: event.settings, activeAttemptId: context.firstAttemptId, attemptCount: 1 });
             enqueue.emit(domain('run.started', { ...ref(context), ordinal: event.ordinal, attemptId: context.firstAttemptId as never, providerThreadId: event.providerThreadId as never }));
           }),
         },
@@ -268,6 +290,7 @@ export const runMachine = setup({
         ],
         INTERRUPT_ACKNOWLEDGED: { actions: 'acknowledgeInterrupt' },
         PROVIDER_LOST: { target: 'finalizing', actions: 'providerLost' },
+        PROVIDER_RECOVERY: { guard: 'isOnFailedProviderThread', target: '.starting', actions: 'startRecovery' },
       },
     },
     finalizing: {

@@ -9,7 +9,7 @@ import type { ForkOrigin } from '../domain/entities.js';
  * numbering of counted runs, and the dispatch of a new message by the provider's
  * capabilities (steer natively, steer by interrupt-and-restart, queue or start).
  */
-export const THREAD_SUPERVISOR_MACHINE_VERSION = 2;
+export const THREAD_SUPERVISOR_MACHINE_VERSION = 3;
 
 /** The turn capabilities the dispatch policy reads; the adapter declares them. */
 export interface DispatchCapabilities {
@@ -55,7 +55,7 @@ export interface ThreadSupervisorContext extends ThreadSupervisorInput {
 }
 
 export type ThreadSupervisorEvent =
-  | { type: 'SEND'; runId: string; messageId: string; rootNodeId: string; attemptId: string; text: string; mode: DispatchMode; provider: ProviderKind; model: string | null }
+  | { type: 'SEND'; runId: string; messageId: string; rootNodeId: string; attemptId: string; text: string; mode: DispatchMode; provider: ProviderKind; model: string | null; targetRunId: string | null }
   | { type: 'RUN_ENDING'; runId: string }
   | { type: 'RUN_FINISHED'; runId: string; status: string }
   | { type: 'INTERRUPT'; runId: string; holdQueue: boolean }
@@ -63,13 +63,29 @@ export type ThreadSupervisorEvent =
   | { type: 'REORDER'; order: string[] }
   | { type: 'CANCEL_QUEUED'; runId: string }
   | { type: 'PROMOTE'; runId: string; messageId: string; text: string; attemptId: string; rootNodeId: string }
-  | { type: 'PROVIDER_THREAD_FAILED'; reason: string; replacementProviderThreadId: string }
-  | { type: 'SETTINGS_UPDATE'; changes: Partial<ThreadSettings>; capabilities?: DispatchCapabilities }
-  | { type: 'ROLLBACK'; runOrdinal: number }
+  | {
+      type: 'PROVIDER_THREAD_FAILED';
+      reason: string;
+      failedProviderThreadId: string;
+      replacementProviderThreadId: string;
+      /** Ids for the active run's recovery attempt on the replacement, if it takes one. */
+      recoveryAttemptId: string;
+      recoveryRootNodeId: string;
+    }
+  | { type: 'SETTINGS_UPDATE'; changes: Partial<ThreadSettings> }
+  | { type: 'ROLLBACK'; runOrdinal: number; replacementProviderThreadId?: string }
   | { type: 'ARCHIVE' }
   | { type: 'DELETE' };
 
 type Ctx = ThreadSupervisorContext;
+
+/**
+ * A message that names the run it steers (`targetRunId`) reaches that run or nothing: the
+ * run must still be active and not finalizing, else the user's steer would land on another
+ * run or start one of its own.
+ */
+export const targetsActiveRun = (context: Pick<Ctx, 'activeRunId' | 'activeRunEnding'>, targetRunId: string | null): boolean =>
+  targetRunId === null || (targetRunId === context.activeRunId && !context.activeRunEnding);
 const modeIs = (...modes: DispatchMode[]) => ({ type: 'modeIs' as const, params: { modes } });
 const tid = (c: Ctx) => c.threadId as never;
 const isSend = (e: ThreadSupervisorEvent): e is Extract<ThreadSupervisorEvent, { type: 'SEND' }> => e.type === 'SEND';
@@ -78,6 +94,7 @@ export const threadSupervisorMachine = setup({
   types: { context: {} as Ctx, events: {} as ThreadSupervisorEvent, input: {} as ThreadSupervisorInput, emitted: {} as MachineOutput },
   guards: {
     modeIs: ({ event }, params: { modes: DispatchMode[] }) => isSend(event) && params.modes.includes(event.mode),
+    targetsActiveRun: ({ context, event }) => isSend(event) && targetsActiveRun(context, event.targetRunId),
     canSteerNatively: ({ context }) => !context.activeRunEnding && context.capabilities.supportsActiveSteering,
     canSteerByRestart: ({ context }) => !context.activeRunEnding && context.capabilities.supportsSteeringByInterruptRestart && context.capabilities.supportsInterrupt,
     queueReady: ({ context }) => context.queue.length > 0 && !context.queueHeld,
@@ -113,7 +130,11 @@ export const threadSupervisorMachine = setup({
       enqueue.emit({
         type: 'send',
         to: { kind: 'run', id: runId },
-        event: { type: 'START', ordinal, providerThreadId: context.providerThreadId, reason: context.reseedNext ? 'provider_recovery' : 'initial', fork: context.pendingFork },
+        event: {
+          type: 'START', ordinal, providerThreadId: context.providerThreadId, reason: context.reseedNext ? 'provider_recovery' : 'initial', fork: context.pendingFork,
+          // The settings as they are now: a change made while the run waited in the queue applies to it.
+          settings: { runtimeMode: context.runtimeMode, interactionMode: context.interactionMode },
+        },
       });
     }),
     steer: enqueueActions(({ context, event, enqueue }, params: { strategy: 'native' | 'restart' }) => {
@@ -175,7 +196,7 @@ export const threadSupervisorMachine = setup({
           always: { guard: 'queueReady', target: 'busy', actions: 'startNext' },
           on: {
             // With no active run, every dispatch mode starts immediately.
-            SEND: { target: 'idle', reenter: true, actions: ['createRun', 'releaseHold'] },
+            SEND: { guard: 'targetsActiveRun', target: 'idle', reenter: true, actions: ['createRun', 'releaseHold'] },
             ROLLBACK: {
               guard: 'isCountedOrdinal',
               actions: enqueueActions(({ context, event, enqueue }) => {
@@ -187,8 +208,14 @@ export const threadSupervisorMachine = setup({
                 if (context.capabilities.canRollbackThread) {
                   enqueue.emit({ type: 'effect', effect: { kind: 'provider.thread.rollback', runId: null, nodeId: null, payload: { providerThreadId: context.providerThreadId, runOrdinal: event.runOrdinal, turnsToDrop: later.length } } });
                 } else {
-                  // No provider rollback: its conversation has diverged from the files; the next run reseeds.
+                  // No provider rollback: its conversation has diverged from the files; the next run reseeds a replacement.
                   enqueue.assign({ reseedNext: true });
+                  const replacement = event.replacementProviderThreadId;
+                  if (replacement) {
+                    enqueue.emit({ type: 'send', to: { kind: 'provider_thread', id: context.providerThreadId }, event: { type: 'FAILED', reason: 'diverged: the provider cannot roll back its conversation' } });
+                    enqueue.emit({ type: 'spawn', entity: { kind: 'provider_thread', id: replacement, input: { providerThreadId: replacement, threadId: context.threadId, provider: context.provider, forkedFrom: null } } });
+                    enqueue.assign({ providerThreadId: replacement });
+                  }
                   enqueue.emit(domain('runtime.warning', { threadId: tid(context), runId: null, message: 'the provider cannot roll back its conversation: it is marked divergent and the next run reseeds it' }));
                 }
               }),
@@ -201,10 +228,10 @@ export const threadSupervisorMachine = setup({
           on: {
             SEND: [
               { guard: modeIs('queue_after_active'), actions: 'createRun' },
-              { guard: and([modeIs('steer_active', 'auto'), 'canSteerNatively']), actions: { type: 'steer', params: { strategy: 'native' } } },
-              { guard: and([modeIs('steer_active', 'auto', 'restart_active'), 'canSteerByRestart']), actions: { type: 'steer', params: { strategy: 'restart' } } },
-              // No way to steer: the message waits as the next run.
-              { guard: modeIs('auto', 'steer_active'), actions: 'createRun' },
+              { guard: and([modeIs('steer_active', 'auto'), 'targetsActiveRun', 'canSteerNatively']), actions: { type: 'steer', params: { strategy: 'native' } } },
+              { guard: and([modeIs('steer_active', 'auto', 'restart_active'), 'targetsActiveRun', 'canSteerByRestart']), actions: { type: 'steer', params: { strategy: 'restart' } } },
+              // No way to steer: the message waits as the next run (unless it named the run to steer).
+              { guard: and([modeIs('auto', 'steer_active'), 'targetsActiveRun']), actions: 'createRun' },
               // start_immediately (and restart_active without interrupt) is refused while a run is active.
             ],
             PROMOTE: [
@@ -229,15 +256,27 @@ export const threadSupervisorMachine = setup({
         CANCEL_QUEUED: { guard: 'isQueued', actions: { type: 'cancelQueued', params: { reason: 'cancelled by user' } } },
         RUN_FINISHED: { guard: not('isActiveRun'), actions: 'finishRun' },
         PROVIDER_THREAD_FAILED: {
+          // A late report about a provider thread already replaced changes nothing.
+          guard: ({ context, event }) => event.failedProviderThreadId === context.providerThreadId,
           actions: enqueueActions(({ context, event, enqueue }) => {
             enqueue.emit({ type: 'send', to: { kind: 'provider_thread', id: context.providerThreadId }, event: { type: 'FAILED', reason: event.reason } });
-            enqueue.assign({ providerThreadId: event.replacementProviderThreadId, reseedNext: true });
             enqueue.emit({ type: 'spawn', entity: { kind: 'provider_thread', id: event.replacementProviderThreadId, input: { providerThreadId: event.replacementProviderThreadId, threadId: context.threadId, provider: context.provider, forkedFrom: null } } });
+            // The active run goes on in the replacement (reseeded there); with none, the next run reseeds it.
+            const recovers = context.activeRunId !== null && !context.activeRunEnding;
+            enqueue.assign({ providerThreadId: event.replacementProviderThreadId, reseedNext: !recovers });
+            if (!recovers) enqueue.emit(domain('runtime.warning', { threadId: tid(context), runId: null, message: `the provider thread failed (${event.reason}); the next run goes to a replacement seeded from Baton's record` }));
+            if (recovers) {
+              enqueue.emit({
+                type: 'send',
+                to: { kind: 'run', id: context.activeRunId! },
+                event: { type: 'PROVIDER_RECOVERY', failedProviderThreadId: event.failedProviderThreadId, providerThreadId: event.replacementProviderThreadId, attemptId: event.recoveryAttemptId, rootNodeId: event.recoveryRootNodeId, reason: event.reason },
+              });
+            }
           }),
         },
         SETTINGS_UPDATE: {
           actions: enqueueActions(({ context, event, enqueue }) => {
-            enqueue.assign({ ...event.changes, capabilities: event.capabilities ?? context.capabilities });
+            enqueue.assign({ ...event.changes });
             enqueue.emit(domain('thread.settings-updated', { threadId: tid(context), changes: event.changes }));
           }),
         },

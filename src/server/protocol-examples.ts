@@ -8,13 +8,14 @@ export const commandExamples: Record<CommandType, { example: Record<string, unkn
   'thread.create': {
     example: { commandId: 'cmd_1', type: 'thread.create', cwd: '/home/me/project', title: 'Fix the parser', provider: 'codex', runtimeMode: 'workspace_write' },
     result: { threadId: 'thr_01' },
-    notes: 'Creates an AppThread. No provider work happens until the first message. `threadId` may be given by the client.',
+    notes:
+      'Creates an AppThread. No provider work happens until the first message. `threadId` may be given by the client. `provider` must be one this Baton runs (today `codex`; `claude` and `acp` are refused `unsupported`). `runtimeMode` (default `workspace_write`), `model` (default: the endpoint\'s) and `interactionMode` (default `default`; `plan` is Codex\'s plan collaboration mode) are sent to the provider on every turn. Codex: `read_only` = read-only sandbox, approvals on request; `workspace_write` = the thread\'s cwd (and the system temp dirs) writable, approvals on request; `full_access` = no sandbox, no approvals.',
   },
   'thread.message.send': {
     example: { commandId: 'cmd_2', type: 'thread.message.send', threadId: 'thr_01', text: 'Make the tests pass', dispatchMode: 'auto' },
     result: { runId: 'run_01', messageId: 'msg_01', dispatched: 'started' },
     notes:
-      '`dispatched` is `started`, `queued` or `steered`. Modes: `start_immediately` (refused while a run is active), `steer_active` and `auto` (steer natively when the provider can, else interrupt and restart the active run with a `steering_restart` attempt; `auto` queues when neither is possible), `restart_active`, `queue_after_active`.',
+      '`dispatched` is `started`, `queued` or `steered`. Modes: `start_immediately` (refused while a run is active), `steer_active` and `auto` (steer natively when the provider can, else interrupt and restart the active run with a `steering_restart` attempt; `auto` queues when neither is possible), `restart_active`, `queue_after_active`. `targetRunId` (only with `steer_active` / `restart_active`, else `invalid_command`) names the run to steer: if it is not the active run, or is finalizing, the message is refused with `conflict` and nothing happens. `model` is this run\'s model (the thread\'s when omitted). `provider` may only name the thread\'s own provider (a switch needs a handoff: `unsupported`).',
   },
   'run.interrupt': {
     example: { commandId: 'cmd_3', type: 'run.interrupt', runId: 'run_01', holdQueue: true },
@@ -29,7 +30,7 @@ export const commandExamples: Record<CommandType, { example: Record<string, unkn
   'runtime-request.respond': {
     example: { commandId: 'cmd_5', type: 'runtime-request.respond', requestId: 'req_01', decision: 'accept' },
     result: { requestId: 'req_01', status: 'answering' },
-    notes: '`decision` is `accept`, `acceptForSession`, `decline` or `cancel`; questions take `answers: { [questionId]: string | string[] }`. A request whose provider callback is gone fails with `not_resumable`. The answer is `answering` until the provider takes it: then `runtime-request.resolved`, or `runtime-request.cancelled` with the reason.',
+    notes: '`decision` is `accept`, `acceptForSession`, `decline` or `cancel`; questions take `answers: { [questionId]: string | string[] }` (an approval with `answers`, or questions with a `decision`, are `invalid_command`). A request whose provider callback is gone fails with `not_resumable`. The answer is `answering` until the provider takes it: then `runtime-request.resolved`, or `runtime-request.cancelled` with the reason.',
   },
   'queued-run.reorder': {
     example: { commandId: 'cmd_6', type: 'queued-run.reorder', threadId: 'thr_01', order: ['run_03', 'run_02'] },
@@ -69,7 +70,7 @@ export const commandExamples: Record<CommandType, { example: Record<string, unkn
   'thread.settings.update': {
     example: { commandId: 'cmd_13', type: 'thread.settings.update', threadId: 'thr_01', title: 'Parser work', interactionMode: 'plan' },
     result: { threadId: 'thr_01' },
-    notes: 'Changes apply to the next run.',
+    notes: 'Changes apply from the next run on (a queued run takes the settings as they are when it starts; the active run keeps its own): `runtimeMode`, `model` and `interactionMode` are sent to the provider on every turn, so they reach a provider thread that already exists. `provider` may only name the thread\'s own (a switch needs a handoff: `unsupported`).',
   },
   'thread.archive': {
     example: { commandId: 'cmd_14', type: 'thread.archive', threadId: 'thr_01' },

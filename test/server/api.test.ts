@@ -69,16 +69,13 @@ describe('Socket.IO API', () => {
     expect(app.runtime.store.lastSequence()).toBe(before);
   });
 
-  it('a run on a provider Baton does not have fails with that error visible, and nothing else is harmed', async () => {
+  it('a thread on a provider Baton does not have is refused unsupported at the command, and nothing is stored', async () => {
     const app = await baton();
     const c = await client(app);
-    const threadId = resultOf<{ threadId: string }>(await c.command('thread.create', { cwd: workspace(), provider: 'claude' })).threadId;
-    const events: DomainEvent[] = [];
-    const w = watcher();
-    await c.subscribe({ stream: 'thread', threadId: threadId as never }, (e) => (events.push(e), w.notify()));
-    const runId = resultOf<{ runId: string }>(await c.command('thread.message.send', { threadId: threadId as never, text: 'hello' })).runId;
-    await w.until(() => events.some((e) => e.type === 'run.terminal'));
-    expect(events.find((e) => e.type === 'run.terminal')!.payload).toMatchObject({ runId, status: 'failed', error: { code: 'unsupported', message: 'no claude provider is available in this Baton yet' } });
+    const before = app.runtime.store.lastSequence();
+    expect(await c.command('thread.create', { cwd: workspace(), provider: 'claude' })).toMatchObject({ ok: false, error: { code: 'unsupported', message: expect.stringContaining('no claude provider is available in this Baton yet') } });
+    expect(app.runtime.store.lastSequence()).toBe(before);
+    expect(app.runtime.store.projections.list('threads')).toEqual([]);
   });
 
   it('returns the first receipt for a duplicate commandId and starts no second provider turn', async () => {

@@ -59,7 +59,7 @@ const run: MachineModel = {
     const c = s.context as RunContext;
     const att = c.activeAttemptId ?? 'att_1';
     return [
-      { type: 'START', ordinal: 1, providerThreadId: 'pthr_1', reason: 'initial' },
+      { type: 'START', ordinal: 1, providerThreadId: 'pthr_1', reason: 'initial', settings: { runtimeMode: 'workspace_write', interactionMode: 'default' } },
       { type: 'TURN_STARTED', attemptId: att },
       ...(['completed', 'interrupted', 'failed'] as const).map((status) => ({ type: 'TURN_TERMINAL', attemptId: att, nodeId: c.rootNodeId, status })),
       { type: 'TURN_TERMINAL', attemptId: att, nodeId: 'node_child', status: 'completed' },
@@ -233,9 +233,12 @@ const supervisor: MachineModel = {
     // Real ids are never reused; the serializer below abstracts them away so fresh ones cannot grow the graph.
     const n = ++freshRun;
     const size = c.queue.length + c.countedRunIds.length;
-    const send = (mode: string) => ({ type: 'SEND', runId: `run_${n}`, messageId: `msg_${n}`, rootNodeId: `node_${n}`, attemptId: `att_${n}`, text: `m${n}`, mode, provider: 'codex', model: null });
+    const send = (mode: string) => ({ type: 'SEND', runId: `run_${n}`, messageId: `msg_${n}`, rootNodeId: `node_${n}`, attemptId: `att_${n}`, text: `m${n}`, mode, provider: 'codex', model: null, targetRunId: null });
     return [
       ...(size < 3 ? ['auto', 'queue_after_active', 'start_immediately', 'steer_active'].map(send) : []),
+      // A steer aimed at a run that is not the active one (it ended, or never was).
+      ...(size < 3 ? [{ ...send('steer_active'), targetRunId: 'run_gone' }] : []),
+      { type: 'SETTINGS_UPDATE', changes: { runtimeMode: c.runtimeMode === 'read_only' ? 'full_access' : 'read_only' } },
       ...(c.activeRunId ? [{ type: 'RUN_ENDING', runId: c.activeRunId }, { type: 'RUN_FINISHED', runId: c.activeRunId, status: 'completed' }, { type: 'INTERRUPT', runId: c.activeRunId, holdQueue: true }] : []),
       ...(c.queue[0] ? [{ type: 'CANCEL_QUEUED', runId: c.queue[0] }, { type: 'PROMOTE', runId: c.queue[0], messageId: 'msg_p', text: 'p', attemptId: 'att_p', rootNodeId: 'node_p' }] : []),
       ...(c.queue.length > 1 ? [{ type: 'REORDER', order: [...c.queue].reverse() }] : []),
@@ -263,6 +266,10 @@ const supervisor: MachineModel = {
     // A run that is finalizing takes no steer: the message waits as a run of its own.
     const steers = step.outputs.filter((o) => o.type === 'send' && String(o.event.type).startsWith('STEER_'));
     if ((step.before.context as ThreadSupervisorContext).activeRunEnding) expect(steers).toEqual([]);
+    // A message aimed at another run than the active one changes nothing.
+    if (step.event.type === 'SEND' && step.event.targetRunId === 'run_gone') expect(step.outputs).toEqual([]);
+    // A run starts with the thread's settings as they are when it starts.
+    for (const start of starts) expect(start.type === 'send' && start.event.settings).toEqual({ runtimeMode: c.runtimeMode, interactionMode: c.interactionMode });
   },
 };
 

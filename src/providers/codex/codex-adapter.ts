@@ -7,9 +7,11 @@ import { FrameLog } from '../transport/diagnostics.js';
 import type { LineChannel } from '../transport/line-channel.js';
 import { ensureCodexHome, type CodexModelEndpoint } from './codex-home.js';
 import { CodexNormalizer, type TurnRef } from './codex-normalizer.js';
-import { CodexSession, spawnCodex } from './codex-session.js';
+import { CodexSession, refusedByCodex, spawnCodex } from './codex-session.js';
 import { Deadline } from './deadline.js';
+import { codexTurnOverrides, turnSettingsOf, type TurnSettings } from './codex-turn-settings.js';
 import type { ForkOrigin } from '../../domain/entities.js';
+import { compareTurns } from '../../actors/rollback.js';
 
 /** What an adapter needs from the rest of Baton, kept narrow so replays can drive it too. */
 export interface CodexHost {
@@ -22,9 +24,9 @@ export interface CodexHost {
   nativeTurnRef(attemptId: string): string | null;
   /** The first attempt of the run with this ordinal on the thread (for thread/revert). */
   attemptOfRun(threadId: string, runOrdinal: number): string | null;
+  /** The native turns of the runs up to `runOrdinal` that are kept, on this provider thread (to check a revert). */
+  keptTurnRefs(threadId: string, runOrdinal: number, providerThreadId: string): string[];
   threadCwd(threadId: string): string;
-  /** `plan` threads run Codex in its plan collaboration mode (where it may ask questions). */
-  threadInteractionMode(threadId: string): 'default' | 'plan';
 }
 
 export interface CodexAdapterOptions {
@@ -63,6 +65,8 @@ export class CodexThreadAdapter {
   private session: CodexSession | null = null;
   private sessionId: string | null = null;
   private nativeThreadId: string | null = null;
+  /** The provider thread `nativeThreadId` was loaded for: a replacement is never served the thread it replaced. */
+  private loadedFor: string | null = null;
   private normalizer: CodexNormalizer;
   private active: TurnRef | null = null;
   /** Set when Baton shuts down: nothing more is reported. */
@@ -121,7 +125,7 @@ export class CodexThreadAdapter {
           { runId: effect.runId!, attemptId: String(p.attemptId), rootNodeId: String(p.rootNodeId) },
           String(p.text ?? ''),
           String(p.providerThreadId ?? ''),
-          (p.model as string | null) ?? null,
+          turnSettingsOf(p),
           (p.fork as ForkOrigin | null | undefined) ?? null,
         );
       case 'provider.turn.steer': {
@@ -135,7 +139,7 @@ export class CodexThreadAdapter {
       case 'provider.runtime-request.respond':
         return this.respond(String(p.requestId), p.decision as string | null, p.answers as Record<string, string | string[]> | null);
       case 'provider.thread.rollback':
-        return this.revert(Number(p.runOrdinal));
+        return this.revert(Number(p.runOrdinal), String(p.providerThreadId ?? ''));
       case 'provider.session.stop':
         this.stop();
         return;
@@ -144,18 +148,19 @@ export class CodexThreadAdapter {
     }
   }
 
-  private async startTurn(ref: TurnRef, text: string, providerThreadId: string, model: string | null, fork: ForkOrigin | null): Promise<void> {
+  private async startTurn(ref: TurnRef, text: string, providerThreadId: string, settings: TurnSettings, fork: ForkOrigin | null): Promise<void> {
     const session = await this.ensureSession();
-    await this.ensureThread(session, providerThreadId, model, fork);
+    // A thread that could not be resumed was reported failed: this attempt ends, the run goes on in its replacement.
+    if (!(await this.ensureThread(session, providerThreadId, settings.model, fork))) {
+      throw new BatonError('not_resumable', `Codex could not resume provider thread ${providerThreadId}; the run goes on in its replacement`);
+    }
     this.active = ref;
     this.normalizer.pendingStart = ref;
     this.quiet.arm();
-    const plan = this.options.host.threadInteractionMode(this.threadId) === 'plan';
+    // The run's settings go on every turn: a resumed or long-lived Codex thread takes the current ones.
+    const overrides = codexTurnOverrides(settings, this.options.host.threadCwd(this.threadId), this.options.endpoint.model);
     try {
-      await session.turnStart(this.nativeThreadId!, text, {
-        onTurnId: (id) => this.normalizer.bindTurn(id, ref),
-        ...(plan ? { collaborationMode: { mode: 'plan', settings: { model: model ?? this.options.endpoint.model, reasoning_effort: null, developer_instructions: null } } } : {}),
-      });
+      await session.turnStart(this.nativeThreadId!, text, overrides, { onTurnId: (id) => this.normalizer.bindTurn(id, ref) });
     } catch (error) {
       // The turn never started: there is nothing to watch.
       if (this.active === ref) this.active = null;
@@ -239,14 +244,35 @@ export class CodexThreadAdapter {
     this.turnActivity();
   }
 
-  private async revert(runOrdinal: number): Promise<void> {
+  /**
+   * Rolls the native thread back to the end of run `runOrdinal` (resumed first if need be) and
+   * reports what Codex kept, checked against the turns Baton keeps, as `thread.reverted`. One
+   * that cannot be resumed or reverted is reported failed: its replacement is seeded instead.
+   */
+  private async revert(runOrdinal: number, providerThreadId: string): Promise<void> {
+    const host = this.options.host;
     const session = await this.ensureSession();
-    const providerThread = this.nativeThreadId;
-    if (!providerThread) throw new BatonError('provider_error', 'no Codex thread to revert');
-    const attemptId = this.options.host.attemptOfRun(this.threadId, runOrdinal + 1);
-    const beforeTurnId = attemptId ? (this.normalizer.nativeTurnOf(attemptId) ?? this.options.host.nativeTurnRef(attemptId)) : null;
+    if (!this.nativeThreadId && !(providerThreadId && host.nativeThreadRef(providerThreadId))) throw new BatonError('provider_error', 'no Codex thread to revert');
+    if (!(await this.ensureThread(session, providerThreadId, null, null))) return;
+    const attemptId = host.attemptOfRun(this.threadId, runOrdinal + 1);
+    const beforeTurnId = attemptId ? (this.normalizer.nativeTurnOf(attemptId) ?? host.nativeTurnRef(attemptId)) : null;
     if (!beforeTurnId) throw new BatonError('provider_error', `no Codex turn recorded for run ${runOrdinal + 1}`);
-    await session.threadRevert(providerThread, beforeTurnId);
+    let remaining: string[];
+    try {
+      remaining = await session.threadRevert(this.nativeThreadId!, beforeTurnId);
+    } catch (error) {
+      if (!refusedByCodex(error)) throw error;
+      // Codex keeps a conversation Baton rolled back: it has diverged, and is replaced (the next run reseeds).
+      this.nativeThreadId = null;
+      await host.emit({ type: 'thread.failed', threadId: this.threadId as never, providerThreadId: providerThreadId as never, reason: `Codex could not roll back: ${error.message}` });
+      return;
+    }
+    const kept = host.keptTurnRefs(this.threadId, runOrdinal, providerThreadId);
+    const { missing, unexpected } = compareTurns(kept, remaining);
+    await host.emit({
+      type: 'thread.reverted', threadId: this.threadId as never, providerThreadId: (providerThreadId || null) as never, runOrdinal,
+      remainingTurnRefs: remaining, missingTurnRefs: missing, unexpectedTurnRefs: unexpected,
+    });
   }
 
   private async ensureSession(): Promise<CodexSession> {
@@ -286,9 +312,11 @@ export class CodexThreadAdapter {
   /**
    * The native thread for this app thread: resumed from its stored ref; or, for a fork's
    * first run, forked natively from the source thread at the source turn; or started new.
+   * A resume Codex refuses (its rollout is gone or unreadable) is reported `thread.failed`
+   * and answers false: the provider thread is replaced, and the replacement reseeded.
    */
-  private async ensureThread(session: CodexSession, providerThreadId: string, model: string | null, fork: ForkOrigin | null): Promise<void> {
-    if (this.nativeThreadId) return;
+  private async ensureThread(session: CodexSession, providerThreadId: string, model: string | null, fork: ForkOrigin | null): Promise<boolean> {
+    if (this.nativeThreadId && this.loadedFor === providerThreadId) return true;
     const host = this.options.host;
     const known = providerThreadId ? host.nativeThreadRef(providerThreadId) : null;
     const sourceThread = fork?.sourceProviderThreadId ? host.nativeThreadRef(fork.sourceProviderThreadId) : null;
@@ -296,7 +324,13 @@ export class CodexThreadAdapter {
     let native: string;
     let resolution: 'native_fork' | undefined;
     if (known) {
-      native = await session.threadResume(known);
+      try {
+        native = await session.threadResume(known);
+      } catch (error) {
+        if (!refusedByCodex(error)) throw error;
+        await host.emit({ type: 'thread.failed', threadId: this.threadId as never, providerThreadId: providerThreadId as never, reason: error.message });
+        return false;
+      }
     } else if (fork && fork.sourceProvider === 'codex' && sourceThread && sourceTurn) {
       native = await session.threadFork(sourceThread, sourceTurn);
       resolution = 'native_fork';
@@ -306,10 +340,12 @@ export class CodexThreadAdapter {
       native = await session.threadStart(host.threadCwd(this.threadId), model);
     }
     this.nativeThreadId = native;
+    this.loadedFor = providerThreadId;
     this.normalizer.nativeThreadId = native;
     if (providerThreadId && native !== known) {
       await host.emit({ type: 'thread.loaded', threadId: this.threadId as never, providerThreadId: providerThreadId as never, nativeThreadRef: native, resumeCursor: native, ...(resolution ? { resolution } : {}) });
     }
+    return true;
   }
 
   /** The process going away is the runtime lost: the active run ends by policy, callbacks die. */

@@ -5,6 +5,8 @@ import type { EffectKind } from '../../domain/effects.js';
 import { BatonError, toErrorInfo } from '../../domain/errors.js';
 import type { ProviderThreadContext } from '../../machines/provider-thread.machine.js';
 import type { LineChannel } from '../transport/line-channel.js';
+import { reseedFor, seededText } from '../../context/reseed.js';
+import { declaredCapabilities } from '../declared-capabilities.js';
 import { CodexThreadAdapter, type CodexHost } from './codex-adapter.js';
 import type { CodexModelEndpoint } from './codex-home.js';
 
@@ -53,10 +55,17 @@ export class CodexProvider {
       nativeTurnRef: (attemptId) => store.bindings.forApp(attemptId).find((b) => b.entityKind === 'run_attempt')?.nativeRef ?? null,
       attemptOfRun: (threadId, ordinal) => {
         const runs = store.projections.list('runs', threadId).filter((r) => r.ordinal === ordinal);
-        return runs.at(-1)?.attempts[0]?.id ?? null;
+        // The first attempt that reached Codex (one whose thread could not be resumed never did).
+        const attempts = runs.at(-1)?.attempts ?? [];
+        return (attempts.find((a) => store.bindings.forApp(a.id).some((b) => b.entityKind === 'run_attempt')) ?? attempts[0])?.id ?? null;
       },
+      keptTurnRefs: (threadId, ordinal, providerThreadId) =>
+        store.projections
+          .list('runs', threadId)
+          .filter((r) => r.ordinal !== null && r.ordinal <= ordinal && r.status !== 'rolled_back')
+          .flatMap((r) => r.attempts.filter((a) => a.providerThreadId === providerThreadId))
+          .flatMap((a) => store.bindings.forApp(a.id).filter((b) => b.entityKind === 'run_attempt').map((b) => b.nativeRef)),
       threadCwd: (threadId) => store.projections.get('threads', threadId)?.workspace.cwd ?? process.cwd(),
-      threadInteractionMode: (threadId) => store.projections.get('threads', threadId)?.interactionMode ?? 'default',
     };
   }
 
@@ -86,7 +95,10 @@ export class CodexProvider {
       try {
         // Only Codex's own work: a thread on another provider is not Codex's to run.
         if (effect.provider && effect.provider !== 'codex') throw new BatonError('unsupported', `no ${effect.provider} provider is available in this Baton yet`);
-        await this.adapter(effect.threadId).carryOut(effect);
+        // A provider_recovery attempt's provider thread lacks the history: Baton's own account goes first.
+        const seed = await reseedFor(this.runtime, effect, declaredCapabilities.codex.context.maxRecommendedHandoffChars);
+        const payload = effect.payload as { text?: unknown };
+        await this.adapter(effect.threadId).carryOut(seed ? { ...effect, payload: { ...payload, text: seededText(seed, String(payload.text ?? '')) } } : effect);
         await worker.settle(effect, 'completed', (t) => reportEffectOutcome(t, effect, null));
       } catch (error) {
         const info = toErrorInfo(error);

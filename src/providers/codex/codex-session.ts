@@ -6,6 +6,7 @@ import { JsonRpcConnection, type RpcId } from '../transport/json-rpc.js';
 import { ChildProcessChannel, type LineChannel } from '../transport/line-channel.js';
 import { codexBinaryPath } from './codex-binary.js';
 import type { CommandExecutionApprovalDecision } from './protocol/v2/index.js';
+import type { CodexTurnOverrides } from './codex-turn-settings.js';
 
 /**
  * One running `codex app-server` (or a replayed transcript of one): the handshake and the
@@ -23,6 +24,7 @@ export interface CodexSessionOptions {
 }
 
 const ThreadResult = z.object({ thread: z.object({ id: z.string() }).loose() }).loose();
+const TurnsPage = z.object({ data: z.array(z.object({ id: z.string() }).loose()), nextCursor: z.string().nullable() }).loose();
 const TurnResult = z.object({ turn: z.object({ id: z.string(), status: z.string() }).loose() }).loose();
 
 const text = (t: string) => [{ type: 'text', text: t, text_elements: [] }];
@@ -36,6 +38,11 @@ export function spawnCodex(cwd: string, codexHome: string): ChildProcessChannel 
   });
   child.stderr.resume();
   return new ChildProcessChannel(child);
+}
+
+/** Codex answered a request with an error (it is running and said no), as opposed to going away or timing out. */
+export function refusedByCodex(error: unknown): error is BatonError {
+  return error instanceof BatonError && typeof error.details === 'object' && error.details !== null && 'rpcError' in error.details;
 }
 
 export class CodexSession {
@@ -69,13 +76,16 @@ export class CodexSession {
     return result.thread.id;
   }
 
-  /** Starts a turn; `onTurnId` sees the native turn id before any notification that follows. */
-  async turnStart(threadId: string, input: string, options: { clientUserMessageId?: string; collaborationMode?: unknown; onTurnId?: (id: string) => void } = {}): Promise<string> {
+  /**
+   * Starts a turn under `overrides` (model, sandbox, approvals, collaboration mode);
+   * `onTurnId` sees the native turn id before any notification that follows.
+   */
+  async turnStart(threadId: string, input: string, overrides: CodexTurnOverrides, options: { clientUserMessageId?: string; onTurnId?: (id: string) => void } = {}): Promise<string> {
     const params = {
       threadId,
       input: text(input),
       ...(options.clientUserMessageId ? { clientUserMessageId: options.clientUserMessageId } : {}),
-      ...(options.collaborationMode ? { collaborationMode: options.collaborationMode } : {}),
+      ...overrides,
     };
     const onResult = (r: unknown) => {
       const parsed = TurnResult.safeParse(r);
@@ -93,8 +103,26 @@ export class CodexSession {
     await this.rpc.request('turn/interrupt', { threadId, turnId }, timeoutMs, onAcknowledged);
   }
 
-  async threadRevert(threadId: string, beforeTurnId: string): Promise<void> {
-    await this.rpc.request('thread/revert', { threadId, beforeTurnId });
+  /**
+   * Drops `beforeTurnId` and every later turn; answers the turn ids the thread still holds,
+   * oldest first. `thread/revert` returns metadata only (its `turns` is always empty), so
+   * the history it kept is read back through `thread/turns/list`.
+   */
+  async threadRevert(threadId: string, beforeTurnId: string): Promise<string[]> {
+    ThreadResult.parse(await this.rpc.request('thread/revert', { threadId, beforeTurnId }));
+    return this.threadTurnIds(threadId);
+  }
+
+  /** Every turn id of a loaded thread, oldest first, page by page. */
+  async threadTurnIds(threadId: string): Promise<string[]> {
+    const ids: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: z.infer<typeof TurnsPage> = TurnsPage.parse(await this.rpc.request('thread/turns/list', { threadId, sortDirection: 'asc', itemsView: 'notLoaded', limit: 100, ...(cursor ? { cursor } : {}) }));
+      ids.push(...page.data.map((t) => t.id));
+      cursor = page.data.length > 0 ? page.nextCursor : null;
+    } while (cursor);
+    return ids;
   }
 
   async threadFork(threadId: string, lastTurnId: string | null): Promise<string> {
