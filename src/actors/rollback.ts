@@ -53,7 +53,9 @@ export async function prepareRollbackToRun(thread: ThreadActor, c: CommandOf<'ro
 }
 
 export function commitRollbackToRun(thread: ThreadActor, c: CommandOf<'rollback.toRun'>, r: Restored): Record<string, unknown> {
-  thread.deliver({ kind: 'thread_supervisor', id: thread.threadId }, { type: 'ROLLBACK', runOrdinal: c.runOrdinal }, { mustAccept: true });
+  // A provider that cannot roll back has diverged: the supervisor replaces its thread with this one.
+  const replacementProviderThreadId = thread.current.newId('providerThread');
+  thread.deliver({ kind: 'thread_supervisor', id: thread.threadId }, { type: 'ROLLBACK', runOrdinal: c.runOrdinal, replacementProviderThreadId }, { mustAccept: true });
   recordRestore(thread, r);
   return { threadId: thread.threadId, runOrdinal: c.runOrdinal, checkpointId: r.checkpointId, changedPaths: r.changedPaths, staleCheckpointIds: r.stale };
 }
@@ -81,6 +83,16 @@ export function commitRollbackNode(thread: ThreadActor, c: CommandOf<'rollback.n
   thread.require({ kind: 'execution_node', id: c.nodeId });
   recordRestore(thread, r);
   return { nodeId: c.nodeId, checkpointId: c.checkpointId, changedPaths: r.changedPaths, parentFilesChanged: r.parentOverlap.length > 0, parentOverlap: r.parentOverlap };
+}
+
+/**
+ * What a provider's conversation holds after a rollback, against the turns Baton keeps:
+ * kept turns it lost, and turns it still has that Baton does not keep. Both empty: they agree.
+ */
+export function compareTurns(kept: readonly string[], remaining: readonly string[]): { missing: string[]; unexpected: string[] } {
+  const has = new Set(remaining);
+  const keeps = new Set(kept);
+  return { missing: kept.filter((t) => !has.has(t)), unexpected: remaining.filter((t) => !keeps.has(t)) };
 }
 
 function recordRestore(thread: ThreadActor, r: Restored): void {

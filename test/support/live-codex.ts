@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { CheckpointStore } from '../../src/checkpoints/checkpoint-store.js';
 import { CodexProvider, type CodexProviderOptions } from '../../src/providers/codex/codex-provider.js';
 import type { ScriptedModelServer } from '../../src/providers/model/scripted-model-server.js';
+import type { CapabilitySource } from '../../src/actors/policy.js';
 import { useScriptedModel } from './model.js';
 import { useRuntime, type Harness } from './runtime.js';
 import { TempFolders, tempDir } from './temp.js';
@@ -23,6 +24,8 @@ export interface LiveCodexOptions {
   streamIdleTimeoutMs?: number;
   /** More provider options, read each time a runtime opens (a test may change them first). */
   provider?: () => Partial<CodexProviderOptions>;
+  /** What the runtime's policy reads instead of the declared capabilities. */
+  capabilities?: CapabilitySource;
 }
 
 /**
@@ -37,6 +40,7 @@ export function useLiveCodex(options: LiveCodexOptions = {}): LiveCodex {
   const providers: CodexProvider[] = [];
   const open = useRuntime({
     checkpoints: new CheckpointStore({ root: join(data.dir, 'checkpoints') }),
+    ...(options.capabilities ? { capabilities: options.capabilities } : {}),
     handlers: (runtime) => {
       const endpoint = { baseUrl: model.baseUrl, model: 'gpt-5.1-codex', streamIdleTimeoutMs: options.streamIdleTimeoutMs ?? 5_000 };
       const provider = new CodexProvider(runtime, { endpoint, dataDir: data.dir, ...options.provider?.() });
