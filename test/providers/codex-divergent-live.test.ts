@@ -8,13 +8,6 @@ const { model, open, workspace } = useLiveCodex({
   capabilities: (p) => ({ ...declaredCapabilities[p], threads: { ...declaredCapabilities[p].threads, canRollbackThread: false } }),
 });
 
-async function send(h: Harness, threadId: string, text: string): Promise<string> {
-  const ack = (await h.command({ type: 'thread.message.send', threadId, text })) as { ok: boolean; result: { runId: string } };
-  expect(ack.ok, JSON.stringify(ack)).toBe(true);
-  return ack.result.runId;
-}
-const run = (h: Harness, runId: string) => h.store.projections.get('runs', runId)!;
-const ended = (h: Harness, runId: string) => ['completed', 'failed', 'interrupted'].includes(run(h, runId).status);
 const status = (h: Harness, providerThreadId: string) => (h.store.entities.get(providerThreadId)?.snapshot as { context: { status: string; nativeThreadRef: string | null } }).context;
 
 describe('Codex, live: a provider without rollback', () => {
@@ -24,10 +17,10 @@ describe('Codex, live: a provider without rollback', () => {
     const runs: string[] = [];
     for (const n of [1, 2]) {
       model.enqueue({ kind: 'text', text: `divergent answer ${n}` });
-      runs.push(await send(h, threadId, `divergent-run-${n}`));
-      await h.until(() => ended(h, runs.at(-1)!));
+      runs.push(await h.send(threadId, `divergent-run-${n}`));
+      await h.until(() => h.ended(runs.at(-1)!));
     }
-    const diverged = run(h, runs[0]!).providerThreadId!;
+    const diverged = h.run(runs[0]!).providerThreadId!;
     const oldNative = status(h, diverged).nativeThreadRef;
 
     expect(await h.command({ type: 'rollback.toRun', threadId, runOrdinal: 1 })).toMatchObject({ ok: true });
@@ -36,9 +29,9 @@ describe('Codex, live: a provider without rollback', () => {
     expect(h.store.projections.get('threads', threadId)!.warnings.map((w) => w.message)).toContainEqual(expect.stringContaining('marked divergent'));
 
     model.enqueue({ kind: 'text', text: 'divergent answer 3' });
-    const next = await send(h, threadId, 'divergent-run-next');
-    await h.until(() => ended(h, next));
-    const r = run(h, next);
+    const next = await h.send(threadId, 'divergent-run-next');
+    await h.until(() => h.ended(next));
+    const r = h.run(next);
     expect(r).toMatchObject({ status: 'completed', ordinal: 2 });
     expect(r.providerThreadId).not.toBe(diverged);
     expect(r.attempts.map((a) => a.reason)).toEqual(['provider_recovery']);

@@ -8,14 +8,7 @@ import { portableItemsOf } from '../../src/context/reseed.js';
 
 const { model, providers, open, workspace, dataDir } = useLiveCodex();
 
-async function send(h: Harness, threadId: string, text: string): Promise<string> {
-  const ack = (await h.command({ type: 'thread.message.send', threadId, text })) as { ok: boolean; result: { runId: string } };
-  expect(ack.ok, JSON.stringify(ack)).toBe(true);
-  return ack.result.runId;
-}
 
-const run = (h: Harness, runId: string) => h.store.projections.get('runs', runId)!;
-const ended = (h: Harness, runId: string) => ['completed', 'failed', 'interrupted'].includes(run(h, runId).status);
 
 /** Every rollout file under the shared Codex home whose name holds the native thread id. */
 function rollouts(nativeThreadId: string): string[] {
@@ -40,10 +33,10 @@ describe('Codex, live: recovery that recovers', () => {
     const h = open();
     const threadId = await h.thread({ cwd: workspace() });
     model.enqueue({ kind: 'text', text: 'The secret word is heliotrope.' });
-    const one = await send(h, threadId, 'remember the secret word recovery-r1');
-    await h.until(() => ended(h, one));
-    expect(run(h, one).status).toBe('completed');
-    const failedProviderThread = run(h, one).providerThreadId!;
+    const one = await h.send(threadId, 'remember the secret word recovery-r1');
+    await h.until(() => h.ended(one));
+    expect(h.run(one).status).toBe('completed');
+    const failedProviderThread = h.run(one).providerThreadId!;
     const native = providerThread(h, failedProviderThread).nativeThreadRef!;
 
     // The fault, made real: Codex is gone and so is the thread's rollout; thread/resume must read it.
@@ -55,9 +48,9 @@ describe('Codex, live: recovery that recovers', () => {
     files.forEach((f) => rmSync(f));
 
     model.enqueue({ kind: 'text', text: 'It was heliotrope.' });
-    const two = await send(h, threadId, 'what was the word? recovery-r2');
-    await h.until(() => ended(h, two));
-    const r2 = run(h, two);
+    const two = await h.send(threadId, 'what was the word? recovery-r2');
+    await h.until(() => h.ended(two));
+    const r2 = h.run(two);
     expect(r2.status, JSON.stringify(r2.error)).toBe('completed');
 
     // A typed thread.failed: the broken provider thread is in error, a replacement carries the run.
@@ -83,11 +76,11 @@ describe('Codex, live: recovery that recovers', () => {
 
     // The next run goes on the replacement thread natively: no second seed.
     model.enqueue({ kind: 'text', text: 'Still heliotrope.' });
-    const three = await send(h, threadId, 'and again? recovery-r3');
-    await h.until(() => ended(h, three));
-    expect(run(h, three).status).toBe('completed');
-    expect(run(h, three).providerThreadId).toBe(r2.providerThreadId);
-    expect(run(h, three).attempts.map((a) => a.reason)).toEqual(['initial']);
+    const three = await h.send(threadId, 'and again? recovery-r3');
+    await h.until(() => h.ended(three));
+    expect(h.run(three).status).toBe('completed');
+    expect(h.run(three).providerThreadId).toBe(r2.providerThreadId);
+    expect(h.run(three).attempts.map((a) => a.reason)).toEqual(['initial']);
     expect(h.store.projections.list('turn_items', threadId).filter((i) => i.kind === 'system' && i.data.contextSeed === true)).toHaveLength(1);
     expect(JSON.stringify(model.requests.at(-1)!.body.input)).toContain('It was heliotrope.');
   }, 90_000);
@@ -100,11 +93,11 @@ describe('Codex, live: a rollback reconciled', () => {
     const runs: string[] = [];
     for (const n of [1, 2, 3]) {
       model.enqueue({ kind: 'text', text: `answer ${n}` });
-      runs.push(await send(h, threadId, `revert-run-${n}`));
-      await h.until(() => ended(h, runs.at(-1)!));
+      runs.push(await h.send(threadId, `revert-run-${n}`));
+      await h.until(() => h.ended(runs.at(-1)!));
     }
-    const providerThreadId = run(h, runs[0]!).providerThreadId!;
-    const turnOf = (runId: string) => h.store.bindings.forApp(run(h, runId).attempts[0]!.id).find((b) => b.entityKind === 'run_attempt')!.nativeRef;
+    const providerThreadId = h.run(runs[0]!).providerThreadId!;
+    const turnOf = (runId: string) => h.store.bindings.forApp(h.run(runId).attempts[0]!.id).find((b) => b.entityKind === 'run_attempt')!.nativeRef;
 
     expect(await h.command({ type: 'rollback.toRun', threadId, runOrdinal: 1 })).toMatchObject({ ok: true });
     await h.until(() => h.published.some((e) => e.type === 'provider-thread.reconciled'));
@@ -136,15 +129,15 @@ describe('Codex, live: a rollback whose native thread disagrees or is gone', () 
     const runs: string[] = [];
     for (const n of [1, 2, 3]) {
       model.enqueue({ kind: 'text', text: `${tag} answer ${n}` });
-      runs.push(await send(h, threadId, `${tag}-run-${n}`));
-      await h.until(() => ended(h, runs.at(-1)!));
+      runs.push(await h.send(threadId, `${tag}-run-${n}`));
+      await h.until(() => h.ended(runs.at(-1)!));
     }
     return runs;
   }
 
   /** Stops Codex (so the next request must resume the thread from its rollout) and returns the rollout's path. */
   async function releaseCodex(h: Harness, threadId: string, runId: string): Promise<string> {
-    const native = providerThread(h, run(h, runId).providerThreadId!).nativeThreadRef!;
+    const native = providerThread(h, h.run(runId).providerThreadId!).nativeThreadRef!;
     expect(providers[0]!.reapIdle()).toBe(1);
     await h.until(() => h.store.projections.list('sessions', threadId).some((s) => s.status === 'stopped'));
     const [file] = rollouts(native);
@@ -164,8 +157,8 @@ describe('Codex, live: a rollback whose native thread disagrees or is gone', () 
     const h = open();
     const threadId = await h.thread({ cwd: workspace() });
     const runs = await threeRuns(h, threadId, 'refused');
-    const failed = run(h, runs[0]!).providerThreadId!;
-    const turnThree = h.store.bindings.forApp(run(h, runs[2]!).attempts[0]!.id).find((b) => b.entityKind === 'run_attempt')!.nativeRef;
+    const failed = h.run(runs[0]!).providerThreadId!;
+    const turnThree = h.store.bindings.forApp(h.run(runs[2]!).attempts[0]!.id).find((b) => b.entityKind === 'run_attempt')!.nativeRef;
     cutTurn(await releaseCodex(h, threadId, runs[0]!), turnThree);
 
     expect(await h.command({ type: 'rollback.toRun', threadId, runOrdinal: 1 })).toMatchObject({ ok: true });
@@ -175,10 +168,10 @@ describe('Codex, live: a rollback whose native thread disagrees or is gone', () 
     expect(warnings).toContainEqual(expect.stringContaining('Codex could not roll back'));
 
     model.enqueue({ kind: 'text', text: 'refused answer 4' });
-    const next = await send(h, threadId, 'refused-run-next');
-    await h.until(() => ended(h, next));
-    expect(run(h, next)).toMatchObject({ status: 'completed', ordinal: 2 });
-    expect(run(h, next).attempts.map((a) => a.reason)).toEqual(['provider_recovery']);
+    const next = await h.send(threadId, 'refused-run-next');
+    await h.until(() => h.ended(next));
+    expect(h.run(next)).toMatchObject({ status: 'completed', ordinal: 2 });
+    expect(h.run(next).attempts.map((a) => a.reason)).toEqual(['provider_recovery']);
     const input = JSON.stringify(model.requests.at(-1)!.body.input);
     expect(input).toContain('refused answer 1');
     expect(input).not.toContain('refused-run-2');
@@ -188,7 +181,7 @@ describe('Codex, live: a rollback whose native thread disagrees or is gone', () 
     const h = open();
     const threadId = await h.thread({ cwd: workspace() });
     const runs = await threeRuns(h, threadId, 'lost');
-    const turnOf = (runId: string) => h.store.bindings.forApp(run(h, runId).attempts[0]!.id).find((b) => b.entityKind === 'run_attempt')!.nativeRef;
+    const turnOf = (runId: string) => h.store.bindings.forApp(h.run(runId).attempts[0]!.id).find((b) => b.entityKind === 'run_attempt')!.nativeRef;
     const turnOne = turnOf(runs[0]!);
     cutTurn(await releaseCodex(h, threadId, runs[0]!), turnOne);
     // ...and Codex's own index of its threads goes too, so the resume rebuilds the thread from what is left.
@@ -206,7 +199,7 @@ describe('Codex, live: a rollback whose native thread disagrees or is gone', () 
     const h = open();
     const threadId = await h.thread({ cwd: workspace() });
     const runs = await threeRuns(h, threadId, 'gone');
-    const failed = run(h, runs[0]!).providerThreadId!;
+    const failed = h.run(runs[0]!).providerThreadId!;
     rmSync(await releaseCodex(h, threadId, runs[0]!));
 
     expect(await h.command({ type: 'rollback.toRun', threadId, runOrdinal: 1 })).toMatchObject({ ok: true });
@@ -214,9 +207,9 @@ describe('Codex, live: a rollback whose native thread disagrees or is gone', () 
     expect(h.store.outbox.list({ threadId }).filter((e) => e.kind === 'provider.thread.rollback').map((e) => e.status)).toEqual(['completed']);
 
     model.enqueue({ kind: 'text', text: 'gone answer 4' });
-    const next = await send(h, threadId, 'gone-run-next');
-    await h.until(() => ended(h, next));
-    const r = run(h, next);
+    const next = await h.send(threadId, 'gone-run-next');
+    await h.until(() => h.ended(next));
+    const r = h.run(next);
     expect(r.status, JSON.stringify(r.error)).toBe('completed');
     expect(r.ordinal).toBe(2);
     expect(r.providerThreadId).not.toBe(failed);

@@ -11,7 +11,11 @@ import type { CheckpointStore } from '../../src/checkpoints/checkpoint-store.js'
 import type { CapabilitySource } from '../../src/actors/policy.js';
 import type { DomainEvent } from '../../src/domain/events.js';
 import type { Effect } from '../../src/domain/effects.js';
+import { runTerminalStatuses } from '../../src/domain/statuses.js';
+import type { ProjectionRow } from '../../src/domain/projections.js';
 import { tempDir } from './temp.js';
+
+type RunView = ProjectionRow<'runs'>;
 
 export interface Harness {
   runtime: Runtime;
@@ -26,6 +30,12 @@ export interface Harness {
   effect(kind: string, threadId: string): Effect;
   /** Creates a thread and returns its id. */
   thread(extra?: Record<string, unknown>): Promise<string>;
+  /** Sends a message (fails loudly on a refusal) and returns its run id. */
+  send(threadId: string, text: string, extra?: Record<string, unknown>): Promise<string>;
+  /** A run's projection (it must exist). */
+  run(runId: string): RunView;
+  /** True once the run is completed, failed, interrupted, cancelled or rolled back. */
+  ended(runId: string): boolean;
   /** The ids of the newest provider turn the runtime asked for on a thread. */
   turn(threadId: string): { runId: string; attemptId: string; rootNodeId: string };
   /** Feeds a provider event and fails loudly if the runtime refused it. */
@@ -72,6 +82,17 @@ export function createHarness(options: HarnessOptions, path: string, salt: strin
       if (!ack.ok) throw new Error(`thread.create refused: ${JSON.stringify(ack)}`);
       return ack.result.threadId;
     },
+    send: async (threadId, text, extra = {}) => {
+      const ack = (await h.command({ type: 'thread.message.send', threadId, text, ...extra })) as { ok: boolean; result: { runId: string } };
+      if (!ack.ok) throw new Error(`thread.message.send refused: ${JSON.stringify(ack)}`);
+      return ack.result.runId;
+    },
+    run: (runId) => {
+      const run = store.projections.get('runs', runId);
+      if (!run) throw new Error(`no run ${runId}`);
+      return run;
+    },
+    ended: (runId) => (runTerminalStatuses as readonly string[]).includes(h.run(runId).status),
     turn: (threadId) => {
       const e = h.effect('provider.turn.start', threadId);
       return { runId: e.runId!, ...(e.payload as { attemptId: string; rootNodeId: string }) };
