@@ -351,7 +351,12 @@ export class CodexThreadAdapter {
   /** The process going away is the runtime lost: the active run ends by policy, callbacks die. */
   private watchExit(session: CodexSession, sessionId: string): void {
     session.rpc.onClose((reason) => {
-      if (this.session === session) this.session = null;
+      if (this.session !== session) {
+        // Released on purpose (see stop) or already replaced: its end concerns no turn of now.
+        this.forward([{ type: 'session.status', threadId: this.threadId as never, sessionId: sessionId as never, provider: 'codex', status: 'stopped', reason }]);
+        return;
+      }
+      this.session = null;
       this.quiet.disarm();
       this.unended.disarm();
       const t = this.threadId as never;
@@ -384,9 +389,19 @@ export class CodexThreadAdapter {
     }
   }
 
-  /** Stops the session; the next effect starts a new one and resumes the thread. */
+  /**
+   * Releases the session on purpose (the idle reaper, a stop by policy, shutdown). It is
+   * forgotten at once, before its process has gone: an effect that comes meanwhile starts
+   * a new session and resumes the thread instead of writing to the dying one.
+   */
   stop(signal?: NodeJS.Signals): void {
-    this.session?.stop(signal);
+    const session = this.session;
+    if (!session) return;
+    this.session = null;
+    this.active = null;
+    this.quiet.disarm();
+    this.unended.disarm();
+    session.stop(signal);
   }
 
   /** Shutdown: stop the process and report nothing more (the store may be closing). */
