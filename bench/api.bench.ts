@@ -12,6 +12,7 @@ import { Store } from '../src/persistence/store.js';
 import { startBaton } from '../src/server/baton-app.js';
 import { tempDir } from '../test/support/temp.js';
 import { fmt, type BenchSection } from './measure.js';
+import { codexRegistry } from '../test/support/providers.js';
 
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
 /** Paces the workload (a fixed send rate); never used to wait for a result. */
@@ -53,11 +54,13 @@ async function atRate(count: number, perSecond: number, send: (i: number) => Pro
 /** Command-to-ack latency, fan-out lag to 100 subscribers, and cold start with 10,000 threads. */
 export async function benchApi(): Promise<BenchSection> {
   const data = tempDir('baton-bench-api-');
+  // The threads' workspace: Baton refuses a cwd inside its own data dir.
+  const workspace = tempDir('baton-bench-ws-');
   const echo = await echoServer();
   try {
     const app = await startBaton(loadConfig({}, { dataDir: data.dir, port: 0, token: 'bench-token-0123456789', model: 'scripted' }), pino({ level: 'silent' }));
     const client = await BatonClient.connect(app.url, app.token);
-    const threadId = String(resultOf(await client.command('thread.create', { cwd: data.dir })).threadId);
+    const threadId = String(resultOf(await client.command('thread.create', { cwd: workspace.dir })).threadId);
 
     // 1. Command to ack, 1,000 commands at 200/s.
     const N = 1_000;
@@ -114,8 +117,8 @@ export async function benchApi(): Promise<BenchSection> {
     // 3. Cold start with 10,000 threads on disk: until the first command is acked.
     const cold = tempDir('baton-bench-cold-');
     try {
-      const seed = new Runtime({ store: Store.open(`${cold.dir}/baton.sqlite`), ids: new SequentialIds('seed'), maxLiveThreads: 100 });
-      await Promise.all(Array.from({ length: 10_000 }, (_, i) => seed.dispatch({ commandId: `seed_${i}`, type: 'thread.create', threadId: `thr_${i}`, cwd: cold.dir })));
+      const seed = new Runtime({ store: Store.open(`${cold.dir}/baton.sqlite`), providers: codexRegistry(), ids: new SequentialIds('seed'), maxLiveThreads: 100 });
+      await Promise.all(Array.from({ length: 10_000 }, (_, i) => seed.dispatch({ commandId: `seed_${i}`, type: 'thread.create', threadId: `thr_${i}`, cwd: workspace.dir })));
       seed.store.close();
       const t0 = performance.now();
       const coldApp = await startBaton(loadConfig({}, { dataDir: cold.dir, port: 0, token: 'bench-token-0123456789', model: 'scripted' }), pino({ level: 'silent' }));
@@ -154,5 +157,6 @@ export async function benchApi(): Promise<BenchSection> {
   } finally {
     await echo.close();
     data.cleanup();
+    workspace.cleanup();
   }
 }

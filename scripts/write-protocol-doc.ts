@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { checkpointHandlers } from '../src/actors/checkpoint-effects.js';
 import { EffectWorker } from '../src/actors/effect-worker.js';
 import { reportEffectOutcome } from '../src/actors/live-work-effects.js';
+import { ProviderRegistry } from '../src/providers/registry.js';
+import { codexCapabilities } from '../src/providers/codex/codex-capabilities.js';
 import { Runtime } from '../src/actors/runtime.js';
 import { CheckpointStore } from '../src/checkpoints/checkpoint-store.js';
 import { Command, commandTypes } from '../src/domain/commands.js';
@@ -31,12 +33,15 @@ async function captureEvents(): Promise<Map<string, DomainEvent>> {
   const ws = realpathSync(mkdtempSync(join(tmpdir(), 'baton-doc-ws-')));
   const clock = new ManualClock();
   const store = Store.open(join(dir, 'doc.sqlite'), { clock });
-  const runtime = new Runtime({ store, clock, ids: new SequentialIds(), requestTtlMs: 60_000, checkpoints: new CheckpointStore({ root: join(dir, 'checkpoints') }) });
-  // The scripted provider takes answers (a request is resolved once it does).
-  const worker = new EffectWorker(runtime, {
-    ...checkpointHandlers(runtime.checkpoints),
-    'provider.runtime-request.respond': async (effect, w) => void (await w.settle(effect, 'completed', (t) => reportEffectOutcome(t, effect, null))),
+  const providers = new ProviderRegistry();
+  const runtime = new Runtime({ store, clock, ids: new SequentialIds(), providers, requestTtlMs: 60_000, checkpoints: new CheckpointStore({ root: join(dir, 'checkpoints') }) });
+  // The scripted provider (Codex's declaration) takes answers (a request is resolved once it does).
+  providers.register({
+    id: 'codex',
+    capabilities: codexCapabilities,
+    handlers: { 'provider.runtime-request.respond': async (effect, w) => void (await w.settle(effect, 'completed', (t) => reportEffectOutcome(t, effect, null))) },
   });
+  const worker = new EffectWorker(runtime, checkpointHandlers(runtime.checkpoints));
   const seen = new Map<string, DomainEvent>();
   runtime.onEvents((events) => events.forEach((e) => seen.has(e.type) || seen.set(e.type, JSON.parse(JSON.stringify(e).split(ws).join('/home/me/project')))));
   let n = 0;

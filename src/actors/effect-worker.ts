@@ -1,4 +1,7 @@
-import type { Effect, EffectKind } from '../domain/effects.js';
+import { isProviderEffectKind, type Effect, type RuntimeEffectKind } from '../domain/effects.js';
+import { unsupportedProvider } from '../providers/registry.js';
+import { cancelStaleEffect, staleEffectReason } from './live-work-effects.js';
+import { failProviderEffect } from './provider-effect-failure.js';
 import type { Runtime } from './runtime.js';
 
 /** Carries out one claimed effect; it settles the effect itself (see `settle`). */
@@ -15,6 +18,12 @@ export type EffectHandler = (effect: Effect, worker: EffectWorker) => Promise<vo
  * lanes run beside it. A busy lane only holds its own thread: the worker keeps claiming
  * for every other thread, and claims a busy thread's next effects once its lane is free.
  * The leases of effects still running are renewed, so a long one is never claimed twice.
+ *
+ * Baton's own effects (checkpoints) go to the runtime handlers given here; a provider
+ * effect goes to the handler its provider registered for its kind (`runtime.providers`),
+ * so providers never take each other's work. One for a provider this Baton lacks, or of a
+ * kind its provider does not carry out, is settled failed `unsupported` (a turn start
+ * then ends its run failed, the error visible).
  */
 export class EffectWorker {
   private readonly lanes = new Map<string, Promise<void>>();
@@ -26,7 +35,7 @@ export class EffectWorker {
 
   constructor(
     readonly runtime: Runtime,
-    private readonly handlers: Partial<Record<EffectKind, EffectHandler>>,
+    private readonly handlers: Partial<Record<RuntimeEffectKind, EffectHandler>>,
     readonly owner = 'worker-1',
     private readonly leaseMs = 30_000,
   ) {}
@@ -40,7 +49,9 @@ export class EffectWorker {
     const now = this.runtime.clock.nowMs();
     const outbox = this.runtime.store.outbox;
     if (this.inFlight.size) outbox.renew(this.owner, [...this.inFlight], now + this.leaseMs, now);
-    const claimed = outbox.claim(this.owner, now, this.leaseMs, limit, Object.keys(this.handlers), new Set(this.lanes.keys()));
+    // Provider kinds are claimed whoever's they are: the lane settles one its provider cannot do (see carryOut).
+    const kinds = [...Object.keys(this.handlers), ...this.runtime.providers.kinds()];
+    const claimed = outbox.claim(this.owner, now, this.leaseMs, limit, kinds, new Set(this.lanes.keys()));
     const byThread = new Map<string, Effect[]>();
     for (const e of claimed) byThread.set(e.threadId, [...(byThread.get(e.threadId) ?? []), e]);
     for (const [threadId, effects] of byThread) {
@@ -124,6 +135,20 @@ export class EffectWorker {
     });
   }
 
+  /** Hands the effect to its handler: Baton's own by kind, a provider's by (provider, kind). */
+  private async carryOut(effect: Effect): Promise<void> {
+    const kind = effect.kind;
+    if (!isProviderEffectKind(kind)) return this.handlers[kind]!(effect, this);
+    const handler = effect.provider ? this.runtime.providers.handler(effect.provider, kind) : null;
+    if (handler) return handler(effect, this);
+    // Nothing is reported for work that is moot already (its run ended while it waited).
+    const stale = staleEffectReason(this.runtime.store, effect);
+    if (stale) return void (await cancelStaleEffect(this, effect, stale));
+    const registered = effect.provider ? this.runtime.providers.get(effect.provider) : null;
+    const error = registered ? { code: 'unsupported' as const, message: `the ${registered.id} provider does not carry out ${kind}` } : unsupportedProvider(effect.provider).toInfo();
+    await failProviderEffect(this, effect, error);
+  }
+
   /**
    * One thread's claimed effects, in order. A handler that throws stops the lane: the
    * effects after it stay leased and are claimed again once their lease expires.
@@ -131,7 +156,7 @@ export class EffectWorker {
   private async runLane(threadId: string, effects: Effect[]): Promise<void> {
     try {
       for (const effect of effects) {
-        await this.handlers[effect.kind]!(effect, this);
+        await this.carryOut(effect);
         this.inFlight.delete(effect.id);
       }
     } catch (error) {

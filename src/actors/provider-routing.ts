@@ -130,8 +130,10 @@ function openRequest(thread: ThreadActor, event: Of<'request.opened'>): void {
   thread.spawn('execution_node', event.nodeId, { nodeId: event.nodeId, runId: event.runId, threadId: event.threadId, attemptId: run?.activeAttemptId ?? null, parentNodeId: event.parentNodeId, kind, countsForRun: false, title: event.prompt });
   thread.deliver({ kind: 'execution_node', id: event.nodeId }, { type: 'START' });
   thread.deliver({ kind: 'execution_node', id: event.nodeId }, { type: 'WAIT' });
+  // The answer goes back to the provider that asked: the run's (its thread's if the run is unknown).
+  const provider = run?.provider ?? (thread.snapshot({ kind: 'thread_supervisor', id: event.threadId })?.context as ThreadSupervisorContext).provider;
   thread.spawn('runtime_request', event.requestId, {
-    requestId: event.requestId, threadId: event.threadId, runId: event.runId, nodeId: event.nodeId, kind: event.kind, prompt: event.prompt, details: event.details, providerSessionId: event.providerSessionId,
+    requestId: event.requestId, threadId: event.threadId, runId: event.runId, nodeId: event.nodeId, provider, kind: event.kind, prompt: event.prompt, details: event.details, providerSessionId: event.providerSessionId,
     expiresAt: thread.requestTtlMs === null ? null : thread.current.at + thread.requestTtlMs,
   });
 }

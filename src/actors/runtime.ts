@@ -9,7 +9,7 @@ import type { TimerId } from '../domain/ids.js';
 import { timeOrderedIds, systemClock, type Clock, type IdSource } from '../domain/sources.js';
 import { CommitQueue } from '../persistence/commit-queue.js';
 import type { Store } from '../persistence/store.js';
-import { declaredCapabilities } from '../providers/declared-capabilities.js';
+import { ProviderRegistry } from '../providers/registry.js';
 import { handleCommand } from './command-handlers.js';
 import { commitRollbackNode, commitRollbackToRun, prepareRollbackNode, prepareRollbackToRun } from './rollback.js';
 import type { CheckpointStore } from '../checkpoints/checkpoint-store.js';
@@ -23,10 +23,15 @@ export interface RuntimeOptions {
   store: Store;
   ids?: IdSource;
   clock?: Clock;
+  /**
+   * The providers that can run threads here: their capabilities, their effect handlers. A
+   * thread on any other is refused at the command. Providers may register after the
+   * runtime is built (their adapters need it). Default: none yet.
+   */
+  providers?: ProviderRegistry;
+  /** Overrides the registry's declarations (tests of a fallback); default: the registry's. */
   capabilities?: CapabilitySource;
   defaultProvider?: ProviderKind;
-  /** The providers that can run threads here (default: only the default provider); others are refused at the command. */
-  providers?: readonly ProviderKind[];
   /** Idle threads beyond this many are passivated (least recently used first). */
   maxLiveThreads?: number;
   /** Where runs checkpoint their workspace; without one, checkpoints are recorded missing. */
@@ -53,9 +58,9 @@ export class Runtime {
   readonly queue: CommitQueue;
   readonly ids: IdSource;
   readonly clock: Clock;
+  readonly providers: ProviderRegistry;
   private readonly capabilities: CapabilitySource;
   private readonly defaultProvider: ProviderKind;
-  private readonly providers: readonly ProviderKind[];
   private readonly maxLiveThreads: number;
   readonly checkpoints: CheckpointStore | null;
   private readonly requestTtlMs: number | null;
@@ -70,9 +75,9 @@ export class Runtime {
     this.queue = new CommitQueue(options.store);
     this.clock = options.clock ?? systemClock;
     this.ids = options.ids ?? timeOrderedIds(this.clock);
-    this.capabilities = options.capabilities ?? ((p) => declaredCapabilities[p]);
+    this.providers = options.providers ?? new ProviderRegistry();
+    this.capabilities = options.capabilities ?? ((p) => this.providers.capabilities(p));
     this.defaultProvider = options.defaultProvider ?? 'codex';
-    this.providers = options.providers ?? [this.defaultProvider];
     this.maxLiveThreads = options.maxLiveThreads ?? 2_000;
     this.checkpoints = options.checkpoints ?? null;
     this.requestTtlMs = options.requestTtlMs ?? null;
@@ -116,7 +121,7 @@ export class Runtime {
         ? await thread.runPrepared((t) => prepareRollbackToRun(t, command, this.store, this.checkpoints, (cwd) => this.checkWorkspace(cwd)), (t, r) => commitRollbackToRun(t, command, r), options)
         : command.type === 'rollback.node'
           ? await thread.runPrepared((t) => prepareRollbackNode(t, command, this.store, this.checkpoints, (cwd) => this.checkWorkspace(cwd)), (t, r) => commitRollbackNode(t, command, r), options)
-          : await thread.run((t) => handleCommand(t, command, { capabilities: this.capabilities, defaultProvider: this.defaultProvider, providers: this.providers, store: this.store }), options);
+          : await thread.run((t) => handleCommand(t, command, { capabilities: this.capabilities, defaultProvider: this.defaultProvider, providers: this.providers.ids(), store: this.store }), options);
     return ackOf(outcome, command.commandId);
   }
 
@@ -158,7 +163,8 @@ export class Runtime {
       await this.thread(threadId).run((thread) => {
         for (const r of stale.filter((r) => r.threadId === threadId)) {
           const provider = (thread.snapshot({ kind: 'thread_supervisor', id: threadId })?.context as { provider?: ProviderKind } | undefined)?.provider ?? this.defaultProvider;
-          if (this.capabilities(provider).sessions.pendingRequestsSurviveRestart) continue;
+          // A provider this Baton lacks keeps nothing alive across a restart.
+          if (this.providers.get(provider) && this.capabilities(provider).sessions.pendingRequestsSurviveRestart) continue;
           thread.deliver({ kind: 'runtime_request', id: r.id }, { type: 'CALLBACK_LOST', reason: 'Baton restarted: the provider callback is gone' });
           marked += 1;
         }

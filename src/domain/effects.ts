@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { CommandId, EffectId, EventId, NodeId, RunId, ThreadId } from './ids.js';
-import { ProviderKind } from './statuses.js';
+import { ApprovalDecision, ProviderKind } from './statuses.js';
+import { CommandId, EffectId, EventId, NodeId, ProviderSessionId, ProviderThreadId, RunAttemptId, RunId, RuntimeRequestId, ThreadId } from './ids.js';
 
 /**
  * Side effects leave the runtime only as outbox rows, written in the same transaction as
@@ -23,23 +23,64 @@ export const EffectKind = z.enum([
 ]);
 export type EffectKind = z.infer<typeof EffectKind>;
 
+/** The kinds a provider carries out (the worker dispatches them on the effect's provider); the rest are Baton's own. */
+export type ProviderEffectKind = Extract<EffectKind, `provider.${string}`>;
+export type RuntimeEffectKind = Exclude<EffectKind, ProviderEffectKind>;
+export const isProviderEffectKind = (kind: EffectKind): kind is ProviderEffectKind => kind.startsWith('provider.');
+
 export const EffectStatus = z.enum(['pending', 'running', 'completed', 'failed', 'cancelled']);
 export type EffectStatus = z.infer<typeof EffectStatus>;
 
-export const NewEffect = z.object({
+const Answers = z.record(z.string(), z.union([z.string(), z.array(z.string())]));
+const open = z.record(z.string(), z.unknown());
+
+/**
+ * What each kind's payload must hold, checked when a unit is committed (like the event
+ * catalog): a machine that asks for an effect without what its handler needs is refused
+ * in the step that asked, not discovered by the worker later. The shapes are open (a
+ * turn start carries the run's settings too); only what handlers read is required.
+ */
+export const effectPayloads = {
+  'provider.session.ensure': open,
+  'provider.turn.start': z.looseObject({ attemptId: RunAttemptId, rootNodeId: NodeId, text: z.string(), providerThreadId: ProviderThreadId.nullable().optional() }),
+  'provider.turn.steer': z.looseObject({ attemptId: RunAttemptId.nullable(), text: z.string(), messageId: z.string() }),
+  'provider.turn.interrupt': z.looseObject({ attemptId: RunAttemptId.nullable(), reason: z.string().optional() }),
+  'provider.runtime-request.respond': z.looseObject({ requestId: RuntimeRequestId, providerSessionId: ProviderSessionId, decision: ApprovalDecision.nullable(), answers: Answers.nullable() }),
+  'provider.thread.rollback': z.looseObject({ providerThreadId: ProviderThreadId, runOrdinal: z.number().int(), turnsToDrop: z.number().int().nonnegative() }),
+  'provider.thread.fork': open,
+  'provider.thread.resume': open,
+  'provider.session.stop': z.looseObject({ reason: z.string() }),
+  'checkpoint.baseline': z.looseObject({ ordinal: z.number().int() }),
+  'checkpoint.capture': open,
+  'checkpoint.restore': open,
+  'delegated-tasks.stop': open,
+} satisfies Record<EffectKind, z.ZodType<Record<string, unknown>>>;
+export type EffectPayload<K extends EffectKind> = z.infer<(typeof effectPayloads)[K]>;
+
+const effectFields = {
   id: EffectId,
   kind: EffectKind,
   threadId: ThreadId,
   runId: RunId.nullable(),
   nodeId: NodeId.nullable(),
+  /** Whose effect it is: required for every provider kind (the worker dispatches on it), null for Baton's own. */
   provider: ProviderKind.nullable(),
   payload: z.record(z.string(), z.unknown()),
   causationEventId: EventId.nullable(),
   commandId: CommandId.nullable(),
+};
+
+/** A new effect: its payload is checked against its kind's catalog entry, and a provider effect must name its provider. */
+export const NewEffect = z.object(effectFields).superRefine((effect, ctx) => {
+  if (isProviderEffectKind(effect.kind) && effect.provider === null) {
+    ctx.addIssue({ code: 'custom', path: ['provider'], message: `a ${effect.kind} effect must name its provider` });
+  }
+  const payload = effectPayloads[effect.kind].safeParse(effect.payload);
+  if (!payload.success) for (const issue of payload.error.issues) ctx.addIssue({ code: 'custom', path: ['payload', ...issue.path], message: issue.message });
 });
 export type NewEffect = z.infer<typeof NewEffect>;
 
-export const Effect = NewEffect.extend({
+export const Effect = z.object(effectFields).extend({
   status: EffectStatus,
   attempts: z.number().int().nonnegative(),
   lastError: z.string().nullable(),

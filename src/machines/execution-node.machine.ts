@@ -45,7 +45,7 @@ export const executionNodeMachine = setup({
     /** A subagent is a checkpoint scope of its own, nested under its run's: capture it when it ends. */
     captureScope: enqueueActions(({ context, enqueue }) => {
       if (context.kind !== 'subagent') return;
-      enqueue.emit({ type: 'effect', effect: { kind: 'checkpoint.capture', runId: context.runId, nodeId: context.nodeId, payload: { scope: 'subagent' } } });
+      enqueue.emit({ type: 'effect', effect: { kind: 'checkpoint.capture', provider: null, runId: context.runId, nodeId: context.nodeId, payload: { scope: 'subagent' } } });
     }),
     setStatus: enqueueActions(({ context, enqueue }, params: { to: NodeStatus }) => {
       if (context.status === params.to) return;

@@ -1,6 +1,7 @@
 import type { EffectKind } from '../domain/effects.js';
 import type { EntityKind } from '../domain/entities.js';
 import type { EventPayload, EventType } from '../domain/events.js';
+import type { ProviderKind } from '../domain/statuses.js';
 
 /**
  * What a machine may say to the world. Machines are pure: they never write, call or
@@ -13,11 +14,16 @@ export type DomainOutput = {
   [K in EventType]: { type: 'domain'; event: { type: K; payload: EventPayload<K> } };
 }[EventType];
 
-/** A side effect for the outbox; the runtime adds its id and causation. */
+/**
+ * A side effect for the outbox; the runtime adds its id and causation. The machine names
+ * whose effect it is (the worker dispatches a provider effect on it): a provider effect's
+ * provider, null for Baton's own (checkpoints).
+ */
 export interface EffectOutput {
   type: 'effect';
   effect: {
     kind: EffectKind;
+    provider: ProviderKind | null;
     runId: string | null;
     nodeId: string | null;
     payload: Record<string, unknown>;

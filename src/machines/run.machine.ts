@@ -76,7 +76,7 @@ function attemptOutputs(c: RunContext, attemptId: string, rootNodeId: string, at
   return [
     { type: 'spawn', entity: { kind: 'run_attempt', id: attemptId, input: { attemptId, runId: c.runId, threadId: c.threadId, attemptOrdinal, rootNodeId, reason, providerThreadId: c.providerThreadId } } },
     { type: 'spawn', entity: { kind: 'execution_node', id: rootNodeId, input: { nodeId: rootNodeId, runId: c.runId, threadId: c.threadId, attemptId, parentNodeId: null, kind: 'root_turn', countsForRun: true, title: null } } },
-    { type: 'effect', effect: { kind: 'provider.turn.start', runId: c.runId, nodeId: rootNodeId, payload: { attemptId, rootNodeId, reason, text, provider: c.provider, model: c.model, ...c.settings, providerThreadId: c.providerThreadId, fork } } },
+    { type: 'effect', effect: { kind: 'provider.turn.start', provider: c.provider, runId: c.runId, nodeId: rootNodeId, payload: { attemptId, rootNodeId, reason, text, provider: c.provider, model: c.model, ...c.settings, providerThreadId: c.providerThreadId, fork } } },
   ];
 }
 
@@ -137,7 +137,7 @@ export const runMachine = setup({
       if (event.type !== 'INTERRUPT') return;
       enqueue.assign({ interruptRequested: true, pendingRestart: null });
       enqueue.emit(domain('run.interrupt-requested', { ...ref(context), holdQueue: event.holdQueue }));
-      enqueue.emit({ type: 'effect', effect: { kind: 'provider.turn.interrupt', runId: context.runId, nodeId: context.rootNodeId, payload: { attemptId: context.activeAttemptId } } });
+      enqueue.emit({ type: 'effect', effect: { kind: 'provider.turn.interrupt', provider: context.provider, runId: context.runId, nodeId: context.rootNodeId, payload: { attemptId: context.activeAttemptId } } });
     }),
     /** Declared policy for a provider without interrupt: stop its session, end the run interrupted. */
     interruptByPolicy: enqueueActions(({ context, event, enqueue }) => {
@@ -145,7 +145,7 @@ export const runMachine = setup({
       enqueue.assign({ interruptRequested: true, terminalStatus: 'interrupted' });
       enqueue.emit(domain('run.interrupt-requested', { ...ref(context), holdQueue: event.holdQueue }));
       enqueue.emit(domain('runtime.warning', { threadId: context.threadId as never, runId: context.runId as never, message: 'provider cannot interrupt: its session is stopped and the run ends interrupted by policy' }));
-      enqueue.emit({ type: 'effect', effect: { kind: 'provider.session.stop', runId: context.runId, nodeId: null, payload: { reason: 'interrupt_unsupported' } } });
+      enqueue.emit({ type: 'effect', effect: { kind: 'provider.session.stop', provider: context.provider, runId: context.runId, nodeId: null, payload: { reason: 'interrupt_unsupported' } } });
       for (const o of endTurnOutputs(context, 'interrupted')) enqueue.emit(o);
     }),
     /** The provider process is gone: its turn will never report its end. */
@@ -171,7 +171,7 @@ export const runMachine = setup({
     steerNative: enqueueActions(({ context, event, enqueue }) => {
       if (event.type !== 'STEER_NATIVE') return;
       enqueue.emit(domain('run.steered', { ...ref(context), messageId: event.messageId as never, strategy: 'native' }));
-      enqueue.emit({ type: 'effect', effect: { kind: 'provider.turn.steer', runId: context.runId, nodeId: context.rootNodeId, payload: { attemptId: context.activeAttemptId, text: event.text, messageId: event.messageId } } });
+      enqueue.emit({ type: 'effect', effect: { kind: 'provider.turn.steer', provider: context.provider, runId: context.runId, nodeId: context.rootNodeId, payload: { attemptId: context.activeAttemptId, text: event.text, messageId: event.messageId } } });
     }),
     steerByRestart: enqueueActions(({ context, event, enqueue }) => {
       if (event.type !== 'STEER_RESTART') return;
@@ -180,7 +180,7 @@ export const runMachine = setup({
       enqueue.emit(domain('run.steered', { ...ref(context), messageId: event.messageId as never, strategy: 'restart' }));
       // A second steer while the first restart is pending only updates the replacement's text.
       if (context.pendingRestart) return;
-      enqueue.emit({ type: 'effect', effect: { kind: 'provider.turn.interrupt', runId: context.runId, nodeId: context.rootNodeId, payload: { attemptId: context.activeAttemptId, reason: 'steering_restart' } } });
+      enqueue.emit({ type: 'effect', effect: { kind: 'provider.turn.interrupt', provider: context.provider, runId: context.runId, nodeId: context.rootNodeId, payload: { attemptId: context.activeAttemptId, reason: 'steering_restart' } } });
     }),
     /** The interrupted attempt is superseded and its replacement starts under the same run. */
     startReplacement: enqueueActions(({ context, enqueue }) => {
@@ -238,7 +238,7 @@ export const runMachine = setup({
           actions: enqueueActions(({ context, event, enqueue }) => {
             const started = { ...context, ordinal: event.ordinal, providerThreadId: event.providerThreadId, settings: event.settings };
             // The workspace as it was before this run: checkpoint N-1, captured before the provider starts.
-            enqueue.emit({ type: 'effect', effect: { kind: 'checkpoint.baseline', runId: context.runId, nodeId: null, payload: { ordinal: event.ordinal - 1 } } });
+            enqueue.emit({ type: 'effect', effect: { kind: 'checkpoint.baseline', provider: null, runId: context.runId, nodeId: null, payload: { ordinal: event.ordinal - 1 } } });
             for (const o of attemptOutputs(started, context.firstAttemptId, context.rootNodeId, 1, event.reason, context.text, event.fork ?? null)) enqueue.emit(o);
             enqueue.assign({ ordinal: event.ordinal, providerThreadId: event.providerThreadId, settings: event.settings, activeAttemptId: context.firstAttemptId, attemptCount: 1 });
             enqueue.emit(domain('run.started', { ...ref(context), ordinal: event.ordinal, attemptId: context.firstAttemptId as never, providerThreadId: event.providerThreadId as never }));
@@ -304,7 +304,7 @@ export const runMachine = setup({
         checkpoint: {
           entry: emit(({ context }) => ({
             type: 'effect' as const,
-            effect: { kind: 'checkpoint.capture' as const, runId: context.runId, nodeId: context.rootNodeId, payload: { ordinal: context.ordinal, runStatus: context.terminalStatus } },
+            effect: { kind: 'checkpoint.capture' as const, provider: null, runId: context.runId, nodeId: context.rootNodeId, payload: { ordinal: context.ordinal, runStatus: context.terminalStatus } },
           })),
           on: {
             CHECKPOINT_RECORDED: {

@@ -1,5 +1,5 @@
 import { assign, emit, enqueueActions, setup } from 'xstate';
-import type { ApprovalDecision, RuntimeRequestKind, RuntimeRequestStatus } from '../domain/statuses.js';
+import type { ApprovalDecision, ProviderKind, RuntimeRequestKind, RuntimeRequestStatus } from '../domain/statuses.js';
 import { domain, type MachineOutput } from './outputs.js';
 
 /**
@@ -10,13 +10,15 @@ import { domain, type MachineOutput } from './outputs.js';
  * ended, it ends `cancelled` with the reason; a callback that was lost is recorded
  * (`not_resumable`), so answering it afterwards is refused as such.
  */
-export const RUNTIME_REQUEST_MACHINE_VERSION = 2;
+export const RUNTIME_REQUEST_MACHINE_VERSION = 3;
 
 export interface RuntimeRequestInput {
   requestId: string;
   threadId: string;
   runId: string;
   nodeId: string;
+  /** Whose callback it is (its run's provider): the answer goes back to that provider alone. */
+  provider: ProviderKind;
   kind: RuntimeRequestKind;
   prompt: string;
   details: Record<string, unknown>;
@@ -93,7 +95,7 @@ export const runtimeRequestMachine = setup({
             assign({ answer: ({ event }) => ({ decision: event.decision, answers: event.answers }) }),
             emit(({ context, event }) => ({
               type: 'effect' as const,
-              effect: { kind: 'provider.runtime-request.respond' as const, runId: context.runId, nodeId: context.nodeId, payload: { requestId: context.requestId, providerSessionId: context.providerSessionId, decision: event.decision, answers: event.answers } },
+              effect: { kind: 'provider.runtime-request.respond' as const, provider: context.provider, runId: context.runId, nodeId: context.nodeId, payload: { requestId: context.requestId, providerSessionId: context.providerSessionId, decision: event.decision, answers: event.answers } },
             })),
             emit(({ context, event }) => domain('runtime-request.answering', { ...ids(context), decision: event.decision, answers: event.answers })),
           ],

@@ -206,7 +206,7 @@ export const threadSupervisorMachine = setup({
                 enqueue.emit(domain('thread.rolled-back', { threadId: tid(context), runOrdinal: event.runOrdinal, rolledBackRunIds: later as never }));
                 if (later.length === 0) return;
                 if (context.capabilities.canRollbackThread) {
-                  enqueue.emit({ type: 'effect', effect: { kind: 'provider.thread.rollback', runId: null, nodeId: null, payload: { providerThreadId: context.providerThreadId, runOrdinal: event.runOrdinal, turnsToDrop: later.length } } });
+                  enqueue.emit({ type: 'effect', effect: { kind: 'provider.thread.rollback', provider: context.provider, runId: null, nodeId: null, payload: { providerThreadId: context.providerThreadId, runOrdinal: event.runOrdinal, turnsToDrop: later.length } } });
                 } else {
                   // No provider rollback: its conversation has diverged from the files; the next run reseeds a replacement.
                   enqueue.assign({ reseedNext: true });

@@ -9,6 +9,7 @@ import { CheckpointStore } from '../checkpoints/checkpoint-store.js';
 import { databasePath, type Config } from '../config.js';
 import { Store } from '../persistence/store.js';
 import { CodexProvider } from '../providers/codex/codex-provider.js';
+import { ProviderRegistry } from '../providers/registry.js';
 import { offlineResponder, ScriptedModelServer, type Responder } from '../providers/model/scripted-model-server.js';
 import { lockDataDir, type DataDirLock } from './data-dir-lock.js';
 import { preparePrivateDataDir } from './data-dir.js';
@@ -57,7 +58,8 @@ export async function startBaton(config: Config, logger: Logger, options: { resp
 async function assemble(config: Config, logger: Logger, options: { responder?: Responder }, lock: DataDirLock): Promise<BatonApp> {
   const token = resolveToken(config);
   const store = Store.open(databasePath(config));
-  const runtime = new Runtime({ store, logger, dataDir: config.dataDir, checkpoints: new CheckpointStore({ root: join(config.dataDir, 'checkpoints'), gitTimeoutMs: config.gitTimeoutMs }) });
+  const providers = new ProviderRegistry();
+  const runtime = new Runtime({ store, logger, providers, dataDir: config.dataDir, checkpoints: new CheckpointStore({ root: join(config.dataDir, 'checkpoints'), gitTimeoutMs: config.gitTimeoutMs }) });
 
   let scripted: ScriptedModelServer | null = null;
   let model: BatonApp['model'];
@@ -73,7 +75,8 @@ async function assemble(config: Config, logger: Logger, options: { responder?: R
     turnIdleTimeoutMs: config.turnIdleTimeoutMs,
     interruptTimeoutMs: config.interruptTimeoutMs,
   });
-  const worker = new EffectWorker(runtime, { ...checkpointHandlers(runtime.checkpoints), ...codex.handlers() }, `baton-${process.pid}`);
+  providers.register(codex.provider());
+  const worker = new EffectWorker(runtime, checkpointHandlers(runtime.checkpoints), `baton-${process.pid}`);
 
   let running: Promise<void> | null = null;
   let again = false;

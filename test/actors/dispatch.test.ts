@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { declaredCapabilities } from '../../src/providers/declared-capabilities.js';
+import { codexCapabilities } from '../../src/providers/codex/codex-capabilities.js';
 import type { ProviderCapabilities } from '../../src/domain/capabilities.js';
 import { useRuntime, type Harness } from '../support/runtime.js';
 import { providerTakesAnswers } from '../support/provider-stand-in.js';
 
 const withNativeSteering = useRuntime({ handlers: () => ({ 'provider.runtime-request.respond': providerTakesAnswers }) });
 const noNativeSteering = useRuntime({
-  capabilities: (p): ProviderCapabilities => ({ ...declaredCapabilities[p], turns: { ...declaredCapabilities[p].turns, supportsActiveSteering: false } }),
+  capabilities: (p): ProviderCapabilities => ({ ...codexCapabilities, turns: { ...codexCapabilities.turns, supportsActiveSteering: false } }),
 });
 
 const send = (h: Harness, threadId: string, text: string, dispatchMode?: string) =>

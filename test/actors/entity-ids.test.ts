@@ -7,6 +7,7 @@ import { ManualClock, type IdSource } from '../../src/domain/sources.js';
 import { projectionNames } from '../../src/domain/projections.js';
 import { Store } from '../../src/persistence/store.js';
 import { tempDir } from '../support/temp.js';
+import { codexRegistry } from '../support/providers.js';
 
 const cleanups: (() => void)[] = [];
 afterEach(() => cleanups.splice(0).forEach((c) => c()));
@@ -34,7 +35,7 @@ function open() {
   const start = () => {
     const store = Store.open(path, { clock });
     cleanups.unshift(() => store.close());
-    return new Runtime({ store, clock, ids: new ThreadShapedIds(`s${++starts}_`) });
+    return new Runtime({ store, providers: codexRegistry(), clock, ids: new ThreadShapedIds(`s${++starts}_`) });
   };
   return { start, workspace };
 }

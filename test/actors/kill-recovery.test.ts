@@ -7,6 +7,7 @@ import { SequentialIds } from '../../src/domain/sources.js';
 import { Store } from '../../src/persistence/store.js';
 import { tempDir } from '../support/temp.js';
 import { runUntilKilled } from '../support/child.js';
+import { codexRegistry } from '../support/providers.js';
 
 /** Runs the child until it has committed `deltas` deltas, then SIGKILLs it. */
 async function runUntilDeltas(dbPath: string, deltas: number): Promise<number> {
@@ -23,7 +24,7 @@ describe('SIGKILL mid-run', () => {
     try {
       const committed = await runUntilDeltas(dbPath, 25);
       const store = Store.open(dbPath);
-      const runtime = new Runtime({ store, ids: new SequentialIds('after') });
+      const runtime = new Runtime({ store, providers: codexRegistry(), ids: new SequentialIds('after') });
       const worker = new EffectWorker(runtime, checkpointHandlers(null));
       // Rehydration alone (no provider policy here): the run goes on from the next provider events.
       expect(runtime.liveThreadCount).toBe(0);

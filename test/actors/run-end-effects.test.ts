@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { realpathSync } from 'node:fs';
-import { declaredCapabilities } from '../../src/providers/declared-capabilities.js';
+import { codexCapabilities } from '../../src/providers/codex/codex-capabilities.js';
 import type { ProviderCapabilities } from '../../src/domain/capabilities.js';
 import { CodexProvider } from '../../src/providers/codex/codex-provider.js';
 import { streamSnapshot } from '../../src/server/streams.js';
@@ -16,7 +16,7 @@ import { tempDir } from '../support/temp.js';
 const answering = useRuntime({ handlers: () => ({ 'provider.runtime-request.respond': providerTakesAnswers }) });
 const losingAnswers = useRuntime({ handlers: () => ({ 'provider.runtime-request.respond': providerLosesAnswers }) });
 const noInterrupt = useRuntime({
-  capabilities: (p): ProviderCapabilities => ({ ...declaredCapabilities[p], turns: { ...declaredCapabilities[p].turns, supportsInterrupt: false } }),
+  capabilities: (p): ProviderCapabilities => ({ ...codexCapabilities, turns: { ...codexCapabilities.turns, supportsInterrupt: false } }),
 });
 
 const providerKinds = ['provider.turn.start', 'provider.turn.steer', 'provider.turn.interrupt', 'provider.runtime-request.respond'];
@@ -176,7 +176,7 @@ describe('requests end with their callback or their run', () => {
 
 describe('requests of an attempt that is replaced, or opened before the turn is reported started', () => {
   const restartSteering = useRuntime({
-    capabilities: (p): ProviderCapabilities => ({ ...declaredCapabilities[p], turns: { ...declaredCapabilities[p].turns, supportsActiveSteering: false } }),
+    capabilities: (p): ProviderCapabilities => ({ ...codexCapabilities, turns: { ...codexCapabilities.turns, supportsActiveSteering: false } }),
   });
 
   it('a steering restart ends the superseded attempt\'s open request, with the reason', async () => {

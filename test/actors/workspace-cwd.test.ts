@@ -6,6 +6,7 @@ import { CheckpointStore } from '../../src/checkpoints/checkpoint-store.js';
 import { SequentialIds } from '../../src/domain/sources.js';
 import { Store } from '../../src/persistence/store.js';
 import { tempDir } from '../support/temp.js';
+import { codexRegistry } from '../support/providers.js';
 
 const cleanups: (() => void)[] = [];
 afterEach(() => cleanups.splice(0).forEach((c) => c()));
@@ -20,7 +21,7 @@ function open() {
   mkdirSync(workspace);
   const store = Store.open(join(dataDir, 'baton.sqlite'));
   cleanups.unshift(() => store.close());
-  const runtime = new Runtime({ store, ids: new SequentialIds(), dataDir, checkpoints: new CheckpointStore({ root: join(dataDir, 'checkpoints') }) });
+  const runtime = new Runtime({ store, providers: codexRegistry(), ids: new SequentialIds(), dataDir, checkpoints: new CheckpointStore({ root: join(dataDir, 'checkpoints') }) });
   return { runtime, store, root: t.dir, dataDir, workspace };
 }
 

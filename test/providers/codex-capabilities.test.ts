@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
-import { declaredCapabilities } from '../../src/providers/declared-capabilities.js';
+import { codexCapabilities } from '../../src/providers/codex/codex-capabilities.js';
 import { codexScenarios } from './codex-scenarios.js';
 
 /**
@@ -60,7 +60,7 @@ export const codexEvidence: Record<string, Evidence> = {
   'checkpointing.providerCanReadConversationSnapshot': live(recovery, 'what Codex kept matches Baton'),
 };
 
-const trueFlags = Object.entries(declaredCapabilities.codex).flatMap(([group, flags]) =>
+const trueFlags = Object.entries(codexCapabilities).flatMap(([group, flags]) =>
   typeof flags === 'object' ? Object.entries(flags as Record<string, unknown>).filter(([, v]) => v === true).map(([flag]) => `${group}.${flag}`) : [],
 );
 
@@ -75,7 +75,7 @@ describe("Codex's capability declaration", () => {
   });
 
   it('does not claim what the adapter does not carry out: subagents, dynamic tool callbacks, developer context', () => {
-    const c = declaredCapabilities.codex;
+    const c = codexCapabilities;
     expect(Object.values(c.subagents).every((v) => v === false)).toBe(true);
     expect([c.tools.supportsDynamicToolCallbacks, c.approvals.approvalsCanOriginateFromSubagents, c.threads.canForkFromSubagentThread]).toEqual([false, false, false]);
     expect([c.context.acceptsDeveloperContext, c.context.supportsDeltaHandoff, c.checkpointing.providerRollbackReturnsSnapshot]).toEqual([false, false, false]);

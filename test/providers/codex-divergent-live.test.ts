@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { declaredCapabilities } from '../../src/providers/declared-capabilities.js';
+import { codexCapabilities } from '../../src/providers/codex/codex-capabilities.js';
 import { useLiveCodex } from '../support/live-codex.js';
 import type { Harness } from '../support/runtime.js';
 
 // The policy is told Codex cannot roll its conversation back: a rollback leaves it divergent.
 const { model, open, workspace } = useLiveCodex({
-  capabilities: (p) => ({ ...declaredCapabilities[p], threads: { ...declaredCapabilities[p].threads, canRollbackThread: false } }),
+  capabilities: (p) => ({ ...codexCapabilities, threads: { ...codexCapabilities.threads, canRollbackThread: false } }),
 });
 
 const status = (h: Harness, providerThreadId: string) => (h.store.entities.get(providerThreadId)?.snapshot as { context: { status: string; nativeThreadRef: string | null } }).context;

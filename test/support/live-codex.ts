@@ -4,6 +4,8 @@ import { CheckpointStore } from '../../src/checkpoints/checkpoint-store.js';
 import { CodexProvider, type CodexProviderOptions } from '../../src/providers/codex/codex-provider.js';
 import type { ScriptedModelServer } from '../../src/providers/model/scripted-model-server.js';
 import type { CapabilitySource } from '../../src/actors/policy.js';
+import type { Runtime } from '../../src/actors/runtime.js';
+import type { Provider } from '../../src/providers/provider.js';
 import { useScriptedModel } from './model.js';
 import { useRuntime, type Harness } from './runtime.js';
 import { TempFolders, tempDir } from './temp.js';
@@ -26,6 +28,8 @@ export interface LiveCodexOptions {
   provider?: () => Partial<CodexProviderOptions>;
   /** What the runtime's policy reads instead of the declared capabilities. */
   capabilities?: CapabilitySource;
+  /** Other providers registered beside Codex. */
+  providers?: (runtime: Runtime) => Provider[];
 }
 
 /**
@@ -41,6 +45,7 @@ export function useLiveCodex(options: LiveCodexOptions = {}): LiveCodex {
   const open = useRuntime({
     checkpoints: new CheckpointStore({ root: join(data.dir, 'checkpoints') }),
     ...(options.capabilities ? { capabilities: options.capabilities } : {}),
+    ...(options.providers ? { providers: options.providers } : {}),
     handlers: (runtime) => {
       const endpoint = { baseUrl: model.baseUrl, model: 'gpt-5.1-codex', streamIdleTimeoutMs: options.streamIdleTimeoutMs ?? 5_000 };
       const provider = new CodexProvider(runtime, { endpoint, dataDir: data.dir, ...options.provider?.() });

@@ -5,7 +5,10 @@ import { ManualClock, SequentialIds } from '../../src/domain/sources.js';
 import { Store } from '../../src/persistence/store.js';
 import { Runtime } from '../../src/actors/runtime.js';
 import { EffectWorker, type EffectHandler } from '../../src/actors/effect-worker.js';
-import type { EffectKind } from '../../src/domain/effects.js';
+import type { ProviderEffectKind } from '../../src/domain/effects.js';
+import { ProviderRegistry } from '../../src/providers/registry.js';
+import type { Provider } from '../../src/providers/provider.js';
+import { codexCapabilities } from '../../src/providers/codex/codex-capabilities.js';
 import { checkpointHandlers } from '../../src/actors/checkpoint-effects.js';
 import type { CheckpointStore } from '../../src/checkpoints/checkpoint-store.js';
 import type { CapabilitySource } from '../../src/actors/policy.js';
@@ -44,6 +47,8 @@ export interface Harness {
   until(done: () => boolean, timeoutMs?: number): Promise<void>;
   /** Closes this runtime and opens a new one on the same file: a restart. */
   restart(): Harness;
+  /** A restart into a Baton assembled differently (other providers, say). */
+  restartWith(other: HarnessOptions): Harness;
 }
 
 let commandCounter = 0;
@@ -52,7 +57,10 @@ export interface HarnessOptions {
   capabilities?: CapabilitySource;
   checkpoints?: CheckpointStore;
   requestTtlMs?: number;
-  handlers?: (runtime: Runtime) => Partial<Record<EffectKind, EffectHandler>>;
+  /** What the Codex provider carries out in this test (nothing by default: its effects wait in the outbox). */
+  handlers?: (runtime: Runtime) => Partial<Record<ProviderEffectKind, EffectHandler>>;
+  /** Other providers to register beside Codex. */
+  providers?: (runtime: Runtime) => Provider[];
 }
 
 /**
@@ -62,13 +70,16 @@ export interface HarnessOptions {
 export function createHarness(options: HarnessOptions, path: string, salt: string, clock: ManualClock, opened: (store: Store) => void): Harness {
   const store = Store.open(path, { clock });
   opened(store);
-  const runtime = new Runtime({ store, clock, ids: new SequentialIds(salt), checkpoints: options.checkpoints ?? null, requestTtlMs: options.requestTtlMs ?? null, ...(options.capabilities ? { capabilities: options.capabilities } : {}) });
+  const providers = new ProviderRegistry();
+  const runtime = new Runtime({ store, clock, ids: new SequentialIds(salt), providers, checkpoints: options.checkpoints ?? null, requestTtlMs: options.requestTtlMs ?? null, ...(options.capabilities ? { capabilities: options.capabilities } : {}) });
+  providers.register({ id: 'codex', capabilities: codexCapabilities, handlers: options.handlers?.(runtime) ?? {} });
+  options.providers?.(runtime).forEach((p) => providers.register(p));
   // A real directory: thread.create refuses a cwd that is not one.
   const workspace = join(dirname(path), 'workspace');
   mkdirSync(workspace, { recursive: true });
   const published: DomainEvent[] = [];
   runtime.onEvents((events) => published.push(...events));
-  const worker = new EffectWorker(runtime, { ...checkpointHandlers(runtime.checkpoints), ...(options.handlers?.(runtime) ?? {}) });
+  const worker = new EffectWorker(runtime, checkpointHandlers(runtime.checkpoints));
   const h: Harness = {
     runtime, store, worker, clock, path, published,
     command: async (cmd) => (await runtime.dispatch({ commandId: `cmd_t${++commandCounter}`, ...cmd })) as never,
@@ -119,9 +130,10 @@ export function createHarness(options: HarnessOptions, path: string, salt: strin
         });
       }
     },
-    restart: () => {
+    restart: () => h.restartWith(options),
+    restartWith: (other) => {
       store.close();
-      return createHarness(options, path, `${salt}r`, clock, opened);
+      return createHarness(other, path, `${salt}r`, clock, opened);
     },
   };
   return h;

@@ -67,7 +67,7 @@ export function typicalUnit(threadId: string, i: number, extras: { receipt?: boo
         runId: run.id,
         nodeId: null,
         provider: 'codex',
-        payload: { text: `message ${i}` },
+        payload: { attemptId: `att_${threadId}_${i}`, rootNodeId: `node_${threadId}_${i}`, text: `message ${i}` },
         causationEventId: eventId,
         commandId: extras.receipt ? (`cmd_${threadId}_${i}` as CommandId) : null,
       },

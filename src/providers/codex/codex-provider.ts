@@ -1,12 +1,14 @@
 import type { Runtime } from '../../actors/runtime.js';
 import type { EffectHandler } from '../../actors/effect-worker.js';
 import { cancelStaleEffect, reportEffectOutcome, staleEffectReason } from '../../actors/live-work-effects.js';
-import type { EffectKind } from '../../domain/effects.js';
-import { BatonError, toErrorInfo } from '../../domain/errors.js';
-import type { ProviderThreadContext } from '../../machines/provider-thread.machine.js';
+import { failProviderEffect } from '../../actors/provider-effect-failure.js';
+import { providerHostOf, type ProviderHost } from '../../actors/provider-host.js';
+import type { ProviderEffectKind } from '../../domain/effects.js';
+import { toErrorInfo } from '../../domain/errors.js';
 import type { LineChannel } from '../transport/line-channel.js';
 import { reseedFor, seededText } from '../../context/reseed.js';
-import { declaredCapabilities } from '../declared-capabilities.js';
+import type { Provider } from '../provider.js';
+import { codexCapabilities } from './codex-capabilities.js';
 import { CodexThreadAdapter, type CodexHost } from './codex-adapter.js';
 import type { CodexModelEndpoint } from './codex-home.js';
 
@@ -21,7 +23,7 @@ export interface CodexProviderOptions {
   turnIdleTimeoutMs?: number;
 }
 
-const providerEffects: EffectKind[] = [
+const providerEffects: ProviderEffectKind[] = [
   'provider.turn.start',
   'provider.turn.steer',
   'provider.turn.interrupt',
@@ -38,35 +40,38 @@ const providerEffects: EffectKind[] = [
 export class CodexProvider {
   private readonly adapters = new Map<string, CodexThreadAdapter>();
   private readonly host: CodexHost;
+  private readonly port: ProviderHost;
 
   constructor(
     private readonly runtime: Runtime,
     private readonly options: CodexProviderOptions,
   ) {
-    const store = runtime.store;
+    const port = providerHostOf(runtime, 'codex');
+    this.port = port;
     this.host = {
-      ids: runtime.ids,
-      emit: async (event) => {
-        const outcome = await runtime.ingest(event);
-        if (!outcome.ok && outcome.error.code !== 'not_found') runtime.logger.warn({ event: event.type, error: outcome.error }, 'a Codex event was refused');
-        return outcome;
-      },
-      nativeThreadRef: (providerThreadId) => (store.entities.get(providerThreadId)?.snapshot as { context?: ProviderThreadContext } | undefined)?.context?.nativeThreadRef ?? null,
-      nativeTurnRef: (attemptId) => store.bindings.forApp(attemptId).find((b) => b.entityKind === 'run_attempt')?.nativeRef ?? null,
+      ids: port.ids,
+      emit: (event) => port.ingest(event),
+      nativeThreadRef: (providerThreadId) => port.nativeThreadRef(providerThreadId),
+      nativeTurnRef: (attemptId) => port.nativeTurnRef(attemptId),
       attemptOfRun: (threadId, ordinal) => {
-        const runs = store.projections.list('runs', threadId).filter((r) => r.ordinal === ordinal);
+        const runs = port.runs(threadId).filter((r) => r.ordinal === ordinal);
         // The first attempt that reached Codex (one whose thread could not be resumed never did).
         const attempts = runs.at(-1)?.attempts ?? [];
-        return (attempts.find((a) => store.bindings.forApp(a.id).some((b) => b.entityKind === 'run_attempt')) ?? attempts[0])?.id ?? null;
+        return (attempts.find((a) => port.nativeTurnRef(a.id) !== null) ?? attempts[0])?.id ?? null;
       },
       keptTurnRefs: (threadId, ordinal, providerThreadId) =>
-        store.projections
-          .list('runs', threadId)
+        port
+          .runs(threadId)
           .filter((r) => r.ordinal !== null && r.ordinal <= ordinal && r.status !== 'rolled_back')
           .flatMap((r) => r.attempts.filter((a) => a.providerThreadId === providerThreadId))
-          .flatMap((a) => store.bindings.forApp(a.id).filter((b) => b.entityKind === 'run_attempt').map((b) => b.nativeRef)),
-      threadCwd: (threadId) => store.projections.get('threads', threadId)?.workspace.cwd ?? process.cwd(),
+          .flatMap((a) => port.nativeTurnRef(a.id) ?? []),
+      threadCwd: (threadId) => port.threadCwd(threadId),
     };
+  }
+
+  /** Codex as the registry knows it: its id, its adapter's declaration and the effects it carries out. */
+  provider(): Provider {
+    return { id: 'codex', capabilities: codexCapabilities, handlers: this.handlers() };
   }
 
   adapter(threadId: string): CodexThreadAdapter {
@@ -87,29 +92,19 @@ export class CodexProvider {
   }
 
   /** The effect handlers, for the EffectWorker. */
-  handlers(): Partial<Record<EffectKind, EffectHandler>> {
+  handlers(): Partial<Record<ProviderEffectKind, EffectHandler>> {
     const handler: EffectHandler = async (effect, worker) => {
       // Nothing reaches Codex for a run that is no longer live (it ended while this waited).
       const stale = staleEffectReason(this.runtime.store, effect);
       if (stale) return void (await cancelStaleEffect(worker, effect, stale));
       try {
-        // Only Codex's own work: a thread on another provider is not Codex's to run.
-        if (effect.provider && effect.provider !== 'codex') throw new BatonError('unsupported', `no ${effect.provider} provider is available in this Baton yet`);
         // A provider_recovery attempt's provider thread lacks the history: Baton's own account goes first.
-        const seed = await reseedFor(this.runtime, effect, declaredCapabilities.codex.context.maxRecommendedHandoffChars);
+        const seed = await reseedFor(this.runtime, effect, codexCapabilities.context.maxRecommendedHandoffChars);
         const payload = effect.payload as { text?: unknown };
         await this.adapter(effect.threadId).carryOut(seed ? { ...effect, payload: { ...payload, text: seededText(seed, String(payload.text ?? '')) } } : effect);
         await worker.settle(effect, 'completed', (t) => reportEffectOutcome(t, effect, null));
       } catch (error) {
-        const info = toErrorInfo(error);
-        const settled = await worker.settle(effect, 'failed', (t) => reportEffectOutcome(t, effect, info.message), info.message);
-        // Lease lost: the effect was cancelled under us (its run ended); there is nothing to report.
-        if (!settled.ok && settled.error.code === 'lease_lost') return;
-        // A turn that could not start ends its attempt failed, with the provider's error visible.
-        if (effect.kind === 'provider.turn.start' && effect.runId) {
-          const p = effect.payload as { attemptId: string; rootNodeId: string };
-          await this.host.emit({ type: 'turn.completed', threadId: effect.threadId, runId: effect.runId, attemptId: p.attemptId as never, nodeId: p.rootNodeId as never, status: 'failed', error: info });
-        }
+        await failProviderEffect(worker, effect, toErrorInfo(error));
       }
     };
     return Object.fromEntries(providerEffects.map((k) => [k, handler]));
@@ -119,7 +114,7 @@ export class CodexProvider {
   reapIdle(): number {
     let n = 0;
     for (const [threadId, adapter] of this.adapters) {
-      const active = this.runtime.store.projections.get('threads', threadId)?.activeRunId;
+      const active = this.port.activeRunId(threadId);
       if (!active && adapter.running) {
         adapter.stop();
         n += 1;

@@ -1,0 +1,59 @@
+import type { EffectHandler } from '../actors/effect-worker.js';
+import type { ProviderCapabilities } from '../domain/capabilities.js';
+import type { ProviderEffectKind } from '../domain/effects.js';
+import { BatonError } from '../domain/errors.js';
+import type { ProviderKind } from '../domain/statuses.js';
+import type { Provider } from './provider.js';
+
+/**
+ * The providers this Baton can run, by id. It is the runtime's one source of capabilities
+ * and of provider effect handlers: the worker dispatches a provider effect on its
+ * (provider, kind), so two providers' handlers for the same kind never replace each other.
+ * Providers may register after the runtime is built (an adapter needs the runtime's host
+ * port); the registry is read at each use.
+ */
+export class ProviderRegistry {
+  private readonly providers = new Map<ProviderKind, Provider>();
+
+  constructor(providers: readonly Provider[] = []) {
+    providers.forEach((p) => this.register(p));
+  }
+
+  /** Adds a provider; a second registration of the same id is a typed `conflict`. */
+  register(provider: Provider): this {
+    if (this.providers.has(provider.id)) throw new BatonError('conflict', `a ${provider.id} provider is registered already`);
+    this.providers.set(provider.id, provider);
+    return this;
+  }
+
+  get(id: ProviderKind): Provider | null {
+    return this.providers.get(id) ?? null;
+  }
+
+  /** The registered ids, in registration order. */
+  ids(): ProviderKind[] {
+    return [...this.providers.keys()];
+  }
+
+  /** The provider's declaration; a provider Baton lacks is a typed `unsupported`. */
+  capabilities(id: ProviderKind): ProviderCapabilities {
+    const provider = this.providers.get(id);
+    if (!provider) throw unsupportedProvider(id);
+    return provider.capabilities;
+  }
+
+  /** Who carries out this kind for this provider; null when the provider is missing or does not do it. */
+  handler(id: ProviderKind, kind: ProviderEffectKind): EffectHandler | null {
+    return this.providers.get(id)?.handlers[kind] ?? null;
+  }
+
+  /** Every kind some registered provider carries out (what the worker claims for providers). */
+  kinds(): ProviderEffectKind[] {
+    const kinds = new Set<ProviderEffectKind>();
+    for (const p of this.providers.values()) for (const k of Object.keys(p.handlers) as ProviderEffectKind[]) kinds.add(k);
+    return [...kinds];
+  }
+}
+
+export const unsupportedProvider = (id: string | null): BatonError =>
+  new BatonError('unsupported', `no ${id ?? 'unnamed'} provider is available in this Baton yet`, { provider: id });
