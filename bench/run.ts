@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { benchStore } from './store.bench.js';
 import { benchRuntime } from './runtime.bench.js';
+import { benchStreaming } from './streaming.bench.js';
 import { benchCheckpoints } from './checkpoint.bench.js';
 import { benchApi } from './api.bench.js';
 import { machineDescription, type BenchSection } from './measure.js';
@@ -10,7 +11,7 @@ import { machineDescription, type BenchSection } from './measure.js';
  * Every figure stands beside a baseline measured in the same run on the same machine.
  */
 const sections: BenchSection[] = [];
-for (const run of [benchStore, benchRuntime, benchCheckpoints, benchApi]) {
+for (const run of [benchStore, benchRuntime, benchStreaming, benchCheckpoints, benchApi]) {
   const section = await run();
   sections.push(section);
   console.log(`\n${section.title}`);

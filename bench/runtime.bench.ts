@@ -5,6 +5,7 @@ import { Store } from '../src/persistence/store.js';
 import { typicalUnit } from '../test/support/units.js';
 import { tempDir } from '../test/support/temp.js';
 import { fmt, opsPerSecond, type BenchSection } from './measure.js';
+import { codexRegistry } from '../test/support/providers.js';
 
 const gc = (globalThis as { gc?: () => void }).gc;
 const heap = () => {
@@ -36,7 +37,7 @@ export async function benchRuntime(): Promise<BenchSection> {
     baseStore.close();
 
     const store = Store.open(join(dir, 'rt.sqlite'));
-    const runtime = new Runtime({ store, ids: new SequentialIds('b') });
+    const runtime = new Runtime({ store, providers: codexRegistry(), ids: new SequentialIds('b') });
     const one = await threadWithActiveRun(runtime, 'thr_one');
     const delta = (threadId: string, run: { runId: string; rootNodeId: string }) =>
       runtime.ingest({ type: 'message.delta', threadId, runId: run.runId, nodeId: run.rootNodeId, messageId: `msg_${threadId}`, delta: 'token ' });
@@ -58,7 +59,7 @@ export async function benchRuntime(): Promise<BenchSection> {
     // Hydration and memory: 2,000 idle threads on disk, hydrated by a fresh runtime.
     const H = 2_000;
     await Promise.all(Array.from({ length: H }, (_, i) => runtime.dispatch({ commandId: `h_${i}`, type: 'thread.create', threadId: `thr_h_${i}`, cwd: '/tmp' })));
-    const fresh = new Runtime({ store, ids: new SequentialIds('f'), maxLiveThreads: 10 * H });
+    const fresh = new Runtime({ store, providers: codexRegistry(), ids: new SequentialIds('f'), maxLiveThreads: 10 * H });
     const rowsBefore = heap();
     const rows = Array.from({ length: H }, (_, i) => store.entities.get(`thr_h_${i}`));
     const rowBytes = (heap() - rowsBefore) / H;

@@ -8,6 +8,7 @@ import type { IdFamily } from '../domain/ids.js';
 import type { CommitUnit, EffectUpdate, EntitySnapshotWrite, TimerChange } from '../persistence/commit-unit.js';
 import type { ProjectionTables } from '../persistence/projection-tables.js';
 import { ProjectionOverlay } from '../projections/overlay.js';
+import type { RowCache } from '../projections/row-cache.js';
 import { project } from '../projections/projector.js';
 import type { EffectOutput } from '../machines/outputs.js';
 
@@ -32,8 +33,9 @@ export class Step {
     projections: ProjectionTables,
     readonly commandId: string | null,
     private readonly causationId: string | null,
+    cache?: RowCache,
   ) {
-    this.view = new ProjectionOverlay(projections);
+    this.view = new ProjectionOverlay(projections, cache);
   }
 
   newId(family: IdFamily): string {

@@ -10,6 +10,7 @@ import type { MachineOutput } from '../machines/outputs.js';
 import type { CommitQueue } from '../persistence/commit-queue.js';
 import type { EntitySnapshotWrite } from '../persistence/commit-unit.js';
 import type { Store } from '../persistence/store.js';
+import { RowCache } from '../projections/row-cache.js';
 import { performBarrierStep } from './barrier.js';
 import { machineFor } from './entity-machines.js';
 import { cancelLiveWorkEffects } from './live-work-effects.js';
@@ -67,6 +68,8 @@ export class ThreadActor {
   private outputs: { from: Live; output: MachineOutput }[] = [];
   private work: { to: EntityRef; event: { type: string } }[] = [];
   private queued = 0;
+  /** Hot projection rows (the open message, its item) kept across steps; see RowCache. */
+  private readonly rows = new RowCache();
 
   constructor(
     readonly threadId: string,
@@ -159,7 +162,7 @@ export class ThreadActor {
       this.abandon();
       return this.reject(error, options);
     }
-    const step = new Step(this.threadId, clock.nowMs(), ids, store.projections, options.commandId ?? null, options.causationId ?? null);
+    const step = new Step(this.threadId, clock.nowMs(), ids, store.projections, options.commandId ?? null, options.causationId ?? null, this.rows);
     this.step = step;
     let result: T;
     try {
@@ -186,6 +189,7 @@ export class ThreadActor {
       this.abandon();
       return replayReceipt<T>(committed.receipt, identityOf(options));
     }
+    step.view.remember();
     this.rest();
     const first = committed.firstSequence ?? committed.lastSequence + 1;
     const events = unit.events!.map((e, i) => ({ ...e, sequence: first + i, at: committed.at, commandId: e.commandId ?? null, causationId: e.causationId ?? null }) as DomainEvent);
@@ -305,11 +309,10 @@ export class ThreadActor {
       case 'domain':
         step.addEvent(output.event.type, output.event.payload as never);
         return;
-      case 'effect': {
-        const ctx = from.actor.getSnapshot().context as { provider?: string };
-        step.addEffect(output.effect, (ctx.provider as never) ?? null);
+      case 'effect':
+        // The machine names the effect's provider; the commit checks a provider effect has one.
+        step.addEffect(output.effect, output.effect.provider);
         return;
-      }
       case 'send':
         this.work.push({ to: output.to, event: output.event });
         return;
@@ -375,6 +378,7 @@ export class ThreadActor {
 
   passivate(): void {
     for (const e of [...this.live.values()]) this.evict(e);
+    this.rows.clear();
   }
 }
 

@@ -118,9 +118,31 @@ export type ProjectionName = keyof typeof projectionSchemas;
 export const projectionNames = Object.keys(projectionSchemas) as ProjectionName[];
 export type ProjectionRow<P extends ProjectionName> = z.infer<(typeof projectionSchemas)[P]>;
 
+/**
+ * The text fields that streaming grows: a message's, turn item's or plan's `text`, and a
+ * tool item's `data.output`. A delta to one of them is stored as an appended chunk, so
+ * its cost does not grow with the text (issue 12).
+ */
+export const appendFields = ['text', 'data.output'] as const;
+export type AppendField = (typeof appendFields)[number];
+export const appendableProjections = ['messages', 'turn_items', 'plans'] as const;
+export type AppendableProjection = (typeof appendableProjections)[number];
+
 /** One change to a projection table, carried by a commit unit. */
-export type ProjectionChange = {
-  [P in ProjectionName]:
-    | { projection: P; op: 'upsert'; id: string; threadId: string | null; ord: number; row: ProjectionRow<P> }
-    | { projection: P; op: 'delete'; id: string };
-}[ProjectionName];
+export type ProjectionChange =
+  | {
+      [P in ProjectionName]:
+        | { projection: P; op: 'upsert'; id: string; threadId: string | null; ord: number; row: ProjectionRow<P> }
+        | { projection: P; op: 'delete'; id: string };
+    }[ProjectionName]
+  | { projection: AppendableProjection; op: 'append'; id: string; field: AppendField; text: string };
+
+/**
+ * A row with `text` appended to `field`: what a stored chunk means, used both where a
+ * delta is projected and where chunks are read back, so the two never disagree.
+ */
+export function appendToRow<R>(row: R, field: AppendField, text: string): R {
+  const r = row as { text?: string | null; data?: Record<string, unknown> };
+  if (field === 'text') return { ...row, text: (r.text ?? '') + text };
+  return { ...row, data: { ...r.data, output: String(r.data?.output ?? '') + text } };
+}

@@ -4,7 +4,7 @@ import { EntityKind, IdentityBinding } from '../domain/entities.js';
 import { eventCatalog, type EventType, type NewEvent } from '../domain/events.js';
 import { NewEffect } from '../domain/effects.js';
 import { BatonError, fromZodError, parseOrThrow } from '../domain/errors.js';
-import { projectionSchemas, type ProjectionChange } from '../domain/projections.js';
+import { appendableProjections, appendFields, projectionSchemas, type AppendableProjection, type AppendField, type ProjectionChange } from '../domain/projections.js';
 import type { NewReceipt } from '../domain/receipts.js';
 
 /**
@@ -68,7 +68,11 @@ export type CommitResult =
 export interface ValidUnit {
   events: { eventId: EventId; type: EventType; threadId: ThreadId; payloadJson: string; commandId: string | null; causationId: string | null }[];
   snapshots: (Omit<EntitySnapshotWrite, 'snapshot'> & { snapshotJson: string })[];
-  projections: ({ projection: string; op: 'delete'; id: string } | { projection: string; op: 'upsert'; id: string; threadId: string | null; ord: number; dataJson: string })[];
+  projections: (
+    | { projection: string; op: 'delete'; id: string }
+    | { projection: string; op: 'upsert'; id: string; threadId: string | null; ord: number; dataJson: string }
+    | { projection: AppendableProjection; op: 'append'; id: string; field: AppendField; text: string }
+  )[];
   effects: NewEffect[];
   effectUpdates: EffectUpdate[];
   timers: TimerChange[];
@@ -107,6 +111,7 @@ function validateProjection(change: ProjectionChange): ValidUnit['projections'][
   const schema = (projectionSchemas as Record<string, z.ZodType>)[change.projection];
   if (!schema) throw new BatonError('unknown_projection', `unknown projection "${String(change.projection)}"`);
   if (change.op === 'delete') return { projection: change.projection, op: 'delete', id: change.id };
+  if (change.op === 'append') return validateAppend(change);
   const parsed = schema.safeParse(change.row);
   if (!parsed.success) throw fromZodError('invalid_payload', `${change.projection} row ${change.id}`, parsed.error);
   return {
@@ -117,6 +122,22 @@ function validateProjection(change: ProjectionChange): ValidUnit['projections'][
     ord: change.ord,
     dataJson: JSON.stringify(parsed.data),
   };
+}
+
+/**
+ * An appended chunk: a string added to a string field of a row that was valid when it was
+ * written, so the row stays valid; only the chunk is checked, never the whole row again.
+ */
+const AppendChange = z.object({
+  projection: z.enum(appendableProjections),
+  op: z.literal('append'),
+  id: z.string().min(1),
+  field: z.enum(appendFields),
+  text: z.string(),
+});
+
+function validateAppend(change: ProjectionChange): ValidUnit['projections'][number] {
+  return parseOrThrow(AppendChange, change, 'invalid_payload', `${change.projection} append to ${change.id}`);
 }
 
 /** Validates a whole unit before anything is written: a bad part refuses the unit. */

@@ -108,6 +108,23 @@ CREATE INDEX identity_bindings_app ON identity_bindings (app_id);
 `,
   },
   { version: 2, name: 'the activities read model', sql: projectionTable('activities') },
+  {
+    // A streamed delta appends a chunk here instead of rewriting its whole row (issue 12):
+    // the row's text is its stored text followed by its chunks, in chunk order. A full
+    // write of the row folds them in and deletes them.
+    version: 3,
+    name: 'appended text chunks of projection rows',
+    sql: `
+CREATE TABLE proj_text_chunks (
+  chunk INTEGER PRIMARY KEY,
+  projection TEXT NOT NULL,
+  row_id TEXT NOT NULL,
+  field TEXT NOT NULL,
+  text TEXT NOT NULL
+);
+CREATE INDEX proj_text_chunks_row ON proj_text_chunks (projection, row_id, chunk);
+`,
+  },
 ];
 
 export const latestSchemaVersion = migrations[migrations.length - 1]!.version;

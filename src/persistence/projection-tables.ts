@@ -1,30 +1,35 @@
 import type { Statement } from 'better-sqlite3';
-import { projectionNames, type ProjectionName, type ProjectionRow } from '../domain/projections.js';
+import { appendableProjections, projectionNames, type ProjectionName, type ProjectionRow } from '../domain/projections.js';
 import type { Db } from './database.js';
 import type { ValidUnit } from './commit-unit.js';
+import { TextChunks } from './text-chunks.js';
+
+const appendable: ReadonlySet<string> = new Set(appendableProjections);
 
 interface Statements {
   upsert: Statement;
   remove: Statement;
-  byId: Statement<[string], { data: string }>;
-  byThread: Statement<[string], { data: string }>;
-  all: Statement<[], { data: string }>;
+  byId: Statement<[string], { id: string; data: string }>;
+  byThread: Statement<[string], { id: string; data: string }>;
+  all: Statement<[], { id: string; data: string }>;
 }
 
 /** The read-model tables (`proj_<name>`), one prepared statement set each. */
 export class ProjectionTables {
   private readonly tables = new Map<string, Statements>();
+  private readonly chunks: TextChunks;
 
   constructor(db: Db) {
+    this.chunks = new TextChunks(db);
     for (const name of projectionNames) {
       const t = `proj_${name}`;
       this.tables.set(name, {
         upsert: db.prepare(`INSERT INTO ${t} (id, thread_id, ord, data, sequence) VALUES (?, ?, ?, ?, ?)
           ON CONFLICT (id) DO UPDATE SET thread_id = excluded.thread_id, ord = excluded.ord, data = excluded.data, sequence = excluded.sequence`),
         remove: db.prepare(`DELETE FROM ${t} WHERE id = ?`),
-        byId: db.prepare(`SELECT data FROM ${t} WHERE id = ?`),
-        byThread: db.prepare(`SELECT data FROM ${t} WHERE thread_id = ? ORDER BY ord, rowid`),
-        all: db.prepare(`SELECT data FROM ${t} ORDER BY ord, rowid`),
+        byId: db.prepare(`SELECT id, data FROM ${t} WHERE id = ?`),
+        byThread: db.prepare(`SELECT id, data FROM ${t} WHERE thread_id = ? ORDER BY ord, rowid`),
+        all: db.prepare(`SELECT id, data FROM ${t} ORDER BY ord, rowid`),
       });
     }
   }
@@ -36,20 +41,27 @@ export class ProjectionTables {
   }
 
   apply(change: ValidUnit['projections'][number], sequence: number): void {
+    if (change.op === 'append') return this.chunks.append(change.projection, change.id, change.field, change.text);
     const s = this.statements(change.projection);
     if (change.op === 'delete') s.remove.run(change.id);
     else s.upsert.run(change.id, change.threadId, change.ord, change.dataJson, sequence);
+    if (appendable.has(change.projection)) this.chunks.drop(change.projection, change.id);
   }
 
   get<P extends ProjectionName>(name: P, id: string): ProjectionRow<P> | null {
     const row = this.statements(name).byId.get(id);
-    return row ? (JSON.parse(row.data) as ProjectionRow<P>) : null;
+    return row ? this.parse(name, row) : null;
   }
 
   /** Rows of one thread in `ord` order; with no thread, every row. */
   list<P extends ProjectionName>(name: P, threadId?: string): ProjectionRow<P>[] {
     const s = this.statements(name);
     const rows = threadId === undefined ? s.all.all() : s.byThread.all(threadId);
-    return rows.map((r) => JSON.parse(r.data) as ProjectionRow<P>);
+    return rows.map((r) => this.parse(name, r));
+  }
+
+  private parse<P extends ProjectionName>(name: P, row: { id: string; data: string }): ProjectionRow<P> {
+    const parsed = JSON.parse(row.data) as ProjectionRow<P>;
+    return appendable.has(name) ? this.chunks.fold(name, row.id, parsed) : parsed;
   }
 }

@@ -54,10 +54,10 @@ const handlers: { [K in EventType]?: Handler<K> } = {
       status: message.completed ? 'completed' : 'streaming', text: message.text, data: {},
     });
   },
+  // Streamed text is appended, never rewritten: a delta costs the same at any length (issue 12).
   'message.delta': ({ payload }, view) => {
-    const m = view.get('messages', payload.messageId);
-    if (m) view.put('messages', m.id, m.threadId, { ...m, text: m.text + payload.delta });
-    patchItem(view, payload.messageId, (i) => ({ text: i.text + payload.delta }));
+    view.append('messages', payload.messageId, 'text', payload.delta);
+    view.append('turn_items', payload.messageId, 'text', payload.delta);
   },
   'message.completed': ({ payload }, view) => {
     const m = view.get('messages', payload.messageId);
@@ -121,8 +121,10 @@ const handlers: { [K in EventType]?: Handler<K> } = {
   },
 
   // A reasoning node streams its text; a tool node streams its output.
-  'node.output': ({ payload: p }, view) =>
-    patchItem(view, p.nodeId, (i) => (i.kind === 'reasoning' ? { text: i.text + p.delta } : { data: { ...i.data, output: String(i.data.output ?? '') + p.delta } })),
+  'node.output': ({ payload: p }, view) => {
+    const item = view.get('turn_items', p.nodeId);
+    if (item) view.append('turn_items', p.nodeId, item.kind === 'reasoning' ? 'text' : 'data.output', p.delta);
+  },
   'node.detail': ({ payload: p }, view) => {
     const node = view.get('graph_nodes', p.nodeId);
     if (node) view.put('graph_nodes', p.nodeId, p.threadId, { ...node, detail: { ...node.detail, ...p.detail } });
@@ -139,9 +141,8 @@ const handlers: { [K in EventType]?: Handler<K> } = {
     });
   },
   'plan.delta': ({ payload: p }, view) => {
-    const plan = view.get('plans', p.planId);
-    if (plan) view.put('plans', plan.id, plan.threadId, { ...plan, text: (plan.text ?? '') + p.delta });
-    patchItem(view, p.planId, (i) => ({ text: i.text + p.delta }));
+    view.append('plans', p.planId, 'text', p.delta);
+    view.append('turn_items', p.planId, 'text', p.delta);
   },
 
   'runtime-request.opened': ({ payload: { request }, at }, view) => {
