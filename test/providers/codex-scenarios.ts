@@ -3,7 +3,7 @@ import { writeFileSync, readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Harness } from '../support/runtime.js';
-import { declaredCapabilities } from '../../src/providers/declared-capabilities.js';
+import { codexCapabilities } from '../../src/providers/codex/codex-capabilities.js';
 import type { ProviderCapabilities } from '../../src/domain/capabilities.js';
 import type { ProviderKind } from '../../src/domain/statuses.js';
 
@@ -37,8 +37,8 @@ export interface CodexScenario {
 
 /** Declared capabilities with native steering off: the steering fallback's scenario. */
 export const withoutNativeSteering = (p: ProviderKind): ProviderCapabilities => ({
-  ...declaredCapabilities[p],
-  turns: { ...declaredCapabilities[p].turns, supportsActiveSteering: false },
+  ...codexCapabilities,
+  turns: { ...codexCapabilities.turns, supportsActiveSteering: false },
 });
 
 export function check(condition: unknown, message: string): asserts condition {
@@ -355,7 +355,7 @@ export const codexScenarios: CodexScenario[] = [
   },
   {
     name: 'command_output',
-    model: [{ kind: 'exec', command: 'echo hello from exec', callId: 'call_echo' }, { kind: 'text', text: 'Ran it.' }],
+    model: [{ kind: 'exec', command: 'echo hello from exec; sleep 1; echo and done', callId: 'call_echo' }, { kind: 'text', text: 'Ran it.' }],
     async drive({ h, cwd }) {
       const threadId = await h.thread({ threadId: 'thr_command', cwd });
       const runId = await send(h, threadId, 'run echo');
@@ -369,7 +369,10 @@ export const codexScenarios: CodexScenario[] = [
       const item = h.store.projections.get('turn_items', tool.id)!;
       check(String(item.data.output).includes('hello from exec\n'), `the output on the tool's item, got ${JSON.stringify(item.data)}`);
       const deltas = h.store.events.readThreadAfter(threadId, 0).filter((e) => e.type === 'node.output' && (e.payload as { nodeId: string }).nodeId === tool.id);
-      check(deltas.map((e) => (e.payload as { delta: string }).delta).join('').includes('hello from exec'), 'the output was streamed');
+      // Codex 0.169 sometimes leaves out a command's first output delta (measured: 3 of 5 direct
+      // runs) and puts the whole output on item/completed; what did stream is the output's tail.
+      const streamed = deltas.map((e) => (e.payload as { delta: string }).delta).join('');
+      check(streamed.length > 0 && String(item.data.output).endsWith(streamed) && streamed.includes('and done'), `the output was streamed, got ${JSON.stringify(streamed)}`);
       const activities = h.store.projections.list('activities', threadId);
       const forTool = activities.filter((a) => a.nodeId === tool.id).map((a) => `${a.kind}:${a.status}`);
       check(JSON.stringify(forTool) === JSON.stringify(['tool.started:null', 'tool.completed:completed']), `tool activities keyed by node, got ${forTool}`);
