@@ -4,6 +4,7 @@ import { SequentialIds } from '../src/domain/sources.js';
 import { Store } from '../src/persistence/store.js';
 import { typicalUnit } from '../test/support/units.js';
 import { tempDir } from '../test/support/temp.js';
+import { threadWithActiveRun } from './active-run.js';
 import { fmt, opsPerSecond, type BenchSection } from './measure.js';
 import { codexRegistry } from '../test/support/providers.js';
 
@@ -14,15 +15,6 @@ const heap = () => {
   return process.memoryUsage().heapUsed;
 };
 
-async function threadWithActiveRun(runtime: Runtime, threadId: string) {
-  await runtime.dispatch({ commandId: `c_${threadId}`, type: 'thread.create', threadId, cwd: '/tmp' });
-  const send = await runtime.dispatch({ commandId: `s_${threadId}`, type: 'thread.message.send', threadId, text: 'go' });
-  if (!send.ok) throw new Error(JSON.stringify(send));
-  const start = runtime.store.outbox.list({ threadId }).find((e) => e.kind === 'provider.turn.start')!;
-  const { attemptId, rootNodeId } = start.payload as { attemptId: string; rootNodeId: string };
-  await runtime.ingest({ type: 'turn.started', threadId, runId: start.runId, attemptId, nodeId: rootNodeId, nativeTurnRef: null });
-  return { runId: start.runId!, rootNodeId };
-}
 
 /**
  * The actor runtime with persistence: provider events through a supervisor (each a step

@@ -3,23 +3,9 @@ import { Runtime } from '../src/actors/runtime.js';
 import { SequentialIds } from '../src/domain/sources.js';
 import { Store } from '../src/persistence/store.js';
 import { tempDir } from '../test/support/temp.js';
+import { threadWithActiveRun, type ActiveRun } from './active-run.js';
 import { fmt, type BenchSection } from './measure.js';
 import { codexRegistry } from '../test/support/providers.js';
-
-interface ActiveRun {
-  runId: string;
-  rootNodeId: string;
-}
-
-async function threadWithActiveRun(runtime: Runtime, threadId: string): Promise<ActiveRun> {
-  await runtime.dispatch({ commandId: `c_${threadId}`, type: 'thread.create', threadId, cwd: '/tmp' });
-  const send = await runtime.dispatch({ commandId: `s_${threadId}`, type: 'thread.message.send', threadId, text: 'go' });
-  if (!send.ok) throw new Error(JSON.stringify(send));
-  const start = runtime.store.outbox.list({ threadId }).find((e) => e.kind === 'provider.turn.start')!;
-  const { attemptId, rootNodeId } = start.payload as { attemptId: string; rootNodeId: string };
-  await runtime.ingest({ type: 'turn.started', threadId, runId: start.runId, attemptId, nodeId: rootNodeId, nativeTurnRef: null });
-  return { runId: start.runId!, rootNodeId };
-}
 
 const seconds = (from: bigint): number => Number(process.hrtime.bigint() - from) / 1e9;
 
