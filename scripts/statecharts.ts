@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { Graphviz } from '@hpcc-js/wasm-graphviz';
 import { allMachines } from '../src/machines/index.js';
-import { toDot, toMermaid } from '../src/machines/statechart-export.js';
+import { toDot, toMermaid, unlabelledTransitions } from '../src/machines/statechart-export.js';
 
 /**
  * `npm run statecharts` writes, per machine, a Mermaid diagram (collected in
@@ -29,6 +29,13 @@ for (const { name, machine, version, summary } of allMachines) {
   readme.push(`## ${name} (v${version})`, '', summary, '', `![${name}](./${name}.svg)`, '', '```mermaid', mermaid.trimEnd(), '```', '');
 }
 files.set('README.md', readme.join('\n'));
+
+// Every transition must read in the charts: a named action or target, a named guard.
+const unlabelled = allMachines.flatMap(({ machine }) => unlabelledTransitions(machine));
+if (unlabelled.length) {
+  console.error(`transitions without a label (name their actions and guards in setup()):\n  ${unlabelled.join('\n  ')}`);
+  process.exit(1);
+}
 
 const stale: string[] = [];
 for (const [file, content] of files) {

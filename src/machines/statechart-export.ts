@@ -56,6 +56,26 @@ function collectEdges(node: AnyNode, edges: Edge[]): void {
   for (const child of Object.values(node.states)) collectEdges(child as AnyNode, edges);
 }
 
+/**
+ * Transitions a reviewer could not read: one that stays put with no named action (it does
+ * something the chart cannot say), or one behind an anonymous inline guard.
+ */
+export function unlabelledTransitions(machine: AnyStateMachine): string[] {
+  const found: string[] = [];
+  const visit = (node: AnyNode): void => {
+    for (const [eventType, transitions] of node.transitions) {
+      for (const t of transitions) {
+        const where = `${machine.id}.${node.path.join('.') || '(root)'} on ${eventType || 'always'}`;
+        if (!t.target?.length && (t.actions ?? []).length && !actionLabel(t.actions)) found.push(`${where}: an anonymous action`);
+        if (t.guard && guardLabel(t.guard) === 'guard') found.push(`${where}: an anonymous guard`);
+      }
+    }
+    for (const child of Object.values(node.states)) visit(child as AnyNode);
+  };
+  visit(machine.root as AnyNode);
+  return found;
+}
+
 function edgesOf(machine: AnyStateMachine): Edge[] {
   const edges: Edge[] = [];
   collectEdges(machine.root as AnyNode, edges);

@@ -105,6 +105,8 @@ export const threadSupervisorMachine = setup({
       'runId' in event && context.queue.includes(event.runId) && !context.activeRunEnding && context.capabilities.supportsSteeringByInterruptRestart && context.capabilities.supportsInterrupt,
     isPermutationOfQueue: ({ context, event }) =>
       event.type === 'REORDER' && event.order.length === context.queue.length && [...event.order].sort().join() === [...context.queue].sort().join(),
+    /** A late report about a provider thread already replaced changes nothing. */
+    isCurrentProviderThread: ({ context, event }) => event.type === 'PROVIDER_THREAD_FAILED' && event.failedProviderThreadId === context.providerThreadId,
     isCountedOrdinal: ({ context, event }) => event.type === 'ROLLBACK' && event.runOrdinal <= context.countedRunIds.length,
   },
   actions: {
@@ -172,6 +174,56 @@ export const threadSupervisorMachine = setup({
           }
         : {},
     ),
+    /** Later counted runs are rolled back; the provider rolls back too, or is marked divergent and replaced. */
+    rollBackLaterRuns: enqueueActions(({ context, event, enqueue }) => {
+      if (event.type !== 'ROLLBACK') return;
+      const later = context.countedRunIds.slice(event.runOrdinal);
+      for (const runId of later) enqueue.emit({ type: 'send', to: { kind: 'run', id: runId }, event: { type: 'ROLLED_BACK' } });
+      enqueue.assign({ countedRunIds: context.countedRunIds.slice(0, event.runOrdinal) });
+      enqueue.emit(domain('thread.rolled-back', { threadId: tid(context), runOrdinal: event.runOrdinal, rolledBackRunIds: later as never }));
+      if (later.length === 0) return;
+      if (context.capabilities.canRollbackThread) {
+        enqueue.emit({ type: 'effect', effect: { kind: 'provider.thread.rollback', provider: context.provider, runId: null, nodeId: null, payload: { providerThreadId: context.providerThreadId, runOrdinal: event.runOrdinal, turnsToDrop: later.length } } });
+      } else {
+        // No provider rollback: its conversation has diverged from the files; the next run reseeds a replacement.
+        enqueue.assign({ reseedNext: true });
+        const replacement = event.replacementProviderThreadId;
+        if (replacement) {
+          enqueue.emit({ type: 'send', to: { kind: 'provider_thread', id: context.providerThreadId }, event: { type: 'FAILED', reason: 'diverged: the provider cannot roll back its conversation' } });
+          enqueue.emit({ type: 'spawn', entity: { kind: 'provider_thread', id: replacement, input: { providerThreadId: replacement, threadId: context.threadId, provider: context.provider, forkedFrom: null } } });
+          enqueue.assign({ providerThreadId: replacement });
+        }
+        enqueue.emit(domain('runtime.warning', { threadId: tid(context), runId: null, message: 'the provider cannot roll back its conversation: it is marked divergent and the next run reseeds it' }));
+      }
+    }),
+    markActiveRunEnding: assign({ activeRunEnding: true }),
+    reorderQueue: enqueueActions(({ event, enqueue, context }) => {
+      if (event.type !== 'REORDER') return;
+      enqueue.assign({ queue: event.order });
+      enqueue.emit(domain('run.queue-reordered', { threadId: tid(context), order: event.order as never }));
+    }),
+    /** The failed provider thread is replaced; the active run goes on in the replacement, or the next run reseeds it. */
+    replaceProviderThread: enqueueActions(({ context, event, enqueue }) => {
+      if (event.type !== 'PROVIDER_THREAD_FAILED') return;
+      enqueue.emit({ type: 'send', to: { kind: 'provider_thread', id: context.providerThreadId }, event: { type: 'FAILED', reason: event.reason } });
+      enqueue.emit({ type: 'spawn', entity: { kind: 'provider_thread', id: event.replacementProviderThreadId, input: { providerThreadId: event.replacementProviderThreadId, threadId: context.threadId, provider: context.provider, forkedFrom: null } } });
+      // The active run goes on in the replacement (reseeded there); with none, the next run reseeds it.
+      const recovers = context.activeRunId !== null && !context.activeRunEnding;
+      enqueue.assign({ providerThreadId: event.replacementProviderThreadId, reseedNext: !recovers });
+      if (!recovers) enqueue.emit(domain('runtime.warning', { threadId: tid(context), runId: null, message: `the provider thread failed (${event.reason}); the next run goes to a replacement seeded from Baton's record` }));
+      if (recovers) {
+        enqueue.emit({
+          type: 'send',
+          to: { kind: 'run', id: context.activeRunId! },
+          event: { type: 'PROVIDER_RECOVERY', failedProviderThreadId: event.failedProviderThreadId, providerThreadId: event.replacementProviderThreadId, attemptId: event.recoveryAttemptId, rootNodeId: event.recoveryRootNodeId, reason: event.reason },
+        });
+      }
+    }),
+    applySettings: enqueueActions(({ context, event, enqueue }) => {
+      if (event.type !== 'SETTINGS_UPDATE') return;
+      enqueue.assign({ ...event.changes });
+      enqueue.emit(domain('thread.settings-updated', { threadId: tid(context), changes: event.changes }));
+    }),
   },
 }).createMachine({
   id: 'threadSupervisor',
@@ -199,26 +251,7 @@ export const threadSupervisorMachine = setup({
             SEND: { guard: 'targetsActiveRun', target: 'idle', reenter: true, actions: ['createRun', 'releaseHold'] },
             ROLLBACK: {
               guard: 'isCountedOrdinal',
-              actions: enqueueActions(({ context, event, enqueue }) => {
-                const later = context.countedRunIds.slice(event.runOrdinal);
-                for (const runId of later) enqueue.emit({ type: 'send', to: { kind: 'run', id: runId }, event: { type: 'ROLLED_BACK' } });
-                enqueue.assign({ countedRunIds: context.countedRunIds.slice(0, event.runOrdinal) });
-                enqueue.emit(domain('thread.rolled-back', { threadId: tid(context), runOrdinal: event.runOrdinal, rolledBackRunIds: later as never }));
-                if (later.length === 0) return;
-                if (context.capabilities.canRollbackThread) {
-                  enqueue.emit({ type: 'effect', effect: { kind: 'provider.thread.rollback', provider: context.provider, runId: null, nodeId: null, payload: { providerThreadId: context.providerThreadId, runOrdinal: event.runOrdinal, turnsToDrop: later.length } } });
-                } else {
-                  // No provider rollback: its conversation has diverged from the files; the next run reseeds a replacement.
-                  enqueue.assign({ reseedNext: true });
-                  const replacement = event.replacementProviderThreadId;
-                  if (replacement) {
-                    enqueue.emit({ type: 'send', to: { kind: 'provider_thread', id: context.providerThreadId }, event: { type: 'FAILED', reason: 'diverged: the provider cannot roll back its conversation' } });
-                    enqueue.emit({ type: 'spawn', entity: { kind: 'provider_thread', id: replacement, input: { providerThreadId: replacement, threadId: context.threadId, provider: context.provider, forkedFrom: null } } });
-                    enqueue.assign({ providerThreadId: replacement });
-                  }
-                  enqueue.emit(domain('runtime.warning', { threadId: tid(context), runId: null, message: 'the provider cannot roll back its conversation: it is marked divergent and the next run reseeds it' }));
-                }
-              }),
+              actions: 'rollBackLaterRuns',
             },
             ARCHIVE: { target: '#threadSupervisor.archived' },
             DELETE: { target: '#threadSupervisor.deleted' },
@@ -238,7 +271,7 @@ export const threadSupervisorMachine = setup({
               { guard: 'isQueuedAndSteerableNatively', actions: [{ type: 'cancelQueued', params: { reason: 'promoted' } }, { type: 'steer', params: { strategy: 'native' } }] },
               { guard: 'isQueuedAndSteerableByRestart', actions: [{ type: 'cancelQueued', params: { reason: 'promoted' } }, { type: 'steer', params: { strategy: 'restart' } }] },
             ],
-            RUN_ENDING: { guard: 'isActiveRun', actions: assign({ activeRunEnding: true }) },
+            RUN_ENDING: { guard: 'isActiveRun', actions: 'markActiveRunEnding' },
             RUN_FINISHED: { guard: 'isActiveRun', target: 'idle', actions: 'finishRun' },
           },
         },
@@ -251,35 +284,15 @@ export const threadSupervisorMachine = setup({
         STOP: { actions: 'interruptActive' },
         REORDER: {
           guard: 'isPermutationOfQueue',
-          actions: [assign({ queue: ({ event }) => event.order }), enqueueActions(({ context, enqueue }) => enqueue.emit(domain('run.queue-reordered', { threadId: tid(context), order: context.queue as never })))],
+          actions: 'reorderQueue',
         },
         CANCEL_QUEUED: { guard: 'isQueued', actions: { type: 'cancelQueued', params: { reason: 'cancelled by user' } } },
         RUN_FINISHED: { guard: not('isActiveRun'), actions: 'finishRun' },
         PROVIDER_THREAD_FAILED: {
-          // A late report about a provider thread already replaced changes nothing.
-          guard: ({ context, event }) => event.failedProviderThreadId === context.providerThreadId,
-          actions: enqueueActions(({ context, event, enqueue }) => {
-            enqueue.emit({ type: 'send', to: { kind: 'provider_thread', id: context.providerThreadId }, event: { type: 'FAILED', reason: event.reason } });
-            enqueue.emit({ type: 'spawn', entity: { kind: 'provider_thread', id: event.replacementProviderThreadId, input: { providerThreadId: event.replacementProviderThreadId, threadId: context.threadId, provider: context.provider, forkedFrom: null } } });
-            // The active run goes on in the replacement (reseeded there); with none, the next run reseeds it.
-            const recovers = context.activeRunId !== null && !context.activeRunEnding;
-            enqueue.assign({ providerThreadId: event.replacementProviderThreadId, reseedNext: !recovers });
-            if (!recovers) enqueue.emit(domain('runtime.warning', { threadId: tid(context), runId: null, message: `the provider thread failed (${event.reason}); the next run goes to a replacement seeded from Baton's record` }));
-            if (recovers) {
-              enqueue.emit({
-                type: 'send',
-                to: { kind: 'run', id: context.activeRunId! },
-                event: { type: 'PROVIDER_RECOVERY', failedProviderThreadId: event.failedProviderThreadId, providerThreadId: event.replacementProviderThreadId, attemptId: event.recoveryAttemptId, rootNodeId: event.recoveryRootNodeId, reason: event.reason },
-              });
-            }
-          }),
+          guard: 'isCurrentProviderThread',
+          actions: 'replaceProviderThread',
         },
-        SETTINGS_UPDATE: {
-          actions: enqueueActions(({ context, event, enqueue }) => {
-            enqueue.assign({ ...event.changes });
-            enqueue.emit(domain('thread.settings-updated', { threadId: tid(context), changes: event.changes }));
-          }),
-        },
+        SETTINGS_UPDATE: { actions: 'applySettings' },
       },
     },
     archived: {
