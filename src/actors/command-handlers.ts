@@ -214,9 +214,14 @@ export const commandHandlers: { [K in CommandType]: Handler<K> } = {
   },
   'thread.merge_back': () => unsupported('thread.merge_back'),
   // Rollbacks restore files before their step: see rollback.ts.
-  'rollback.toRun': () => unsupported('rollback.toRun outside the runtime'),
-  'rollback.node': () => unsupported('rollback.node outside the runtime'),
+  'rollback.toRun': () => runByTheRuntime('rollback.toRun'),
+  'rollback.node': () => runByTheRuntime('rollback.node'),
 };
+
+/** Rollbacks restore files before their step, so `Runtime.dispatch` runs them itself; reaching this is a bug. */
+function runByTheRuntime(type: string): never {
+  throw new BatonError('internal', `${type} runs through Runtime.dispatch (files are restored before its step), not as a plain handler`);
+}
 
 function unsupported(type: string): never {
   throw new BatonError('unsupported', `${type} is not built yet in this version of Baton`);

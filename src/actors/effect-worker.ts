@@ -135,15 +135,18 @@ export class EffectWorker {
     });
   }
 
-  /** Hands the effect to its handler: Baton's own by kind, a provider's by (provider, kind). */
-  private async carryOut(effect: Effect): Promise<void> {
+  /**
+   * Hands one claimed effect to its handler, as a lane does: Baton's own by kind, a
+   * provider's by (provider, kind), after the gate that settles a stale one `cancelled`.
+   */
+  async carryOut(effect: Effect): Promise<void> {
     const kind = effect.kind;
     if (!isProviderEffectKind(kind)) return this.handlers[kind]!(effect, this);
-    const handler = effect.provider ? this.runtime.providers.handler(effect.provider, kind) : null;
-    if (handler) return handler(effect, this);
-    // Nothing is reported for work that is moot already (its run ended while it waited).
+    // Nothing reaches any provider for a run that is no longer live (it ended while this waited).
     const stale = staleEffectReason(this.runtime.store, effect);
     if (stale) return void (await cancelStaleEffect(this, effect, stale));
+    const handler = effect.provider ? this.runtime.providers.handler(effect.provider, kind) : null;
+    if (handler) return handler(effect, this);
     const registered = effect.provider ? this.runtime.providers.get(effect.provider) : null;
     const error = registered ? { code: 'unsupported' as const, message: `the ${registered.id} provider does not carry out ${kind}` } : unsupportedProvider(effect.provider).toInfo();
     await failProviderEffect(this, effect, error);

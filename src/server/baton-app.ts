@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { checkpointHandlers } from '../actors/checkpoint-effects.js';
@@ -7,6 +7,7 @@ import { EffectWorker } from '../actors/effect-worker.js';
 import { Runtime } from '../actors/runtime.js';
 import { CheckpointStore } from '../checkpoints/checkpoint-store.js';
 import { databasePath, type Config } from '../config.js';
+import { writePrivateFileAtomic } from '../persistence/private-file.js';
 import { Store } from '../persistence/store.js';
 import { CodexProvider } from '../providers/codex/codex-provider.js';
 import { ProviderRegistry } from '../providers/registry.js';
@@ -32,7 +33,7 @@ function resolveToken(config: Config): string {
   const file = join(config.dataDir, 'token');
   if (existsSync(file)) return readFileSync(file, 'utf8').trim();
   const token = randomBytes(24).toString('base64url');
-  writeFileSync(file, `${token}\n`, { mode: 0o600 });
+  writePrivateFileAtomic(file, `${token}\n`);
   return token;
 }
 
@@ -41,8 +42,9 @@ function resolveToken(config: Config): string {
  * for itself (a second Baton on it is a typed `conflict` naming the first one's pid): the
  * store in the data dir, the runtime, checkpoints, the Codex provider pointed at the
  * configured model endpoint (or the offline scripted model when none is configured), the
- * effect worker and timers, restart recovery, and the Socket.IO server. `stop()` shuts down in order: no new connections, work in flight
- * finished, provider processes stopped, database closed, data dir unlocked.
+ * effect worker and timers, restart recovery, and the Socket.IO server. `stop()` shuts
+ * down in order: no new connections, work in flight finished, provider processes stopped,
+ * database closed, data dir unlocked.
  */
 export async function startBaton(config: Config, logger: Logger, options: { responder?: Responder } = {}): Promise<BatonApp> {
   preparePrivateDataDir(config.dataDir, databasePath(config));

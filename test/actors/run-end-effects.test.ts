@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { realpathSync } from 'node:fs';
 import { codexCapabilities } from '../../src/providers/codex/codex-capabilities.js';
 import type { ProviderCapabilities } from '../../src/domain/capabilities.js';
@@ -17,6 +17,15 @@ const answering = useRuntime({ handlers: () => ({ 'provider.runtime-request.resp
 const losingAnswers = useRuntime({ handlers: () => ({ 'provider.runtime-request.respond': providerLosesAnswers }) });
 const noInterrupt = useRuntime({
   capabilities: (p): ProviderCapabilities => ({ ...codexCapabilities, turns: { ...codexCapabilities.turns, supportsInterrupt: false } }),
+});
+
+// Codex registered against a dead endpoint: any turn start that got through would start a process.
+const gateData = tempDir('baton-gate-');
+afterAll(gateData.cleanup);
+let gatedCodex: CodexProvider | null = null;
+afterEach(() => gatedCodex?.stopAll('SIGKILL'));
+const gated = useRuntime({
+  handlers: (runtime) => (gatedCodex = new CodexProvider(runtime, { endpoint: { baseUrl: 'http://127.0.0.1:9', model: 'none' }, dataDir: realpathSync(gateData.dir) })).handlers(),
 });
 
 const providerKinds = ['provider.turn.start', 'provider.turn.steer', 'provider.turn.interrupt', 'provider.runtime-request.respond'];
@@ -67,32 +76,27 @@ describe('a run that ends leaves no provider work behind', () => {
     expect(h2.store.projections.get('runs', runId)).toMatchObject({ status: 'interrupted' });
   });
 
-  it('the Codex handler settles an effect claimed before its run ended cancelled, sends nothing, and starts no Codex process', async () => {
-    const h = answering();
-    const data = tempDir('baton-gate-');
-    try {
-      const provider = new CodexProvider(h.runtime, { endpoint: { baseUrl: 'http://127.0.0.1:9', model: 'none' }, dataDir: realpathSync(data.dir) });
-      const threadId = await h.thread();
-      const runId = await send(h, threadId, 'hello');
-      const [claimed] = h.store.outbox.claim(h.worker.owner, h.clock.nowMs(), 30_000, 16, ['provider.turn.start']);
-      // The run ends while the worker holds the effect (the commit cancels it under the lease).
-      await h.feed({ type: 'runtime.lost', threadId, sessionId: null, runStatus: 'failed', error: { code: 'provider_error', message: 'codex exited' } });
-      expect(h.store.outbox.get(claimed!.id)).toMatchObject({ status: 'cancelled' });
-      await provider.handlers()['provider.turn.start']!(claimed!, h.worker);
-      expect(provider.adapter(threadId).pid).toBeNull();
-      expect(h.store.outbox.get(claimed!.id)).toMatchObject({ status: 'cancelled' });
-      // A stale effect still pending (as an older Baton may have left) is settled cancelled by the gate, with its reason.
-      const stale = { ...claimed!, id: 'eff_stale' as never, status: 'running' as const, leaseOwner: h.worker.owner };
-      h.store.outbox.add(stale, h.clock.nowMs());
-      h.store.outbox.claim(h.worker.owner, h.clock.nowMs(), 30_000, 16, ['provider.turn.start']);
-      await provider.handlers()['provider.turn.start']!(stale, h.worker);
-      expect(h.store.outbox.get('eff_stale')).toMatchObject({ status: 'cancelled', lastError: expect.stringContaining(`run ${runId} is no longer live`) });
-      expect(provider.adapter(threadId).pid).toBeNull();
-      await h.worker.drain();
-      expect(h.store.projections.get('runs', runId)).toMatchObject({ status: 'failed' });
-    } finally {
-      data.cleanup();
-    }
+  it('the worker settles an effect claimed before its run ended cancelled, sends nothing to Codex, and starts no Codex process', async () => {
+    const h = gated();
+    const provider = gatedCodex!;
+    const threadId = await h.thread();
+    const runId = await send(h, threadId, 'hello');
+    const [claimed] = h.store.outbox.claim(h.worker.owner, h.clock.nowMs(), 30_000, 16, ['provider.turn.start']);
+    // The run ends while the worker holds the effect (the commit cancels it under the lease).
+    await h.feed({ type: 'runtime.lost', threadId, sessionId: null, runStatus: 'failed', error: { code: 'provider_error', message: 'codex exited' } });
+    expect(h.store.outbox.get(claimed!.id)).toMatchObject({ status: 'cancelled' });
+    await h.worker.carryOut(claimed!);
+    expect(provider.adapter(threadId).pid).toBeNull();
+    expect(h.store.outbox.get(claimed!.id)).toMatchObject({ status: 'cancelled' });
+    // A stale effect still pending (as an older Baton may have left) is settled cancelled by the gate, with its reason.
+    const stale = { ...claimed!, id: 'eff_stale' as never, status: 'running' as const, leaseOwner: h.worker.owner };
+    h.store.outbox.add(stale, h.clock.nowMs());
+    h.store.outbox.claim(h.worker.owner, h.clock.nowMs(), 30_000, 16, ['provider.turn.start']);
+    await h.worker.carryOut(stale);
+    expect(h.store.outbox.get('eff_stale')).toMatchObject({ status: 'cancelled', lastError: expect.stringContaining(`run ${runId} is no longer live`) });
+    expect(provider.adapter(threadId).pid).toBeNull();
+    await h.worker.drain();
+    expect(h.store.projections.get('runs', runId)).toMatchObject({ status: 'failed' });
   });
 
   it('a lost provider cancels the run\'s waiting steer; an interrupt by policy keeps its session stop', async () => {

@@ -1,6 +1,6 @@
 import type { Runtime } from '../../actors/runtime.js';
 import type { EffectHandler } from '../../actors/effect-worker.js';
-import { cancelStaleEffect, reportEffectOutcome, staleEffectReason } from '../../actors/live-work-effects.js';
+import { reportEffectOutcome } from '../../actors/live-work-effects.js';
 import { failProviderEffect } from '../../actors/provider-effect-failure.js';
 import { providerHostOf, type ProviderHost } from '../../actors/provider-host.js';
 import type { ProviderEffectKind } from '../../domain/effects.js';
@@ -94,9 +94,6 @@ export class CodexProvider {
   /** The effect handlers, for the EffectWorker. */
   handlers(): Partial<Record<ProviderEffectKind, EffectHandler>> {
     const handler: EffectHandler = async (effect, worker) => {
-      // Nothing reaches Codex for a run that is no longer live (it ended while this waited).
-      const stale = staleEffectReason(this.runtime.store, effect);
-      if (stale) return void (await cancelStaleEffect(worker, effect, stale));
       try {
         // A provider_recovery attempt's provider thread lacks the history: Baton's own account goes first.
         const seed = await reseedFor(this.runtime, effect, codexCapabilities.context.maxRecommendedHandoffChars);
