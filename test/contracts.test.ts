@@ -1,12 +1,12 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, expectTypeOf, it } from 'vitest';
 import { z } from 'zod';
 import { Command, commandTypes } from '../src/domain/commands.js';
 import { DomainEvent, eventTypes } from '../src/domain/events.js';
 import { ProviderCapabilities, capabilityGroups } from '../src/domain/capabilities.js';
-import { NewThreadId, ThreadId } from '../src/domain/ids.js';
+import { NewThreadId, ThreadId, type CheckpointId, type RunAttemptId, type RunId } from '../src/domain/ids.js';
 import { loadConfig } from '../src/config.js';
 import { BatonError } from '../src/domain/errors.js';
-import { ManualClock, timeOrderedIds } from '../src/domain/sources.js';
+import { ManualClock, SequentialIds, timeOrderedIds } from '../src/domain/sources.js';
 
 describe('contracts', () => {
   it('parse a command of every type of the Socket.IO contract and refuse unknown or malformed ones', () => {
@@ -52,6 +52,16 @@ describe('contracts', () => {
     // Another source (another process) started later still sorts after this one's ids.
     clock.advance(1);
     expect(timeOrderedIds(clock).next('event') > made[made.length - 1]!).toBe(true);
+  });
+
+  it('make each family\'s ids as that family\'s branded type, and refuse to brand a malformed one', () => {
+    for (const ids of [timeOrderedIds(), new SequentialIds('s')]) {
+      expectTypeOf(ids.next('run')).toEqualTypeOf<RunId>();
+      expectTypeOf(ids.next('attempt')).toEqualTypeOf<RunAttemptId>();
+      expectTypeOf(ids.next('checkpoint')).toEqualTypeOf<CheckpointId>();
+      expect(ids.next('attempt')).toMatch(/^att_/);
+    }
+    expect(() => new SequentialIds('a b').next('run')).toThrow();
   });
 
   it('declare the eleven capability groups', () => {

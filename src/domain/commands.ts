@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { discriminatedUnionOf } from './discriminated-union.js';
 import { CheckpointId, CommandId, NewThreadId, NodeId, RunId, RuntimeRequestId, ThreadId } from './ids.js';
 import {
   ApprovalDecision,
@@ -91,12 +92,6 @@ export const commandSchemas = {
 export type CommandType = keyof typeof commandSchemas;
 export const commandTypes = Object.keys(commandSchemas) as CommandType[];
 
-export const Command = z.discriminatedUnion(
-  'type',
-  Object.values(commandSchemas) as unknown as [
-    (typeof commandSchemas)[CommandType],
-    ...(typeof commandSchemas)[CommandType][],
-  ],
-);
+export const Command = discriminatedUnionOf('type', Object.values(commandSchemas));
 export type Command = { [K in CommandType]: z.infer<(typeof commandSchemas)[K]> }[CommandType];
 export type CommandOf<K extends CommandType> = z.infer<(typeof commandSchemas)[K]>;

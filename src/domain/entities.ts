@@ -296,8 +296,17 @@ export const TurnItemKind = z.enum([
   'system',
 ]);
 
+/**
+ * A turn item shows one thing and goes by its id: a message, a node, a plan, a request or a
+ * checkpoint. An item that shows none of those (a context seed) has an id of its own.
+ */
+export const TurnItemRef = z
+  .union([MessageId, NodeId, PlanArtifactId, RuntimeRequestId, CheckpointId, TurnItemId])
+  .meta({ description: 'the id of the message, node, plan, request or checkpoint the item shows; a context seed has an id of its own' });
+export type TurnItemRef = z.infer<typeof TurnItemRef>;
+
 export const TurnItem = z.object({
-  id: TurnItemId,
+  id: TurnItemRef,
   threadId: ThreadId,
   runId: RunId.nullable(),
   nodeId: NodeId.nullable(),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { discriminatedUnionOf } from './discriminated-union.js';
 import {
   AppThread,
   Checkpoint,
@@ -224,10 +225,7 @@ const envelopes = eventTypes.map((type) =>
 );
 
 /** The stored event: `{ sequence, eventId, commandId?, causationId?, threadId, type, payload, at }`. */
-export const DomainEvent = z.discriminatedUnion(
-  'type',
-  envelopes as unknown as [(typeof envelopes)[number], ...(typeof envelopes)[number][]],
-);
+export const DomainEvent = discriminatedUnionOf('type', envelopes);
 export type DomainEvent<K extends EventType = EventType> = {
   [T in K]: {
     sequence: number;

@@ -89,5 +89,53 @@ export const idPrefixes = {
 
 export type IdFamily = keyof typeof idPrefixes;
 
+/** The branded id type of each family: what an IdSource hands out for it. */
+export interface IdOf {
+  thread: ThreadId;
+  run: RunId;
+  attempt: RunAttemptId;
+  node: NodeId;
+  message: MessageId;
+  turnItem: TurnItemId;
+  plan: PlanArtifactId;
+  providerSession: ProviderSessionId;
+  providerThread: ProviderThreadId;
+  providerTurn: ProviderTurnId;
+  request: RuntimeRequestId;
+  contextTransfer: ContextTransferId;
+  contextHandoff: ContextHandoffId;
+  checkpointScope: CheckpointScopeId;
+  checkpoint: CheckpointId;
+  event: EventId;
+  command: CommandId;
+  effect: EffectId;
+  timer: TimerId;
+}
+
+const idSchemas: { [F in IdFamily]: { parse(raw: unknown): IdOf[F] } } = {
+  thread: ThreadId,
+  run: RunId,
+  attempt: RunAttemptId,
+  node: NodeId,
+  message: MessageId,
+  turnItem: TurnItemId,
+  plan: PlanArtifactId,
+  providerSession: ProviderSessionId,
+  providerThread: ProviderThreadId,
+  providerTurn: ProviderTurnId,
+  request: RuntimeRequestId,
+  contextTransfer: ContextTransferId,
+  contextHandoff: ContextHandoffId,
+  checkpointScope: CheckpointScopeId,
+  checkpoint: CheckpointId,
+  event: EventId,
+  command: CommandId,
+  effect: EffectId,
+  timer: TimerId,
+};
+
+/** A freshly made id of `family`, checked against its schema (about half a microsecond), so it carries the family's brand. */
+export const idOf = <F extends IdFamily>(family: F, raw: string): IdOf[F] => idSchemas[family].parse(raw);
+
 /** A thread id a client picks in thread.create or thread.fork. */
 export const NewThreadId = newAppId('ThreadId', 'thread');

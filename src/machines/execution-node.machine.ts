@@ -1,6 +1,8 @@
 import { emit, enqueueActions, setup } from 'xstate';
-import type { NodeKind, NodeStatus } from '../domain/statuses.js';
+import type { NodeStatus } from '../domain/statuses.js';
 import { domain, type MachineOutput } from './outputs.js';
+import type { ExecutionNodeInput, ExecutionNodeEvent } from './entity-messages.js';
+import { changeStatus, endedState, type EntityTag } from './status-actions.js';
 
 /**
  * ExecutionNode: one piece of work inside a run (the root turn, a message, a tool call, an
@@ -9,33 +11,14 @@ import { domain, type MachineOutput } from './outputs.js';
  */
 export const EXECUTION_NODE_MACHINE_VERSION = 1;
 
-export interface ExecutionNodeInput {
-  nodeId: string;
-  runId: string;
-  threadId: string;
-  attemptId: string | null;
-  parentNodeId: string | null;
-  kind: NodeKind;
-  countsForRun: boolean;
-  title: string | null;
-}
+export type { ExecutionNodeInput, ExecutionNodeEvent };
 
 export interface ExecutionNodeContext extends ExecutionNodeInput {
   status: NodeStatus;
 }
 
-type EndStatus = 'completed' | 'interrupted' | 'failed' | 'cancelled';
-export type ExecutionNodeEvent =
-  | { type: 'START' }
-  | { type: 'WAIT' }
-  | { type: 'RESUME' }
-  | { type: 'END'; status: EndStatus }
-  /** The barrier closes a node the provider left open once its run is over. */
-  | { type: 'CLOSE'; status: EndStatus }
-  | { type: 'ROLLED_BACK' };
-
 export const executionNodeMachine = setup({
-  types: { context: {} as ExecutionNodeContext, events: {} as ExecutionNodeEvent, input: {} as ExecutionNodeInput, emitted: {} as MachineOutput },
+  types: { context: {} as ExecutionNodeContext, events: {} as ExecutionNodeEvent, input: {} as ExecutionNodeInput, emitted: {} as MachineOutput, tags: {} as EntityTag },
   guards: {
     endsCompleted: ({ event }) => 'status' in event && event.status === 'completed',
     endsInterrupted: ({ event }) => 'status' in event && event.status === 'interrupted',
@@ -47,21 +30,20 @@ export const executionNodeMachine = setup({
       if (context.kind !== 'subagent') return;
       enqueue.emit({ type: 'effect', effect: { kind: 'checkpoint.capture', provider: null, runId: context.runId, nodeId: context.nodeId, payload: { scope: 'subagent' } } });
     }),
-    setStatus: enqueueActions(({ context, enqueue }, params: { to: NodeStatus }) => {
-      if (context.status === params.to) return;
-      enqueue.assign({ status: params.to });
-      enqueue.emit(domain('node.status-changed', { threadId: context.threadId as never, runId: context.runId as never, nodeId: context.nodeId as never, to: params.to }));
-    }),
+    setStatus: enqueueActions(
+      changeStatus<ExecutionNodeContext, NodeStatus>((context, { to }) => domain('node.status-changed', { threadId: context.threadId, runId: context.runId, nodeId: context.nodeId, to })),
+    ),
+    announce: emit(({ context }) =>
+      domain('node.created', {
+        threadId: context.threadId,
+        node: { id: context.nodeId, runId: context.runId, attemptId: context.attemptId, parentNodeId: context.parentNodeId, kind: context.kind, status: 'pending', countsForRun: context.countsForRun, providerThreadId: null, providerTurnId: null, title: context.title },
+      }),
+    ),
   },
 }).createMachine({
   id: 'executionNode',
   context: ({ input }) => ({ ...input, status: 'pending' }),
-  entry: emit(({ context }) =>
-    domain('node.created', {
-      threadId: context.threadId as never,
-      node: { id: context.nodeId as never, runId: context.runId as never, attemptId: context.attemptId as never, parentNodeId: context.parentNodeId as never, kind: context.kind, status: 'pending', countsForRun: context.countsForRun, providerThreadId: null, providerTurnId: null, title: context.title },
-    }),
-  ),
+  entry: 'announce',
   initial: 'pending',
   states: {
     pending: { on: { START: 'running', END: 'ended', CLOSE: 'ended' } },
@@ -81,10 +63,10 @@ export const executionNodeMachine = setup({
         { target: 'failed' },
       ],
     },
-    completed: { tags: ['terminal'], entry: [{ type: 'setStatus', params: { to: 'completed' } }, 'captureScope'], on: { ROLLED_BACK: 'rolled_back' } },
-    interrupted: { tags: ['terminal'], entry: [{ type: 'setStatus', params: { to: 'interrupted' } }, 'captureScope'], on: { ROLLED_BACK: 'rolled_back' } },
-    failed: { tags: ['terminal'], entry: [{ type: 'setStatus', params: { to: 'failed' } }, 'captureScope'], on: { ROLLED_BACK: 'rolled_back' } },
-    cancelled: { tags: ['terminal'], entry: { type: 'setStatus', params: { to: 'cancelled' } }, on: { ROLLED_BACK: 'rolled_back' } },
+    completed: endedState('completed', 'captureScope'),
+    interrupted: endedState('interrupted', 'captureScope'),
+    failed: endedState('failed', 'captureScope'),
+    cancelled: endedState('cancelled'),
     rolled_back: { type: 'final', entry: { type: 'setStatus', params: { to: 'rolled_back' } } },
   },
 });

@@ -1,11 +1,47 @@
 import type { AnyStateMachine } from 'xstate';
-import { EXECUTION_NODE_MACHINE_VERSION, executionNodeMachine } from './execution-node.machine.js';
-import { PROVIDER_SESSION_MACHINE_VERSION, providerSessionMachine } from './provider-session.machine.js';
-import { PROVIDER_THREAD_MACHINE_VERSION, providerThreadMachine } from './provider-thread.machine.js';
-import { RUN_ATTEMPT_MACHINE_VERSION, runAttemptMachine } from './run-attempt.machine.js';
-import { RUN_MACHINE_VERSION, runMachine } from './run.machine.js';
-import { RUNTIME_REQUEST_MACHINE_VERSION, runtimeRequestMachine } from './runtime-request.machine.js';
-import { THREAD_SUPERVISOR_MACHINE_VERSION, threadSupervisorMachine } from './thread-supervisor.machine.js';
+import type { MachineKind } from './entity-messages.js';
+import { EXECUTION_NODE_MACHINE_VERSION, executionNodeMachine, type ExecutionNodeContext } from './execution-node.machine.js';
+import { PROVIDER_SESSION_MACHINE_VERSION, providerSessionMachine, type ProviderSessionContext } from './provider-session.machine.js';
+import { PROVIDER_THREAD_MACHINE_VERSION, providerThreadMachine, type ProviderThreadContext } from './provider-thread.machine.js';
+import { RUN_ATTEMPT_MACHINE_VERSION, runAttemptMachine, type RunAttemptContext } from './run-attempt.machine.js';
+import { RUN_MACHINE_VERSION, runMachine, type RunContext } from './run.machine.js';
+import { RUNTIME_REQUEST_MACHINE_VERSION, runtimeRequestMachine, type RuntimeRequestContext } from './runtime-request.machine.js';
+import { THREAD_SUPERVISOR_MACHINE_VERSION, threadSupervisorMachine, type ThreadSupervisorContext } from './thread-supervisor.machine.js';
+
+/** The machine each kind of entity runs, typed per kind (its input, events and context). */
+export const machinesByKind = {
+  thread_supervisor: threadSupervisorMachine,
+  run: runMachine,
+  run_attempt: runAttemptMachine,
+  execution_node: executionNodeMachine,
+  runtime_request: runtimeRequestMachine,
+  provider_session: providerSessionMachine,
+  provider_thread: providerThreadMachine,
+} satisfies Record<MachineKind, AnyStateMachine>;
+
+/** The version of each kind's machine its stored snapshots were written by. */
+export const machineVersions: Record<MachineKind, number> = {
+  thread_supervisor: THREAD_SUPERVISOR_MACHINE_VERSION,
+  run: RUN_MACHINE_VERSION,
+  run_attempt: RUN_ATTEMPT_MACHINE_VERSION,
+  execution_node: EXECUTION_NODE_MACHINE_VERSION,
+  runtime_request: RUNTIME_REQUEST_MACHINE_VERSION,
+  provider_session: PROVIDER_SESSION_MACHINE_VERSION,
+  provider_thread: PROVIDER_THREAD_MACHINE_VERSION,
+};
+
+/** What each kind of entity keeps. */
+export interface EntityContexts {
+  thread_supervisor: ThreadSupervisorContext;
+  run: RunContext;
+  run_attempt: RunAttemptContext;
+  execution_node: ExecutionNodeContext;
+  runtime_request: RuntimeRequestContext;
+  provider_session: ProviderSessionContext;
+  provider_thread: ProviderThreadContext;
+}
+
+export type { EntityEvents, EntityIds, EntityInputs, MachineKind } from './entity-messages.js';
 
 /** Every machine, for the statechart export and the model-based tests. */
 export const allMachines: { name: string; machine: AnyStateMachine; version: number; summary: string }[] = [

@@ -1,7 +1,8 @@
 import type { EffectKind } from '../domain/effects.js';
-import type { EntityKind } from '../domain/entities.js';
 import type { EventPayload, EventType } from '../domain/events.js';
+import type { NodeId, RunId } from '../domain/ids.js';
 import type { ProviderKind } from '../domain/statuses.js';
+import type { BarrierStep, EntityEvents, EntityIds, EntityInputs, MachineKind } from './entity-messages.js';
 
 /**
  * What a machine may say to the world. Machines are pure: they never write, call or
@@ -10,9 +11,11 @@ import type { ProviderKind } from '../domain/statuses.js';
  */
 
 /** A domain event to append; the runtime adds eventId, threadId, commandId and causation. */
-export type DomainOutput = {
-  [K in EventType]: { type: 'domain'; event: { type: K; payload: EventPayload<K> } };
-}[EventType];
+export interface DomainOutputOf<K extends EventType> {
+  type: 'domain';
+  event: { type: K; payload: EventPayload<K> };
+}
+export type DomainOutput = { [K in EventType]: DomainOutputOf<K> }[EventType];
 
 /**
  * A side effect for the outbox; the runtime adds its id and causation. The machine names
@@ -24,30 +27,32 @@ export interface EffectOutput {
   effect: {
     kind: EffectKind;
     provider: ProviderKind | null;
-    runId: string | null;
-    nodeId: string | null;
+    runId: RunId | null;
+    nodeId: NodeId | null;
     payload: Record<string, unknown>;
   };
 }
 
-/** A message to another entity of the same thread, delivered within the same step. */
-export interface SendOutput {
+/** A message to another entity of the same thread, delivered within the same step: an event its machine takes. */
+export interface SendTo<K extends MachineKind> {
   type: 'send';
-  to: { kind: EntityKind; id: string };
-  event: { type: string; [key: string]: unknown };
+  to: { kind: K; id: EntityIds[K] };
+  event: EntityEvents[K];
 }
+export type SendOutput = { [K in MachineKind]: SendTo<K> }[MachineKind];
 
-/** A new entity actor, created within the same step. */
-export interface SpawnOutput {
+/** A new entity actor of kind K, created within the same step, with its machine's input. */
+export interface Spawn<K extends MachineKind> {
   type: 'spawn';
-  entity: { kind: EntityKind; id: string; input: Record<string, unknown> };
+  entity: { kind: K; id: EntityIds[K]; input: EntityInputs[K] };
 }
+export type SpawnOutput = { [K in MachineKind]: Spawn<K> }[MachineKind];
 
 /** Asks the runtime to carry out one in-memory step of a run's finalization barrier. */
 export interface BarrierOutput {
   type: 'barrier';
-  runId: string;
-  step: 'flush_text' | 'close_messages' | 'finalize_plans' | 'close_children';
+  runId: RunId;
+  step: BarrierStep;
 }
 
 /**
@@ -55,7 +60,7 @@ export interface BarrierOutput {
  * to the entity that scheduled it. `key` names it within that entity, for cancelling.
  */
 export type TimerOutput =
-  | { type: 'timer'; op: 'schedule'; key: string; dueAt: number; event: { type: string; [k: string]: unknown } }
+  | { type: 'timer'; op: 'schedule'; key: string; dueAt: number; event: EntityEvents[MachineKind] }
   | { type: 'timer'; op: 'cancel'; key: string };
 
 /**
@@ -64,11 +69,10 @@ export type TimerOutput =
  */
 export interface CancelEffectsOutput {
   type: 'cancel_effects';
-  runId: string;
+  runId: RunId;
   reason: string;
 }
 
 export type MachineOutput = DomainOutput | EffectOutput | SendOutput | SpawnOutput | BarrierOutput | TimerOutput | CancelEffectsOutput;
 
-export const domain = <K extends EventType>(type: K, payload: EventPayload<K>): DomainOutput =>
-  ({ type: 'domain', event: { type, payload } }) as DomainOutput;
+export const domain = <K extends EventType>(type: K, payload: EventPayload<K>): DomainOutputOf<K> => ({ type: 'domain', event: { type, payload } });

@@ -1,6 +1,8 @@
 import { enqueueActions, setup } from 'xstate';
-import type { ProviderKind, ProviderSessionStatus } from '../domain/statuses.js';
+import type { ProviderSessionStatus } from '../domain/statuses.js';
 import { domain, type MachineOutput } from './outputs.js';
+import type { ProviderSessionInput, ProviderSessionEvent } from './entity-messages.js';
+import { changeStatusWithReason } from './status-actions.js';
 
 /**
  * ProviderSession: the durable record of a provider runtime. The process handle is not
@@ -9,38 +11,23 @@ import { domain, type MachineOutput } from './outputs.js';
  */
 export const PROVIDER_SESSION_MACHINE_VERSION = 1;
 
-export interface ProviderSessionInput {
-  sessionId: string;
-  threadId: string | null;
-  provider: ProviderKind;
-}
+export type { ProviderSessionInput, ProviderSessionEvent };
 
 export interface ProviderSessionContext extends ProviderSessionInput {
   status: ProviderSessionStatus;
   reason: string | null;
 }
 
-export type ProviderSessionEvent =
-  | { type: 'READY' }
-  | { type: 'BUSY' }
-  | { type: 'WAITING' }
-  | { type: 'IDLE' }
-  | { type: 'STOPPED'; reason: string }
-  | { type: 'FAILED'; reason: string }
-  | { type: 'RESTART' };
-
 export const providerSessionMachine = setup({
   types: { context: {} as ProviderSessionContext, events: {} as ProviderSessionEvent, input: {} as ProviderSessionInput, emitted: {} as MachineOutput },
   actions: {
-    setStatus: enqueueActions(({ context, event, enqueue }, params: { to: ProviderSessionStatus }) => {
-      const reason = 'reason' in event ? event.reason : null;
-      if (context.status === params.to && context.reason === reason) return;
-      enqueue.assign({ status: params.to, reason });
-      enqueue.emit(domain('provider-session.changed', {
-        threadId: context.threadId as never,
-        session: { id: context.sessionId as never, provider: context.provider, status: params.to, reason },
-      }));
-    }),
+    // A session that stops or fails again for another reason says so.
+    setStatus: enqueueActions(
+      changeStatusWithReason<ProviderSessionContext, ProviderSessionStatus>(
+        (context, { to, reason }) => domain('provider-session.changed', { threadId: context.threadId, session: { id: context.sessionId, provider: context.provider, status: to, reason } }),
+        { reasonCounts: true },
+      ),
+    ),
   },
 }).createMachine({
   id: 'providerSession',

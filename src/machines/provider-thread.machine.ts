@@ -1,6 +1,8 @@
 import { assign, emit, enqueueActions, setup } from 'xstate';
-import type { ProviderKind, ProviderThreadStatus } from '../domain/statuses.js';
+import type { ProviderThreadStatus } from '../domain/statuses.js';
 import { domain, type MachineOutput } from './outputs.js';
+import type { ProviderThreadInput, ProviderThreadEvent } from './entity-messages.js';
+import { changeStatusWithReason, type EntityTag } from './status-actions.js';
 
 /**
  * ProviderThread: a provider-native conversation handle. Its native ref and resume cursor
@@ -9,12 +11,7 @@ import { domain, type MachineOutput } from './outputs.js';
  */
 export const PROVIDER_THREAD_MACHINE_VERSION = 1;
 
-export interface ProviderThreadInput {
-  providerThreadId: string;
-  threadId: string;
-  provider: ProviderKind;
-  forkedFrom: string | null;
-}
+export type { ProviderThreadInput, ProviderThreadEvent };
 
 export interface ProviderThreadContext extends ProviderThreadInput {
   status: ProviderThreadStatus;
@@ -25,40 +22,32 @@ export interface ProviderThreadContext extends ProviderThreadInput {
   reason: string | null;
 }
 
-export type ProviderThreadEvent =
-  | { type: 'LOADED'; nativeThreadRef: string; resumeCursor?: string | null }
-  | { type: 'TURN_BEGAN'; runOrdinal: number | null }
-  | { type: 'TURN_ENDED' }
-  | { type: 'UNLOADED'; reason: string }
-  | { type: 'FAILED'; reason: string }
-  | { type: 'ARCHIVE' }
-  | { type: 'CLOSE' };
-
 const view = (c: ProviderThreadContext, status: ProviderThreadStatus) => ({
-  id: c.providerThreadId as never,
+  id: c.providerThreadId,
   provider: c.provider,
   status,
   nativeThreadRef: c.nativeThreadRef,
   resumeCursor: c.resumeCursor,
-  owner: { type: 'thread' as const, threadId: c.threadId as never },
+  owner: { type: 'thread' as const, threadId: c.threadId },
   coverage: { firstRunOrdinal: c.firstRunOrdinal, lastRunOrdinal: c.lastRunOrdinal, handoffIds: [] },
-  forkedFrom: c.forkedFrom as never,
+  forkedFrom: c.forkedFrom,
 });
 
 export const providerThreadMachine = setup({
-  types: { context: {} as ProviderThreadContext, events: {} as ProviderThreadEvent, input: {} as ProviderThreadInput, emitted: {} as MachineOutput },
+  types: { context: {} as ProviderThreadContext, events: {} as ProviderThreadEvent, input: {} as ProviderThreadInput, emitted: {} as MachineOutput, tags: {} as EntityTag },
   actions: {
-    setStatus: enqueueActions(({ context, event, enqueue }, params: { to: ProviderThreadStatus }) => {
-      const reason = 'reason' in event ? event.reason : null;
-      if (context.status === params.to) return;
-      enqueue.assign({ status: params.to, reason });
-      enqueue.emit(domain('provider-thread.status-changed', { threadId: context.threadId as never, providerThreadId: context.providerThreadId as never, to: params.to, reason }));
-    }),
+    setStatus: enqueueActions(
+      changeStatusWithReason<ProviderThreadContext, ProviderThreadStatus>(
+        (context, { to, reason }) => domain('provider-thread.status-changed', { threadId: context.threadId, providerThreadId: context.providerThreadId, to, reason }),
+        { reasonCounts: false },
+      ),
+    ),
+    announce: emit(({ context }) => domain('provider-thread.bound', { threadId: context.threadId, providerThread: view(context, 'not_loaded') })),
     bind: enqueueActions(({ context, event, enqueue }) => {
       if (event.type !== 'LOADED') return;
       const next = { ...context, nativeThreadRef: event.nativeThreadRef, resumeCursor: event.resumeCursor ?? context.resumeCursor };
       enqueue.assign({ nativeThreadRef: next.nativeThreadRef, resumeCursor: next.resumeCursor });
-      enqueue.emit(domain('provider-thread.bound', { threadId: context.threadId as never, providerThread: view(next, 'idle') }));
+      enqueue.emit(domain('provider-thread.bound', { threadId: context.threadId, providerThread: view(next, 'idle') }));
     }),
     cover: assign(({ context, event }) =>
       event.type === 'TURN_BEGAN' && event.runOrdinal !== null
@@ -69,7 +58,7 @@ export const providerThreadMachine = setup({
 }).createMachine({
   id: 'providerThread',
   context: ({ input }) => ({ ...input, status: 'not_loaded', nativeThreadRef: null, resumeCursor: null, firstRunOrdinal: null, lastRunOrdinal: null, reason: null }),
-  entry: emit(({ context }) => domain('provider-thread.bound', { threadId: context.threadId as never, providerThread: view(context, 'not_loaded') })),
+  entry: 'announce',
   initial: 'not_loaded',
   states: {
     not_loaded: {

@@ -1,6 +1,8 @@
 import { emit, enqueueActions, setup } from 'xstate';
-import type { AttemptReason, RunAttemptStatus } from '../domain/statuses.js';
+import type { RunAttemptStatus } from '../domain/statuses.js';
 import { domain, type MachineOutput } from './outputs.js';
+import type { RunAttemptInput, RunAttemptEvent } from './entity-messages.js';
+import { changeStatus, terminalTag, type EntityTag } from './status-actions.js';
 
 /**
  * RunAttempt: one provider execution of a run. A run has several when steering had to
@@ -9,30 +11,14 @@ import { domain, type MachineOutput } from './outputs.js';
  */
 export const RUN_ATTEMPT_MACHINE_VERSION = 1;
 
-export interface RunAttemptInput {
-  attemptId: string;
-  runId: string;
-  threadId: string;
-  attemptOrdinal: number;
-  rootNodeId: string;
-  reason: AttemptReason;
-  providerThreadId: string | null;
-}
+export type { RunAttemptInput, RunAttemptEvent };
 
 export interface RunAttemptContext extends RunAttemptInput {
   status: RunAttemptStatus;
 }
 
-type EndStatus = 'completed' | 'interrupted' | 'failed';
-export type RunAttemptEvent =
-  | { type: 'TURN_STARTED'; attemptId: string }
-  | { type: 'TURN_TERMINAL'; attemptId: string; nodeId: string; status: EndStatus }
-  | { type: 'END'; status: EndStatus }
-  | { type: 'SUPERSEDE' }
-  | { type: 'CANCEL' };
-
 export const runAttemptMachine = setup({
-  types: { context: {} as RunAttemptContext, events: {} as RunAttemptEvent, input: {} as RunAttemptInput, emitted: {} as MachineOutput },
+  types: { context: {} as RunAttemptContext, events: {} as RunAttemptEvent, input: {} as RunAttemptInput, emitted: {} as MachineOutput, tags: {} as EntityTag },
   guards: {
     isOwnRootTurn: ({ context, event }) => event.type === 'TURN_TERMINAL' && event.attemptId === context.attemptId && event.nodeId === context.rootNodeId,
     isOwnStart: ({ context, event }) => event.type === 'TURN_STARTED' && event.attemptId === context.attemptId,
@@ -40,22 +26,23 @@ export const runAttemptMachine = setup({
     endsInterrupted: ({ event }) => 'status' in event && event.status === 'interrupted',
   },
   actions: {
-    setStatus: enqueueActions(({ context, enqueue }, params: { to: RunAttemptStatus }) => {
-      if (context.status === params.to) return;
-      enqueue.assign({ status: params.to });
-      enqueue.emit(domain('attempt.status-changed', { threadId: context.threadId as never, runId: context.runId as never, attemptId: context.attemptId as never, to: params.to, reason: params.to === 'superseded' ? 'steering_restart' : null }));
-    }),
+    setStatus: enqueueActions(
+      changeStatus<RunAttemptContext, RunAttemptStatus>((context, { to }) =>
+        domain('attempt.status-changed', { threadId: context.threadId, runId: context.runId, attemptId: context.attemptId, to, reason: to === 'superseded' ? 'steering_restart' : null }),
+      ),
+    ),
+    announce: emit(({ context }) =>
+      domain('attempt.created', {
+        threadId: context.threadId,
+        attempt: { id: context.attemptId, runId: context.runId, attemptOrdinal: context.attemptOrdinal, rootNodeId: context.rootNodeId, providerThreadId: context.providerThreadId, providerTurnId: null, reason: context.reason, status: 'pending' },
+      }),
+    ),
   },
 }).createMachine({
   id: 'runAttempt',
   context: ({ input }) => ({ ...input, status: 'pending' }),
   initial: 'pending',
-  entry: emit(({ context }) =>
-    domain('attempt.created', {
-      threadId: context.threadId as never,
-      attempt: { id: context.attemptId as never, runId: context.runId as never, attemptOrdinal: context.attemptOrdinal, rootNodeId: context.rootNodeId as never, providerThreadId: context.providerThreadId as never, providerTurnId: null, reason: context.reason, status: 'pending' },
-    }),
-  ),
+  entry: 'announce',
   states: {
     pending: {
       on: {
@@ -83,7 +70,7 @@ export const runAttemptMachine = setup({
     },
     completed: { type: 'final', entry: { type: 'setStatus', params: { to: 'completed' } } },
     // An interrupted attempt may still be superseded by the replacement a steer asked for.
-    interrupted: { tags: ['terminal'], entry: { type: 'setStatus', params: { to: 'interrupted' } }, on: { SUPERSEDE: 'superseded' } },
+    interrupted: { tags: [terminalTag], entry: { type: 'setStatus', params: { to: 'interrupted' } }, on: { SUPERSEDE: 'superseded' } },
     failed: { type: 'final', entry: { type: 'setStatus', params: { to: 'failed' } } },
     superseded: { type: 'final', entry: { type: 'setStatus', params: { to: 'superseded' } } },
     cancelled: { type: 'final', entry: { type: 'setStatus', params: { to: 'cancelled' } } },

@@ -1,7 +1,10 @@
 import { and, assign, emit, enqueueActions, setup } from 'xstate';
 import type { ErrorInfo } from '../domain/errors.js';
-import type { AttemptReason, InteractionMode, ProviderKind, RunStatus, RuntimeMode } from '../domain/statuses.js';
+import type { CheckpointId, NodeId, ProviderThreadId, RunAttemptId, RuntimeRequestId } from '../domain/ids.js';
+import type { AttemptReason, RunStatus } from '../domain/statuses.js';
 import { domain, type MachineOutput } from './outputs.js';
+import type { BarrierStep, RunAttemptEvent, RunInput, RunSettings, RunEvent, TerminalStatus } from './entity-messages.js';
+import { changeStatus, endedState, type EntityTag } from './status-actions.js';
 
 /**
  * Run: one counted user turn. The rules it makes impossible to break:
@@ -16,63 +19,27 @@ import { domain, type MachineOutput } from './outputs.js';
  */
 export const RUN_MACHINE_VERSION = 3;
 
-export type TerminalStatus = 'completed' | 'interrupted' | 'failed' | 'cancelled';
-type TurnStatus = 'completed' | 'interrupted' | 'failed';
-
-export interface RunInput {
-  runId: string;
-  threadId: string;
-  provider: ProviderKind;
-  model: string | null;
-  userMessageId: string;
-  rootNodeId: string;
-  firstAttemptId: string;
-  text: string;
-}
-
-/** The thread's settings when the run started: every attempt of the run asks the provider for them. */
-export interface RunSettings {
-  runtimeMode: RuntimeMode;
-  interactionMode: InteractionMode;
-}
+export type { RunInput, RunSettings, RunEvent, TerminalStatus };
 
 export interface RunContext extends RunInput {
   status: RunStatus;
   settings: RunSettings | null;
   ordinal: number | null;
-  providerThreadId: string | null;
-  activeAttemptId: string | null;
+  providerThreadId: ProviderThreadId | null;
+  activeAttemptId: RunAttemptId | null;
   attemptCount: number;
-  pendingRestart: { attemptId: string; rootNodeId: string; text: string } | null;
+  pendingRestart: { attemptId: RunAttemptId; rootNodeId: NodeId; text: string } | null;
   interruptRequested: boolean;
-  pendingRequestIds: string[];
+  pendingRequestIds: RuntimeRequestId[];
   terminalStatus: TerminalStatus | null;
   error: ErrorInfo | null;
-  checkpointId: string | null;
+  checkpointId: CheckpointId | null;
 }
 
-export type RunEvent =
-  | { type: 'START'; ordinal: number; providerThreadId: string | null; reason: AttemptReason; settings: RunSettings; fork?: Record<string, unknown> | null }
-  | { type: 'TURN_STARTED'; attemptId: string }
-  | { type: 'TURN_TERMINAL'; attemptId: string; nodeId: string; status: TurnStatus; error?: ErrorInfo | null }
-  | { type: 'REQUEST_OPENED'; requestId: string }
-  | { type: 'REQUEST_CLOSED'; requestId: string }
-  | { type: 'INTERRUPT'; holdQueue: boolean; supportsInterrupt: boolean }
-  | { type: 'INTERRUPT_ACKNOWLEDGED' }
-  | { type: 'STEER_NATIVE'; messageId: string; text: string }
-  | { type: 'STEER_RESTART'; messageId: string; text: string; attemptId: string; rootNodeId: string }
-  | { type: 'PROVIDER_LOST'; status: 'failed' | 'interrupted'; error: ErrorInfo }
-  /** The provider thread could not be resumed: the run goes on in a replacement, seeded from Baton's record. */
-  | { type: 'PROVIDER_RECOVERY'; failedProviderThreadId: string; providerThreadId: string; attemptId: string; rootNodeId: string; reason: string }
-  | { type: 'BARRIER_STEP_DONE'; step: InMemoryStep }
-  | { type: 'CHECKPOINT_RECORDED'; checkpointId: string | null; status: 'ready' | 'missing' | 'error' }
-  | { type: 'CANCEL'; reason: string }
-  | { type: 'ROLLED_BACK' };
-
-const ref = (c: RunContext) => ({ threadId: c.threadId as never, runId: c.runId as never });
+const ref = (c: RunContext) => ({ threadId: c.threadId, runId: c.runId });
 
 /** The outputs that start one provider attempt of this run. */
-function attemptOutputs(c: RunContext, attemptId: string, rootNodeId: string, attemptOrdinal: number, reason: AttemptReason, text: string, fork: Record<string, unknown> | null = null): MachineOutput[] {
+function attemptOutputs(c: RunContext, attemptId: RunAttemptId, rootNodeId: NodeId, attemptOrdinal: number, reason: AttemptReason, text: string, fork: Record<string, unknown> | null = null): MachineOutput[] {
   return [
     { type: 'spawn', entity: { kind: 'run_attempt', id: attemptId, input: { attemptId, runId: c.runId, threadId: c.threadId, attemptOrdinal, rootNodeId, reason, providerThreadId: c.providerThreadId } } },
     { type: 'spawn', entity: { kind: 'execution_node', id: rootNodeId, input: { nodeId: rootNodeId, runId: c.runId, threadId: c.threadId, attemptId, parentNodeId: null, kind: 'root_turn', countsForRun: true, title: null } } },
@@ -83,18 +50,20 @@ function attemptOutputs(c: RunContext, attemptId: string, rootNodeId: string, at
 /** Ends the active attempt and its root turn when the provider will never report them (it is gone, or stopped by policy). */
 function endTurnOutputs(c: RunContext, status: 'failed' | 'interrupted'): MachineOutput[] {
   return [
-    { type: 'send', to: { kind: 'run_attempt', id: c.activeAttemptId ?? '' }, event: { type: 'END', status } },
+    ...toActiveAttempt(c, { type: 'END', status }),
     { type: 'send', to: { kind: 'execution_node', id: c.rootNodeId }, event: { type: 'END', status } },
   ];
 }
 
+/** The event to the active attempt (a live run always has one). */
+const toActiveAttempt = (c: RunContext, event: RunAttemptEvent): MachineOutput[] =>
+  c.activeAttemptId ? [{ type: 'send', to: { kind: 'run_attempt', id: c.activeAttemptId }, event }] : [];
+
 /** Why the run's live work ended, for what it cancels. */
 const endReason = (c: RunContext): string => `run ${c.runId} ended ${c.terminalStatus ?? 'failed'}${c.error ? `: ${c.error.message}` : ''}`;
 
-type InMemoryStep = 'flush_text' | 'close_messages' | 'finalize_plans' | 'close_children';
-
 /** One in-memory barrier step: ask the runtime to do it, move on only when it reports that step done. */
-const barrierStep = (step: InMemoryStep, next: string) => ({
+const barrierStep = (step: BarrierStep, next: string) => ({
   entry: { type: 'requestBarrierStep' as const, params: { step } },
   on: {
     BARRIER_STEP_DONE: { guard: { type: 'isBarrierStep' as const, params: { step } }, target: next, actions: { type: 'recordBarrierStep' as const, params: { step } } },
@@ -107,9 +76,10 @@ export const runMachine = setup({
     events: {} as RunEvent,
     input: {} as RunInput,
     emitted: {} as MachineOutput,
+    tags: {} as EntityTag,
   },
   guards: {
-    isBarrierStep: ({ event }, params: { step: InMemoryStep }) => event.type === 'BARRIER_STEP_DONE' && event.step === params.step,
+    isBarrierStep: ({ event }, params: { step: BarrierStep }) => event.type === 'BARRIER_STEP_DONE' && event.step === params.step,
     isActiveAttempt: ({ context, event }) => 'attemptId' in event && event.attemptId === context.activeAttemptId,
     /** Only the root node of the active attempt ends the run. */
     isRootTurnOfActiveAttempt: ({ context, event }) =>
@@ -125,13 +95,30 @@ export const runMachine = setup({
     isOnFailedProviderThread: ({ context, event }) => event.type === 'PROVIDER_RECOVERY' && event.failedProviderThreadId === context.providerThreadId,
   },
   actions: {
-    requestBarrierStep: emit(({ context }, params: { step: InMemoryStep }) => ({ type: 'barrier', runId: context.runId, step: params.step }) as MachineOutput),
-    recordBarrierStep: emit(({ context }, params: { step: InMemoryStep }) => domain('run.barrier-step', { ...ref(context), step: params.step })),
-    /** Emits `run.status-changed` and records the new status. */
-    setStatus: enqueueActions(({ context, enqueue }, params: { to: RunStatus }) => {
-      if (context.status === params.to) return;
-      enqueue.emit(domain('run.status-changed', { ...ref(context), from: context.status, to: params.to, reason: null }));
-      enqueue.assign({ status: params.to });
+    requestBarrierStep: emit(({ context }, params: { step: BarrierStep }) => ({ type: 'barrier' as const, runId: context.runId, step: params.step })),
+    recordBarrierStep: emit(({ context }, params: { step: BarrierStep }) => domain('run.barrier-step', { ...ref(context), step: params.step })),
+    setStatus: enqueueActions(changeStatus<RunContext, RunStatus>((context, { from, to }) => domain('run.status-changed', { ...ref(context), from, to, reason: null }))),
+    /** The run's turn comes: the baseline checkpoint, then its first attempt on the provider. */
+    start: enqueueActions(({ context, event, enqueue }) => {
+      if (event.type !== 'START') return;
+      const started = { ...context, ordinal: event.ordinal, providerThreadId: event.providerThreadId, settings: event.settings };
+      // The workspace as it was before this run: checkpoint N-1, captured before the provider starts.
+      enqueue.emit({ type: 'effect', effect: { kind: 'checkpoint.baseline', provider: null, runId: context.runId, nodeId: null, payload: { ordinal: event.ordinal - 1 } } });
+      for (const o of attemptOutputs(started, context.firstAttemptId, context.rootNodeId, 1, event.reason, context.text, event.fork ?? null)) enqueue.emit(o);
+      enqueue.assign({ ordinal: event.ordinal, providerThreadId: event.providerThreadId, settings: event.settings, activeAttemptId: context.firstAttemptId, attemptCount: 1 });
+      enqueue.emit(domain('run.started', { ...ref(context), ordinal: event.ordinal, attemptId: context.firstAttemptId, providerThreadId: event.providerThreadId }));
+    }),
+    /** Ended before it started: nothing was asked of the provider. */
+    markCancelled: assign({ terminalStatus: 'cancelled' as const }),
+    /** The barrier's last step: the checkpoint of the workspace as the run left it. */
+    requestCheckpoint: emit(({ context }) => ({
+      type: 'effect' as const,
+      effect: { kind: 'checkpoint.capture' as const, provider: null, runId: context.runId, nodeId: context.rootNodeId, payload: { ordinal: context.ordinal, runStatus: context.terminalStatus } },
+    })),
+    recordCheckpoint: enqueueActions(({ context, event, enqueue }) => {
+      if (event.type !== 'CHECKPOINT_RECORDED') return;
+      enqueue.assign({ checkpointId: event.checkpointId });
+      enqueue.emit(domain('run.barrier-step', { ...ref(context), step: 'checkpoint' }));
     }),
     requestInterrupt: enqueueActions(({ context, event, enqueue }) => {
       if (event.type !== 'INTERRUPT') return;
@@ -144,7 +131,7 @@ export const runMachine = setup({
       if (event.type !== 'INTERRUPT') return;
       enqueue.assign({ interruptRequested: true, terminalStatus: 'interrupted' });
       enqueue.emit(domain('run.interrupt-requested', { ...ref(context), holdQueue: event.holdQueue }));
-      enqueue.emit(domain('runtime.warning', { threadId: context.threadId as never, runId: context.runId as never, message: 'provider cannot interrupt: its session is stopped and the run ends interrupted by policy' }));
+      enqueue.emit(domain('runtime.warning', { ...ref(context), message: 'provider cannot interrupt: its session is stopped and the run ends interrupted by policy' }));
       enqueue.emit({ type: 'effect', effect: { kind: 'provider.session.stop', provider: context.provider, runId: context.runId, nodeId: null, payload: { reason: 'interrupt_unsupported' } } });
       for (const o of endTurnOutputs(context, 'interrupted')) enqueue.emit(o);
     }),
@@ -170,14 +157,14 @@ export const runMachine = setup({
     removeRequest: assign({ pendingRequestIds: ({ context, event }) => context.pendingRequestIds.filter((id) => event.type !== 'REQUEST_CLOSED' || id !== event.requestId) }),
     steerNative: enqueueActions(({ context, event, enqueue }) => {
       if (event.type !== 'STEER_NATIVE') return;
-      enqueue.emit(domain('run.steered', { ...ref(context), messageId: event.messageId as never, strategy: 'native' }));
+      enqueue.emit(domain('run.steered', { ...ref(context), messageId: event.messageId, strategy: 'native' }));
       enqueue.emit({ type: 'effect', effect: { kind: 'provider.turn.steer', provider: context.provider, runId: context.runId, nodeId: context.rootNodeId, payload: { attemptId: context.activeAttemptId, text: event.text, messageId: event.messageId } } });
     }),
     steerByRestart: enqueueActions(({ context, event, enqueue }) => {
       if (event.type !== 'STEER_RESTART') return;
       const text = `${context.pendingRestart?.text ?? context.text}\n\n${event.text}`;
       enqueue.assign({ pendingRestart: { attemptId: event.attemptId, rootNodeId: event.rootNodeId, text } });
-      enqueue.emit(domain('run.steered', { ...ref(context), messageId: event.messageId as never, strategy: 'restart' }));
+      enqueue.emit(domain('run.steered', { ...ref(context), messageId: event.messageId, strategy: 'restart' }));
       // A second steer while the first restart is pending only updates the replacement's text.
       if (context.pendingRestart) return;
       enqueue.emit({ type: 'effect', effect: { kind: 'provider.turn.interrupt', provider: context.provider, runId: context.runId, nodeId: context.rootNodeId, payload: { attemptId: context.activeAttemptId, reason: 'steering_restart' } } });
@@ -186,7 +173,7 @@ export const runMachine = setup({
     startReplacement: enqueueActions(({ context, enqueue }) => {
       const next = context.pendingRestart;
       if (!next) return;
-      enqueue.emit({ type: 'send', to: { kind: 'run_attempt', id: context.activeAttemptId ?? '' }, event: { type: 'SUPERSEDE' } });
+      for (const o of toActiveAttempt(context, { type: 'SUPERSEDE' })) enqueue.emit(o);
       // The superseded attempt's callbacks will never be answered: its requests end with it.
       for (const requestId of context.pendingRequestIds) {
         enqueue.emit({ type: 'send', to: { kind: 'runtime_request', id: requestId }, event: { type: 'CANCEL', reason: 'its attempt was superseded by a steering restart' } });
@@ -205,10 +192,10 @@ export const runMachine = setup({
       for (const o of attemptOutputs(moved, event.attemptId, event.rootNodeId, attemptOrdinal, 'provider_recovery', context.pendingRestart?.text ?? context.text)) enqueue.emit(o);
       enqueue.assign({ providerThreadId: event.providerThreadId, activeAttemptId: event.attemptId, rootNodeId: event.rootNodeId, attemptCount: attemptOrdinal, pendingRestart: null });
     }),
-    recordTurnTerminal: assign(({ context, event }) => (event.type === 'TURN_TERMINAL' ? { terminalStatus: event.status as TerminalStatus, error: event.error ?? null } : context)),
+    recordTurnTerminal: assign(({ context, event }) => (event.type === 'TURN_TERMINAL' ? { terminalStatus: event.status, error: event.error ?? null } : context)),
     finish: enqueueActions(({ context, enqueue }) => {
       const status = context.terminalStatus ?? 'failed';
-      enqueue.emit(domain('run.terminal', { ...ref(context), status, checkpointId: (context.checkpointId as never) ?? null, error: context.error }));
+      enqueue.emit(domain('run.terminal', { ...ref(context), status, checkpointId: context.checkpointId, error: context.error }));
       enqueue.emit({ type: 'send', to: { kind: 'thread_supervisor', id: context.threadId }, event: { type: 'RUN_FINISHED', runId: context.runId, status } });
     }),
   },
@@ -233,19 +220,9 @@ export const runMachine = setup({
   states: {
     queued: {
       on: {
-        START: {
-          target: 'live',
-          actions: enqueueActions(({ context, event, enqueue }) => {
-            const started = { ...context, ordinal: event.ordinal, providerThreadId: event.providerThreadId, settings: event.settings };
-            // The workspace as it was before this run: checkpoint N-1, captured before the provider starts.
-            enqueue.emit({ type: 'effect', effect: { kind: 'checkpoint.baseline', provider: null, runId: context.runId, nodeId: null, payload: { ordinal: event.ordinal - 1 } } });
-            for (const o of attemptOutputs(started, context.firstAttemptId, context.rootNodeId, 1, event.reason, context.text, event.fork ?? null)) enqueue.emit(o);
-            enqueue.assign({ ordinal: event.ordinal, providerThreadId: event.providerThreadId, settings: event.settings, activeAttemptId: context.firstAttemptId, attemptCount: 1 });
-            enqueue.emit(domain('run.started', { ...ref(context), ordinal: event.ordinal, attemptId: context.firstAttemptId as never, providerThreadId: event.providerThreadId as never }));
-          }),
-        },
-        CANCEL: { target: 'cancelled', actions: assign({ terminalStatus: 'cancelled' }) },
-        INTERRUPT: { target: 'cancelled', actions: assign({ terminalStatus: 'cancelled' }) },
+        START: { target: 'live', actions: 'start' },
+        CANCEL: { target: 'cancelled', actions: 'markCancelled' },
+        INTERRUPT: { target: 'cancelled', actions: 'markCancelled' },
       },
     },
     live: {
@@ -302,19 +279,8 @@ export const runMachine = setup({
         finalize_plans: barrierStep('finalize_plans', 'close_children'),
         close_children: barrierStep('close_children', 'checkpoint'),
         checkpoint: {
-          entry: emit(({ context }) => ({
-            type: 'effect' as const,
-            effect: { kind: 'checkpoint.capture' as const, provider: null, runId: context.runId, nodeId: context.rootNodeId, payload: { ordinal: context.ordinal, runStatus: context.terminalStatus } },
-          })),
-          on: {
-            CHECKPOINT_RECORDED: {
-              target: 'done',
-              actions: [
-                assign({ checkpointId: ({ event }) => event.checkpointId }),
-                emit(({ context }) => domain('run.barrier-step', { ...ref(context), step: 'checkpoint' })),
-              ],
-            },
-          },
+          entry: 'requestCheckpoint',
+          on: { CHECKPOINT_RECORDED: { target: 'done', actions: 'recordCheckpoint' } },
         },
         done: { type: 'final' },
       },
@@ -325,9 +291,9 @@ export const runMachine = setup({
       ],
     },
     // Terminal: late provider events are not listed here, so they are ignored.
-    completed: { tags: ['terminal'], entry: [{ type: 'setStatus', params: { to: 'completed' } }, 'finish'], on: { ROLLED_BACK: 'rolled_back' } },
-    interrupted: { tags: ['terminal'], entry: [{ type: 'setStatus', params: { to: 'interrupted' } }, 'finish'], on: { ROLLED_BACK: 'rolled_back' } },
-    failed: { tags: ['terminal'], entry: [{ type: 'setStatus', params: { to: 'failed' } }, 'finish'], on: { ROLLED_BACK: 'rolled_back' } },
+    completed: endedState('completed', 'finish'),
+    interrupted: endedState('interrupted', 'finish'),
+    failed: endedState('failed', 'finish'),
     cancelled: { type: 'final', entry: [{ type: 'setStatus', params: { to: 'cancelled' } }, 'finish'] },
     rolled_back: { type: 'final', entry: { type: 'setStatus', params: { to: 'rolled_back' } } },
   },

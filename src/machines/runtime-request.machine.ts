@@ -1,6 +1,7 @@
 import { assign, emit, enqueueActions, setup } from 'xstate';
-import type { ApprovalDecision, ProviderKind, RuntimeRequestKind, RuntimeRequestStatus } from '../domain/statuses.js';
+import type { ApprovalDecision, RuntimeRequestStatus } from '../domain/statuses.js';
 import { domain, type MachineOutput } from './outputs.js';
+import type { RuntimeRequestInput, RuntimeRequestEvent, Answers } from './entity-messages.js';
 
 /**
  * RuntimeRequest: a provider callback waiting for the user (an approval, a question).
@@ -12,22 +13,7 @@ import { domain, type MachineOutput } from './outputs.js';
  */
 export const RUNTIME_REQUEST_MACHINE_VERSION = 3;
 
-export interface RuntimeRequestInput {
-  requestId: string;
-  threadId: string;
-  runId: string;
-  nodeId: string;
-  /** Whose callback it is (its run's provider): the answer goes back to that provider alone. */
-  provider: ProviderKind;
-  kind: RuntimeRequestKind;
-  prompt: string;
-  details: Record<string, unknown>;
-  providerSessionId: string;
-  /** When an unanswered request expires; null waits for ever. Time arrives as data. */
-  expiresAt: number | null;
-}
-
-type Answers = Record<string, string | string[]>;
+export type { RuntimeRequestInput, RuntimeRequestEvent };
 
 export interface RuntimeRequestContext extends RuntimeRequestInput {
   status: RuntimeRequestStatus;
@@ -36,20 +22,57 @@ export interface RuntimeRequestContext extends RuntimeRequestInput {
   answer: { decision: ApprovalDecision | null; answers: Answers | null } | null;
 }
 
-export type RuntimeRequestEvent =
-  | { type: 'RESPOND'; decision: ApprovalDecision | null; answers: Answers | null }
-  /** The respond effect reports: the provider took the answer, or could not. */
-  | { type: 'ANSWER_DELIVERED' }
-  | { type: 'ANSWER_FAILED'; reason: string }
-  | { type: 'CALLBACK_LOST'; reason: string }
-  | { type: 'EXPIRE'; reason: string }
-  | { type: 'CANCEL'; reason: string };
-
-const ids = (c: RuntimeRequestContext) => ({ threadId: c.threadId as never, requestId: c.requestId as never });
+const ids = (c: RuntimeRequestContext) => ({ threadId: c.threadId, requestId: c.requestId });
 
 export const runtimeRequestMachine = setup({
   types: { context: {} as RuntimeRequestContext, events: {} as RuntimeRequestEvent, input: {} as RuntimeRequestInput, emitted: {} as MachineOutput },
   actions: {
+    /** Opened: the read models show it, and its run waits on it. */
+    announce: enqueueActions(({ context, enqueue }) => {
+      enqueue.emit(
+        domain('runtime-request.opened', {
+          request: {
+            id: context.requestId,
+            threadId: context.threadId,
+            runId: context.runId,
+            nodeId: context.nodeId,
+            kind: context.kind,
+            status: 'pending',
+            responseCapability: { type: 'live', providerSessionId: context.providerSessionId },
+            prompt: context.prompt,
+            details: context.details,
+          },
+        }),
+      );
+      enqueue.emit({ type: 'send', to: { kind: 'run', id: context.runId }, event: { type: 'REQUEST_OPENED', requestId: context.requestId } });
+    }),
+    scheduleExpiry: enqueueActions(({ context, enqueue }) => {
+      if (context.expiresAt !== null) enqueue.emit({ type: 'timer', op: 'schedule', key: 'expire', dueAt: context.expiresAt, event: { type: 'EXPIRE', reason: 'no answer in time' } });
+    }),
+    markPending: assign({ status: 'pending' as const }),
+    /** The user answered: no expiry any more, the answer is on its way. */
+    markAnswering: enqueueActions(({ context, enqueue }) => {
+      enqueue.assign({ status: 'answering' });
+      if (context.expiresAt !== null) enqueue.emit({ type: 'timer', op: 'cancel', key: 'expire' });
+    }),
+    /** Keeps the answer and sends it to the provider whose callback this is. */
+    deliverAnswer: enqueueActions(({ context, event, enqueue }) => {
+      if (event.type !== 'RESPOND') return;
+      enqueue.assign({ answer: { decision: event.decision, answers: event.answers } });
+      enqueue.emit({
+        type: 'effect',
+        effect: { kind: 'provider.runtime-request.respond', provider: context.provider, runId: context.runId, nodeId: context.nodeId, payload: { requestId: context.requestId, providerSessionId: context.providerSessionId, decision: event.decision, answers: event.answers } },
+      });
+      enqueue.emit(domain('runtime-request.answering', { ...ids(context), decision: event.decision, answers: event.answers }));
+    }),
+    recordExpiry: emit(({ context }, params: { reason: string }) => domain('runtime-request.expired', { ...ids(context), reason: params.reason })),
+    recordResolved: emit(({ context }) => domain('runtime-request.resolved', { ...ids(context), decision: context.answer?.decision ?? null, answers: context.answer?.answers ?? null })),
+    /** The provider callback is gone: the request can never be answered, and says why. */
+    recordCallbackLost: enqueueActions(({ context, event, enqueue }) => {
+      if (event.type !== 'CALLBACK_LOST') return;
+      enqueue.assign({ notResumableReason: event.reason });
+      enqueue.emit(domain('runtime-request.capability-changed', { ...ids(context), responseCapability: { type: 'not_resumable', reason: event.reason } }));
+    }),
     cancel: emit(({ context }, params: { reason: string }) => domain('runtime-request.cancelled', { ...ids(context), reason: params.reason })),
     /** Tells the run and the request's node that the request is closed. */
     close: enqueueActions(({ context, enqueue }, params: { status: RuntimeRequestStatus }) => {
@@ -63,59 +86,20 @@ export const runtimeRequestMachine = setup({
 }).createMachine({
   id: 'runtimeRequest',
   context: ({ input }) => ({ ...input, status: 'pending', notResumableReason: null, answer: null }),
-  entry: [
-    emit(({ context }) =>
-      domain('runtime-request.opened', {
-        request: {
-          id: context.requestId as never,
-          threadId: context.threadId as never,
-          runId: context.runId as never,
-          nodeId: context.nodeId as never,
-          kind: context.kind,
-          status: 'pending',
-          responseCapability: { type: 'live', providerSessionId: context.providerSessionId as never },
-          prompt: context.prompt,
-          details: context.details,
-        },
-      }),
-    ),
-    emit(({ context }) => ({ type: 'send' as const, to: { kind: 'run' as const, id: context.runId }, event: { type: 'REQUEST_OPENED', requestId: context.requestId } })),
-    enqueueActions(({ context, enqueue }) => {
-      if (context.expiresAt !== null) enqueue.emit({ type: 'timer', op: 'schedule', key: 'expire', dueAt: context.expiresAt, event: { type: 'EXPIRE', reason: 'no answer in time' } });
-    }),
-  ],
+  entry: ['announce', 'scheduleExpiry'],
   initial: 'pending',
   states: {
     pending: {
-      entry: assign({ status: 'pending' }),
+      entry: 'markPending',
       on: {
-        RESPOND: {
-          target: 'answering',
-          actions: [
-            assign({ answer: ({ event }) => ({ decision: event.decision, answers: event.answers }) }),
-            emit(({ context, event }) => ({
-              type: 'effect' as const,
-              effect: { kind: 'provider.runtime-request.respond' as const, provider: context.provider, runId: context.runId, nodeId: context.nodeId, payload: { requestId: context.requestId, providerSessionId: context.providerSessionId, decision: event.decision, answers: event.answers } },
-            })),
-            emit(({ context, event }) => domain('runtime-request.answering', { ...ids(context), decision: event.decision, answers: event.answers })),
-          ],
-        },
-        EXPIRE: { target: 'expired', actions: emit(({ context, event }) => domain('runtime-request.expired', { ...ids(context), reason: event.reason })) },
+        RESPOND: { target: 'answering', actions: 'deliverAnswer' },
+        EXPIRE: { target: 'expired', actions: { type: 'recordExpiry', params: ({ event }) => ({ reason: event.reason }) } },
       },
     },
-    // The user answered: no expiry any more, the answer is on its way.
     answering: {
-      entry: [
-        assign({ status: 'answering' }),
-        enqueueActions(({ context, enqueue }) => {
-          if (context.expiresAt !== null) enqueue.emit({ type: 'timer', op: 'cancel', key: 'expire' });
-        }),
-      ],
+      entry: 'markAnswering',
       on: {
-        ANSWER_DELIVERED: {
-          target: 'resolved',
-          actions: emit(({ context }) => domain('runtime-request.resolved', { ...ids(context), decision: context.answer?.decision ?? null, answers: context.answer?.answers ?? null })),
-        },
+        ANSWER_DELIVERED: { target: 'resolved', actions: 'recordResolved' },
         ANSWER_FAILED: { target: 'cancelled', actions: { type: 'cancel', params: ({ event }) => ({ reason: `the provider did not take the answer: ${event.reason}` }) } },
       },
     },
@@ -126,11 +110,7 @@ export const runtimeRequestMachine = setup({
   on: {
     CALLBACK_LOST: {
       target: '.cancelled',
-      actions: [
-        assign({ notResumableReason: ({ event }) => event.reason }),
-        emit(({ context, event }) => domain('runtime-request.capability-changed', { ...ids(context), responseCapability: { type: 'not_resumable', reason: event.reason } })),
-        { type: 'cancel', params: ({ event }) => ({ reason: event.reason }) },
-      ],
+      actions: ['recordCallbackLost', { type: 'cancel', params: ({ event }) => ({ reason: event.reason }) }],
     },
     CANCEL: { target: '.cancelled', actions: { type: 'cancel', params: ({ event }) => ({ reason: event.reason }) } },
   },

@@ -1,7 +1,9 @@
 import { and, assign, enqueueActions, not, setup } from 'xstate';
-import type { DispatchMode, InteractionMode, ProviderKind, RuntimeMode, ThreadStatus } from '../domain/statuses.js';
+import type { DispatchMode, ThreadStatus } from '../domain/statuses.js';
 import { domain, type MachineOutput } from './outputs.js';
+import type { DispatchCapabilities, RunEvent, ThreadSettings, ThreadSupervisorInput, ThreadSupervisorEvent } from './entity-messages.js';
 import type { ForkOrigin } from '../domain/entities.js';
+import type { RunId } from '../domain/ids.js';
 
 /**
  * ThreadSupervisor: one per AppThread. It owns what belongs to the thread as a whole:
@@ -11,71 +13,22 @@ import type { ForkOrigin } from '../domain/entities.js';
  */
 export const THREAD_SUPERVISOR_MACHINE_VERSION = 3;
 
-/** The turn capabilities the dispatch policy reads; the adapter declares them. */
-export interface DispatchCapabilities {
-  supportsActiveSteering: boolean;
-  supportsSteeringByInterruptRestart: boolean;
-  supportsInterrupt: boolean;
-  canRollbackThread: boolean;
-}
-
-export interface ThreadSettings {
-  title: string;
-  provider: ProviderKind;
-  model: string | null;
-  runtimeMode: RuntimeMode;
-  interactionMode: InteractionMode;
-}
-
-export interface ThreadSupervisorInput extends ThreadSettings {
-  threadId: string;
-  cwd: string;
-  parentThreadId: string | null;
-  relationshipToParent: 'fork' | 'subagent' | null;
-  rootThreadId: string;
-  providerThreadId: string;
-  capabilities: DispatchCapabilities;
-  createdAt: number;
-  forkOrigin?: ForkOrigin | null;
-}
+export type { DispatchCapabilities, ThreadSettings, ThreadSupervisorInput, ThreadSupervisorEvent };
 
 export interface ThreadSupervisorContext extends ThreadSupervisorInput {
   status: ThreadStatus;
-  queue: string[];
-  activeRunId: string | null;
+  queue: RunId[];
+  activeRunId: RunId | null;
   /** The active run is finalizing: it can no longer be steered, so a new message queues. */
   activeRunEnding: boolean;
   /** Run ids of counted runs; index + 1 is the ordinal. */
-  countedRunIds: string[];
+  countedRunIds: RunId[];
   queueHeld: boolean;
   /** The provider thread failed: the next run reseeds a replacement through recovery. */
   reseedNext: boolean;
   /** A fork not yet resolved: its first run takes it to the provider. */
   pendingFork: ForkOrigin | null;
 }
-
-export type ThreadSupervisorEvent =
-  | { type: 'SEND'; runId: string; messageId: string; rootNodeId: string; attemptId: string; text: string; mode: DispatchMode; provider: ProviderKind; model: string | null; targetRunId: string | null }
-  | { type: 'RUN_ENDING'; runId: string }
-  | { type: 'RUN_FINISHED'; runId: string; status: string }
-  | { type: 'INTERRUPT'; runId: string; holdQueue: boolean }
-  | { type: 'STOP' }
-  | { type: 'REORDER'; order: string[] }
-  | { type: 'CANCEL_QUEUED'; runId: string }
-  | { type: 'PROMOTE'; runId: string; messageId: string; text: string; attemptId: string; rootNodeId: string }
-  | {
-      type: 'PROVIDER_THREAD_FAILED';
-      reason: string;
-      failedProviderThreadId: string;
-      replacementProviderThreadId: string;
-      /** Ids for the active run's recovery attempt on the replacement, if it takes one. */
-      recoveryAttemptId: string;
-      recoveryRootNodeId: string;
-    }
-  | { type: 'SETTINGS_UPDATE'; changes: Partial<ThreadSettings> }
-  | { type: 'ROLLBACK'; runOrdinal: number; replacementProviderThreadId?: string }
-  | { type: 'ARCHIVE' }
-  | { type: 'DELETE' };
 
 type Ctx = ThreadSupervisorContext;
 
@@ -84,10 +37,9 @@ type Ctx = ThreadSupervisorContext;
  * run must still be active and not finalizing, else the user's steer would land on another
  * run or start one of its own.
  */
-export const targetsActiveRun = (context: Pick<Ctx, 'activeRunId' | 'activeRunEnding'>, targetRunId: string | null): boolean =>
+export const targetsActiveRun = (context: Pick<Ctx, 'activeRunId' | 'activeRunEnding'>, targetRunId: RunId | null): boolean =>
   targetRunId === null || (targetRunId === context.activeRunId && !context.activeRunEnding);
 const modeIs = (...modes: DispatchMode[]) => ({ type: 'modeIs' as const, params: { modes } });
-const tid = (c: Ctx) => c.threadId as never;
 const isSend = (e: ThreadSupervisorEvent): e is Extract<ThreadSupervisorEvent, { type: 'SEND' }> => e.type === 'SEND';
 
 export const threadSupervisorMachine = setup({
@@ -113,16 +65,16 @@ export const threadSupervisorMachine = setup({
     /** A new run: the user message, the run entity and its place at the end of the queue. */
     createRun: enqueueActions(({ context, event, enqueue }) => {
       if (!isSend(event)) return;
-      enqueue.emit(domain('message.created', { message: { id: event.messageId as never, threadId: tid(context), runId: event.runId as never, nodeId: null, role: 'user', text: event.text, completed: true } }));
+      enqueue.emit(domain('message.created', { message: { id: event.messageId, threadId: context.threadId, runId: event.runId, nodeId: null, role: 'user', text: event.text, completed: true } }));
       enqueue.emit({ type: 'spawn', entity: { kind: 'run', id: event.runId, input: { runId: event.runId, threadId: context.threadId, provider: event.provider, model: event.model, userMessageId: event.messageId, rootNodeId: event.rootNodeId, firstAttemptId: event.attemptId, text: event.text } } });
-      enqueue.emit(domain('run.queued', { threadId: tid(context), runId: event.runId as never, text: event.text, provider: event.provider, model: event.model, userMessageId: event.messageId as never, rootNodeId: event.rootNodeId as never, dispatchMode: event.mode }));
+      enqueue.emit(domain('run.queued', { threadId: context.threadId, runId: event.runId, text: event.text, provider: event.provider, model: event.model, userMessageId: event.messageId, rootNodeId: event.rootNodeId, dispatchMode: event.mode }));
       enqueue.assign({ queue: [...context.queue, event.runId] });
     }),
     /** An explicit send is the user continuing: it releases a held queue. */
     releaseHold: enqueueActions(({ context, enqueue }) => {
       if (!context.queueHeld) return;
       enqueue.assign({ queueHeld: false });
-      enqueue.emit(domain('thread.queue-held', { threadId: tid(context), held: false, reason: 'send' }));
+      enqueue.emit(domain('thread.queue-held', { threadId: context.threadId, held: false, reason: 'send' }));
     }),
     startNext: enqueueActions(({ context, enqueue }) => {
       const [runId, ...rest] = context.queue;
@@ -140,12 +92,12 @@ export const threadSupervisorMachine = setup({
       });
     }),
     steer: enqueueActions(({ context, event, enqueue }, params: { strategy: 'native' | 'restart' }) => {
-      if (event.type !== 'SEND' && event.type !== 'PROMOTE') return;
-      const runId = context.activeRunId!;
+      const runId = context.activeRunId;
+      if ((event.type !== 'SEND' && event.type !== 'PROMOTE') || !runId) return;
       if (event.type === 'SEND') {
-        enqueue.emit(domain('message.created', { message: { id: event.messageId as never, threadId: tid(context), runId: runId as never, nodeId: null, role: 'user', text: event.text, completed: true } }));
+        enqueue.emit(domain('message.created', { message: { id: event.messageId, threadId: context.threadId, runId, nodeId: null, role: 'user', text: event.text, completed: true } }));
       }
-      const steer = params.strategy === 'native'
+      const steer: RunEvent = params.strategy === 'native'
         ? { type: 'STEER_NATIVE', messageId: event.messageId, text: event.text }
         : { type: 'STEER_RESTART', messageId: event.messageId, text: event.text, attemptId: event.attemptId, rootNodeId: event.rootNodeId };
       enqueue.emit({ type: 'send', to: { kind: 'run', id: runId }, event: steer });
@@ -154,7 +106,7 @@ export const threadSupervisorMachine = setup({
       const holdQueue = event.type === 'STOP' || (event.type === 'INTERRUPT' && event.holdQueue);
       if (holdQueue && !context.queueHeld) {
         enqueue.assign({ queueHeld: true });
-        enqueue.emit(domain('thread.queue-held', { threadId: tid(context), held: true, reason: event.type === 'STOP' ? 'stop' : 'interrupt' }));
+        enqueue.emit(domain('thread.queue-held', { threadId: context.threadId, held: true, reason: event.type === 'STOP' ? 'stop' : 'interrupt' }));
       }
       if (context.activeRunId) {
         enqueue.emit({ type: 'send', to: { kind: 'run', id: context.activeRunId }, event: { type: 'INTERRUPT', holdQueue, supportsInterrupt: context.capabilities.supportsInterrupt } });
@@ -180,7 +132,7 @@ export const threadSupervisorMachine = setup({
       const later = context.countedRunIds.slice(event.runOrdinal);
       for (const runId of later) enqueue.emit({ type: 'send', to: { kind: 'run', id: runId }, event: { type: 'ROLLED_BACK' } });
       enqueue.assign({ countedRunIds: context.countedRunIds.slice(0, event.runOrdinal) });
-      enqueue.emit(domain('thread.rolled-back', { threadId: tid(context), runOrdinal: event.runOrdinal, rolledBackRunIds: later as never }));
+      enqueue.emit(domain('thread.rolled-back', { threadId: context.threadId, runOrdinal: event.runOrdinal, rolledBackRunIds: later }));
       if (later.length === 0) return;
       if (context.capabilities.canRollbackThread) {
         enqueue.emit({ type: 'effect', effect: { kind: 'provider.thread.rollback', provider: context.provider, runId: null, nodeId: null, payload: { providerThreadId: context.providerThreadId, runOrdinal: event.runOrdinal, turnsToDrop: later.length } } });
@@ -193,14 +145,14 @@ export const threadSupervisorMachine = setup({
           enqueue.emit({ type: 'spawn', entity: { kind: 'provider_thread', id: replacement, input: { providerThreadId: replacement, threadId: context.threadId, provider: context.provider, forkedFrom: null } } });
           enqueue.assign({ providerThreadId: replacement });
         }
-        enqueue.emit(domain('runtime.warning', { threadId: tid(context), runId: null, message: 'the provider cannot roll back its conversation: it is marked divergent and the next run reseeds it' }));
+        enqueue.emit(domain('runtime.warning', { threadId: context.threadId, runId: null, message: 'the provider cannot roll back its conversation: it is marked divergent and the next run reseeds it' }));
       }
     }),
     markActiveRunEnding: assign({ activeRunEnding: true }),
     reorderQueue: enqueueActions(({ event, enqueue, context }) => {
       if (event.type !== 'REORDER') return;
       enqueue.assign({ queue: event.order });
-      enqueue.emit(domain('run.queue-reordered', { threadId: tid(context), order: event.order as never }));
+      enqueue.emit(domain('run.queue-reordered', { threadId: context.threadId, order: event.order }));
     }),
     /** The failed provider thread is replaced; the active run goes on in the replacement, or the next run reseeds it. */
     replaceProviderThread: enqueueActions(({ context, event, enqueue }) => {
@@ -208,13 +160,13 @@ export const threadSupervisorMachine = setup({
       enqueue.emit({ type: 'send', to: { kind: 'provider_thread', id: context.providerThreadId }, event: { type: 'FAILED', reason: event.reason } });
       enqueue.emit({ type: 'spawn', entity: { kind: 'provider_thread', id: event.replacementProviderThreadId, input: { providerThreadId: event.replacementProviderThreadId, threadId: context.threadId, provider: context.provider, forkedFrom: null } } });
       // The active run goes on in the replacement (reseeded there); with none, the next run reseeds it.
-      const recovers = context.activeRunId !== null && !context.activeRunEnding;
-      enqueue.assign({ providerThreadId: event.replacementProviderThreadId, reseedNext: !recovers });
-      if (!recovers) enqueue.emit(domain('runtime.warning', { threadId: tid(context), runId: null, message: `the provider thread failed (${event.reason}); the next run goes to a replacement seeded from Baton's record` }));
-      if (recovers) {
+      const recovering = context.activeRunEnding ? null : context.activeRunId;
+      enqueue.assign({ providerThreadId: event.replacementProviderThreadId, reseedNext: recovering === null });
+      if (recovering === null) enqueue.emit(domain('runtime.warning', { threadId: context.threadId, runId: null, message: `the provider thread failed (${event.reason}); the next run goes to a replacement seeded from Baton's record` }));
+      else {
         enqueue.emit({
           type: 'send',
-          to: { kind: 'run', id: context.activeRunId! },
+          to: { kind: 'run', id: recovering },
           event: { type: 'PROVIDER_RECOVERY', failedProviderThreadId: event.failedProviderThreadId, providerThreadId: event.replacementProviderThreadId, attemptId: event.recoveryAttemptId, rootNodeId: event.recoveryRootNodeId, reason: event.reason },
         });
       }
@@ -222,23 +174,33 @@ export const threadSupervisorMachine = setup({
     applySettings: enqueueActions(({ context, event, enqueue }) => {
       if (event.type !== 'SETTINGS_UPDATE') return;
       enqueue.assign({ ...event.changes });
-      enqueue.emit(domain('thread.settings-updated', { threadId: tid(context), changes: event.changes }));
+      enqueue.emit(domain('thread.settings-updated', { threadId: context.threadId, changes: event.changes }));
+    }),
+    /** The thread exists: its record, and the provider thread it starts on. */
+    announce: enqueueActions(({ context, enqueue }) => {
+      enqueue.emit(domain('thread.created', {
+        thread: {
+          id: context.threadId, title: context.title, status: 'active', provider: context.provider, model: context.model, runtimeMode: context.runtimeMode, interactionMode: context.interactionMode,
+          workspace: { cwd: context.cwd, branch: null, worktree: null }, activeProviderThreadId: context.providerThreadId,
+          lineage: { parentThreadId: context.parentThreadId, relationshipToParent: context.relationshipToParent, rootThreadId: context.rootThreadId },
+          createdAt: context.createdAt,
+        },
+      }));
+      enqueue.emit({ type: 'spawn', entity: { kind: 'provider_thread', id: context.providerThreadId, input: { providerThreadId: context.providerThreadId, threadId: context.threadId, provider: context.provider, forkedFrom: context.pendingFork?.sourceProviderThreadId ?? null } } });
+    }),
+    markArchived: enqueueActions(({ context, enqueue }) => {
+      enqueue.assign({ status: 'archived' });
+      enqueue.emit(domain('thread.archived', { threadId: context.threadId }));
+    }),
+    markDeleted: enqueueActions(({ context, enqueue }) => {
+      enqueue.assign({ status: 'deleted' });
+      enqueue.emit(domain('thread.deleted', { threadId: context.threadId }));
     }),
   },
 }).createMachine({
   id: 'threadSupervisor',
   context: ({ input }) => ({ ...input, status: 'active', queue: [], activeRunId: null, activeRunEnding: false, countedRunIds: [], queueHeld: false, reseedNext: false, pendingFork: input.forkOrigin ?? null }),
-  entry: enqueueActions(({ context, enqueue }) => {
-    enqueue.emit(domain('thread.created', {
-      thread: {
-        id: tid(context), title: context.title, status: 'active', provider: context.provider, model: context.model, runtimeMode: context.runtimeMode, interactionMode: context.interactionMode,
-        workspace: { cwd: context.cwd, branch: null, worktree: null }, activeProviderThreadId: context.providerThreadId as never,
-        lineage: { parentThreadId: context.parentThreadId as never, relationshipToParent: context.relationshipToParent, rootThreadId: context.rootThreadId as never },
-        createdAt: context.createdAt,
-      },
-    }));
-    enqueue.emit({ type: 'spawn', entity: { kind: 'provider_thread', id: context.providerThreadId, input: { providerThreadId: context.providerThreadId, threadId: context.threadId, provider: context.provider, forkedFrom: context.pendingFork?.sourceProviderThreadId ?? null } } });
-  }),
+  entry: 'announce',
   initial: 'active',
   states: {
     active: {
@@ -296,14 +258,13 @@ export const threadSupervisorMachine = setup({
       },
     },
     archived: {
-      entry: [assign({ status: 'archived' }), enqueueActions(({ context, enqueue }) => enqueue.emit(domain('thread.archived', { threadId: tid(context) })))],
+      entry: 'markArchived',
       on: { DELETE: 'deleted' },
     },
     deleted: {
       type: 'final',
-      entry: [assign({ status: 'deleted' }), enqueueActions(({ context, enqueue }) => enqueue.emit(domain('thread.deleted', { threadId: tid(context) })))],
+      entry: 'markDeleted',
     },
   },
 });
-
 

@@ -52,8 +52,8 @@ const handlers: { [K in EventType]?: Handler<K> } = {
 /** The event types that can add an activity: what the activities stream carries. */
 export const activityEventTypes: ReadonlySet<EventType> = new Set(Object.keys(handlers) as EventType[]);
 
-export function projectActivity(event: Projected<EventType>, view: ProjectionOverlay): void {
-  const handler = handlers[event.type] as Handler<EventType> | undefined;
+export function projectActivity<K extends EventType>(event: Projected<K>, view: ProjectionOverlay): void {
+  const handler: Handler<K> | undefined = handlers[event.type];
   handler?.(event, view, (a) => {
     const shell = updateThread(view, event.threadId, event.at, (t) => ({ activityCount: (t.activityCount ?? 0) + 1 }));
     if (!shell) return;

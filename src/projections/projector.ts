@@ -1,5 +1,6 @@
 import type { TurnItem } from '../domain/entities.js';
 import type { DomainEvent, EventType } from '../domain/events.js';
+import type { ThreadId } from '../domain/ids.js';
 import { threadWarningLimit, type RunView } from '../domain/projections.js';
 import { projectActivity } from './activities.js';
 import type { ProjectionOverlay } from './overlay.js';
@@ -19,15 +20,15 @@ function updateRun(view: ProjectionOverlay, runId: string, change: (r: RunView) 
 }
 
 /** Appends a turn item at the thread's next position, or updates it in place. */
-function upsertItem(view: ProjectionOverlay, threadId: string, at: number, item: Omit<TurnItem, 'position' | 'threadId'>): void {
+function upsertItem(view: ProjectionOverlay, threadId: ThreadId, at: number, item: Omit<TurnItem, 'position' | 'threadId'>): void {
   const existing = view.get('turn_items', item.id);
   if (existing) {
-    view.put('turn_items', item.id, threadId, { ...existing, ...item, threadId: threadId as never, position: existing.position }, existing.position);
+    view.put('turn_items', item.id, threadId, { ...existing, ...item, threadId, position: existing.position }, existing.position);
     return;
   }
   const shell = updateThread(view, threadId, at, (t) => ({ turnItemCount: t.turnItemCount + 1 }));
   const position = shell ? shell.turnItemCount - 1 : 0;
-  view.put('turn_items', item.id, threadId, { ...item, threadId: threadId as never, position, rolledBack: false }, position);
+  view.put('turn_items', item.id, threadId, { ...item, threadId, position, rolledBack: false }, position);
 }
 
 function patchItem(view: ProjectionOverlay, id: string, change: (i: TurnItem) => Partial<TurnItem>): void {
@@ -50,7 +51,7 @@ const handlers: { [K in EventType]?: Handler<K> } = {
   'message.created': ({ payload: { message }, at }, view) => {
     view.put('messages', message.id, message.threadId, { ...message, rolledBack: false });
     upsertItem(view, message.threadId, at, {
-      id: message.id as never, runId: message.runId, nodeId: message.nodeId, kind: message.role === 'user' ? 'user_message' : 'assistant_message',
+      id: message.id, runId: message.runId, nodeId: message.nodeId, kind: message.role === 'user' ? 'user_message' : 'assistant_message',
       status: message.completed ? 'completed' : 'streaming', text: message.text, data: {},
     });
   },
@@ -112,7 +113,7 @@ const handlers: { [K in EventType]?: Handler<K> } = {
   'node.created': ({ payload: { node }, threadId, at }, view) => {
     view.put('graph_nodes', node.id, threadId, node);
     const kind = itemKindOfNode[node.kind as keyof typeof itemKindOfNode];
-    if (kind) upsertItem(view, threadId, at, { id: node.id as never, runId: node.runId, nodeId: node.id, kind, status: node.status, text: node.title ?? '', data: { parentNodeId: node.parentNodeId } });
+    if (kind) upsertItem(view, threadId, at, { id: node.id, runId: node.runId, nodeId: node.id, kind, status: node.status, text: node.title ?? '', data: { parentNodeId: node.parentNodeId } });
   },
   'node.status-changed': ({ payload: p }, view) => {
     const node = view.get('graph_nodes', p.nodeId);
@@ -136,7 +137,7 @@ const handlers: { [K in EventType]?: Handler<K> } = {
     // A questions artifact is shown by its request's turn item.
     if (plan.kind === 'questions') return;
     upsertItem(view, plan.threadId, at, {
-      id: plan.id as never, runId: plan.runId, nodeId: plan.nodeId, kind: plan.kind === 'todo_list' ? 'todo_list' : 'plan',
+      id: plan.id, runId: plan.runId, nodeId: plan.nodeId, kind: plan.kind === 'todo_list' ? 'todo_list' : 'plan',
       status: plan.final ? 'final' : 'updating', text: plan.text ?? '', data: { steps: plan.steps, planKind: plan.kind },
     });
   },
@@ -149,7 +150,7 @@ const handlers: { [K in EventType]?: Handler<K> } = {
     view.put('requests', request.id, request.threadId, request);
     updateThread(view, request.threadId, at, (t) => ({ pendingRequestCount: t.pendingRequestCount + 1 }));
     upsertItem(view, request.threadId, at, {
-      id: request.id as never, runId: request.runId, nodeId: request.nodeId, kind: request.kind === 'user_input' ? 'user_input_request' : 'approval_request',
+      id: request.id, runId: request.runId, nodeId: request.nodeId, kind: request.kind === 'user_input' ? 'user_input_request' : 'approval_request',
       status: 'pending', text: request.prompt, data: { requestKind: request.kind, details: request.details },
     });
   },
@@ -179,7 +180,7 @@ const handlers: { [K in EventType]?: Handler<K> } = {
   'checkpoint.recorded': ({ payload: { checkpoint }, at }, view) => {
     view.put('checkpoints', checkpoint.id, checkpoint.threadId, checkpoint, checkpoint.runOrdinal ?? 0);
     upsertItem(view, checkpoint.threadId, at, {
-      id: checkpoint.id as never, runId: checkpoint.runId, nodeId: null, kind: 'checkpoint', status: checkpoint.status, text: checkpoint.reason ?? '',
+      id: checkpoint.id, runId: checkpoint.runId, nodeId: null, kind: 'checkpoint', status: checkpoint.status, text: checkpoint.reason ?? '',
       data: { runOrdinal: checkpoint.runOrdinal, diff: checkpoint.diff },
     });
   },
@@ -215,8 +216,8 @@ function renumberQueue(view: ProjectionOverlay, threadId: string): void {
   });
 }
 
-export function project(event: Projected<EventType>, view: ProjectionOverlay): void {
+export function project<K extends EventType>(event: Projected<K>, view: ProjectionOverlay): void {
   projectActivity(event, view);
-  const handler = handlers[event.type] as Handler<EventType> | undefined;
+  const handler: Handler<K> | undefined = handlers[event.type];
   handler?.(event, view);
 }

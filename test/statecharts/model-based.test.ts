@@ -4,6 +4,7 @@ import { createActor } from 'xstate';
 import { getShortestPaths, getSimplePaths } from '@xstate/graph';
 import { Store } from '../../src/persistence/store.js';
 import { allMachines } from '../../src/machines/index.js';
+import { isSettled } from '../../src/machines/status-actions.js';
 import type { MachineOutput } from '../../src/machines/outputs.js';
 import { tempDir } from '../support/temp.js';
 import { machineModels, type MachineModel, type StepRecord } from './models.js';
@@ -17,7 +18,7 @@ function pathsOf(model: MachineModel): Path[] {
   const simple = getSimplePaths(model.machine, {
     ...common,
     serializeState: model.serializeCoarse as never,
-    toState: ((s: { status: string; hasTag(t: string): boolean }) => s.status === 'done' || s.hasTag('terminal')) as never,
+    toState: isSettled as never,
   }) as unknown as Path[];
   const seen = new Set<string>();
   return [...shortest, ...simple].filter((p) => {

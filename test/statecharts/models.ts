@@ -253,7 +253,7 @@ const supervisor: MachineModel = {
     const step = history.at(-1)!;
     const c = step.after.context as ThreadSupervisorContext;
     // Ordinals are dense: every START so far numbered 1, 2, 3... in order.
-    const ordinals = history.flatMap((h) => h.outputs).flatMap((o) => (o.type === 'send' && o.event.type === 'START' ? [o.event.ordinal as number] : []));
+    const ordinals = history.flatMap((h) => h.outputs).flatMap((o) => (o.type === 'send' && o.event.type === 'START' && 'ordinal' in o.event ? [o.event.ordinal] : []));
     const rolledBackTo = history.filter((h) => h.event.type === 'ROLLBACK' && h.outputs.length).length;
     if (!rolledBackTo) expect(ordinals).toEqual(ordinals.map((_, i) => i + 1));
     expect(new Set(c.countedRunIds).size).toBe(c.countedRunIds.length);
@@ -269,7 +269,7 @@ const supervisor: MachineModel = {
     // A message aimed at another run than the active one changes nothing.
     if (step.event.type === 'SEND' && step.event.targetRunId === 'run_gone') expect(step.outputs).toEqual([]);
     // A run starts with the thread's settings as they are when it starts.
-    for (const start of starts) expect(start.type === 'send' && start.event.settings).toEqual({ runtimeMode: c.runtimeMode, interactionMode: c.interactionMode });
+    for (const start of starts) expect(start.type === 'send' && 'settings' in start.event && start.event.settings).toEqual({ runtimeMode: c.runtimeMode, interactionMode: c.interactionMode });
   },
 };
 

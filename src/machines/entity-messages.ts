@@ -1,0 +1,250 @@
+import type { ForkOrigin } from '../domain/entities.js';
+import type { ErrorInfo } from '../domain/errors.js';
+import type { CheckpointId, MessageId, NodeId, ProviderSessionId, ProviderThreadId, RunAttemptId, RunId, RuntimeRequestId, ThreadId } from '../domain/ids.js';
+import type { ApprovalDecision, AttemptReason, DispatchMode, InteractionMode, NodeKind, ProviderKind, RuntimeMode, RuntimeRequestKind } from '../domain/statuses.js';
+
+/**
+ * What each entity machine is started with (its input) and what it takes (its events),
+ * apart from the machines, so the outputs that spawn an entity or send it an event are
+ * typed per entity kind (see `outputs.ts`) without a machine importing another.
+ * Ids are branded: an event carries the ids of its payload as their families' types.
+ */
+
+/** How a provider turn ended. */
+export type TurnEndStatus = 'completed' | 'interrupted' | 'failed';
+/** How a node ended: a turn's ends, or cancelled (a request withdrawn, a node closed by the barrier). */
+export type NodeEndStatus = TurnEndStatus | 'cancelled';
+/** How a run ended: its root turn's end, or cancelled before it started. */
+export type TerminalStatus = TurnEndStatus | 'cancelled';
+/** The in-memory steps of a run's finalization barrier, in order; the checkpoint follows them. */
+export type BarrierStep = 'flush_text' | 'close_messages' | 'finalize_plans' | 'close_children';
+
+// ---- thread supervisor ----
+
+/** The turn capabilities the dispatch policy reads; the adapter declares them. */
+export interface DispatchCapabilities {
+  supportsActiveSteering: boolean;
+  supportsSteeringByInterruptRestart: boolean;
+  supportsInterrupt: boolean;
+  canRollbackThread: boolean;
+}
+
+export interface ThreadSettings {
+  title: string;
+  provider: ProviderKind;
+  model: string | null;
+  runtimeMode: RuntimeMode;
+  interactionMode: InteractionMode;
+}
+
+export interface ThreadSupervisorInput extends ThreadSettings {
+  threadId: ThreadId;
+  cwd: string;
+  parentThreadId: ThreadId | null;
+  relationshipToParent: 'fork' | 'subagent' | null;
+  rootThreadId: ThreadId;
+  providerThreadId: ProviderThreadId;
+  capabilities: DispatchCapabilities;
+  createdAt: number;
+  forkOrigin?: ForkOrigin | null;
+}
+
+export type ThreadSupervisorEvent =
+  | { type: 'SEND'; runId: RunId; messageId: MessageId; rootNodeId: NodeId; attemptId: RunAttemptId; text: string; mode: DispatchMode; provider: ProviderKind; model: string | null; targetRunId: RunId | null }
+  | { type: 'RUN_ENDING'; runId: RunId }
+  | { type: 'RUN_FINISHED'; runId: RunId; status: TerminalStatus }
+  | { type: 'INTERRUPT'; runId: RunId; holdQueue: boolean }
+  | { type: 'STOP' }
+  | { type: 'REORDER'; order: RunId[] }
+  | { type: 'CANCEL_QUEUED'; runId: RunId }
+  | { type: 'PROMOTE'; runId: RunId; messageId: MessageId; text: string; attemptId: RunAttemptId; rootNodeId: NodeId }
+  | {
+      type: 'PROVIDER_THREAD_FAILED';
+      reason: string;
+      failedProviderThreadId: ProviderThreadId;
+      replacementProviderThreadId: ProviderThreadId;
+      /** Ids for the active run's recovery attempt on the replacement, if it takes one. */
+      recoveryAttemptId: RunAttemptId;
+      recoveryRootNodeId: NodeId;
+    }
+  | { type: 'SETTINGS_UPDATE'; changes: Partial<ThreadSettings> }
+  | { type: 'ROLLBACK'; runOrdinal: number; replacementProviderThreadId?: ProviderThreadId }
+  | { type: 'ARCHIVE' }
+  | { type: 'DELETE' };
+
+// ---- run ----
+
+export interface RunInput {
+  runId: RunId;
+  threadId: ThreadId;
+  provider: ProviderKind;
+  model: string | null;
+  userMessageId: MessageId;
+  rootNodeId: NodeId;
+  firstAttemptId: RunAttemptId;
+  text: string;
+}
+
+/** The thread's settings when the run started: every attempt of the run asks the provider for them. */
+export interface RunSettings {
+  runtimeMode: RuntimeMode;
+  interactionMode: InteractionMode;
+}
+
+export type RunEvent =
+  | { type: 'START'; ordinal: number; providerThreadId: ProviderThreadId | null; reason: AttemptReason; settings: RunSettings; fork?: Record<string, unknown> | null }
+  | { type: 'TURN_STARTED'; attemptId: RunAttemptId }
+  | { type: 'TURN_TERMINAL'; attemptId: RunAttemptId; nodeId: NodeId; status: TurnEndStatus; error?: ErrorInfo | null }
+  | { type: 'REQUEST_OPENED'; requestId: RuntimeRequestId }
+  | { type: 'REQUEST_CLOSED'; requestId: RuntimeRequestId }
+  | { type: 'INTERRUPT'; holdQueue: boolean; supportsInterrupt: boolean }
+  | { type: 'INTERRUPT_ACKNOWLEDGED' }
+  | { type: 'STEER_NATIVE'; messageId: MessageId; text: string }
+  | { type: 'STEER_RESTART'; messageId: MessageId; text: string; attemptId: RunAttemptId; rootNodeId: NodeId }
+  | { type: 'PROVIDER_LOST'; status: 'failed' | 'interrupted'; error: ErrorInfo }
+  /** The provider thread could not be resumed: the run goes on in a replacement, seeded from Baton's record. */
+  | { type: 'PROVIDER_RECOVERY'; failedProviderThreadId: ProviderThreadId; providerThreadId: ProviderThreadId; attemptId: RunAttemptId; rootNodeId: NodeId; reason: string }
+  | { type: 'BARRIER_STEP_DONE'; step: BarrierStep }
+  | { type: 'CHECKPOINT_RECORDED'; checkpointId: CheckpointId | null; status: 'ready' | 'missing' | 'error' }
+  | { type: 'CANCEL'; reason: string }
+  | { type: 'ROLLED_BACK' };
+
+// ---- run attempt ----
+
+export interface RunAttemptInput {
+  attemptId: RunAttemptId;
+  runId: RunId;
+  threadId: ThreadId;
+  attemptOrdinal: number;
+  rootNodeId: NodeId;
+  reason: AttemptReason;
+  providerThreadId: ProviderThreadId | null;
+}
+
+export type RunAttemptEvent =
+  | { type: 'TURN_STARTED'; attemptId: RunAttemptId }
+  | { type: 'TURN_TERMINAL'; attemptId: RunAttemptId; nodeId: NodeId; status: TurnEndStatus }
+  | { type: 'END'; status: TurnEndStatus }
+  | { type: 'SUPERSEDE' }
+  | { type: 'CANCEL' };
+
+// ---- execution node ----
+
+export interface ExecutionNodeInput {
+  nodeId: NodeId;
+  runId: RunId;
+  threadId: ThreadId;
+  attemptId: RunAttemptId | null;
+  parentNodeId: NodeId | null;
+  kind: NodeKind;
+  countsForRun: boolean;
+  title: string | null;
+}
+
+export type ExecutionNodeEvent =
+  | { type: 'START' }
+  | { type: 'WAIT' }
+  | { type: 'RESUME' }
+  | { type: 'END'; status: NodeEndStatus }
+  /** The barrier closes a node the provider left open once its run is over. */
+  | { type: 'CLOSE'; status: NodeEndStatus }
+  | { type: 'ROLLED_BACK' };
+
+// ---- runtime request ----
+
+export interface RuntimeRequestInput {
+  requestId: RuntimeRequestId;
+  threadId: ThreadId;
+  runId: RunId;
+  nodeId: NodeId;
+  /** Whose callback it is (its run's provider): the answer goes back to that provider alone. */
+  provider: ProviderKind;
+  kind: RuntimeRequestKind;
+  prompt: string;
+  details: Record<string, unknown>;
+  providerSessionId: ProviderSessionId;
+  /** When an unanswered request expires; null waits for ever. Time arrives as data. */
+  expiresAt: number | null;
+}
+
+export type Answers = Record<string, string | string[]>;
+
+export type RuntimeRequestEvent =
+  | { type: 'RESPOND'; decision: ApprovalDecision | null; answers: Answers | null }
+  /** The respond effect reports: the provider took the answer, or could not. */
+  | { type: 'ANSWER_DELIVERED' }
+  | { type: 'ANSWER_FAILED'; reason: string }
+  | { type: 'CALLBACK_LOST'; reason: string }
+  | { type: 'EXPIRE'; reason: string }
+  | { type: 'CANCEL'; reason: string };
+
+// ---- provider session ----
+
+export interface ProviderSessionInput {
+  sessionId: ProviderSessionId;
+  threadId: ThreadId | null;
+  provider: ProviderKind;
+}
+
+export type ProviderSessionEvent =
+  | { type: 'READY' }
+  | { type: 'BUSY' }
+  | { type: 'WAITING' }
+  | { type: 'IDLE' }
+  | { type: 'STOPPED'; reason: string }
+  | { type: 'FAILED'; reason: string }
+  | { type: 'RESTART' };
+
+// ---- provider thread ----
+
+export interface ProviderThreadInput {
+  providerThreadId: ProviderThreadId;
+  threadId: ThreadId;
+  provider: ProviderKind;
+  forkedFrom: ProviderThreadId | null;
+}
+
+export type ProviderThreadEvent =
+  | { type: 'LOADED'; nativeThreadRef: string; resumeCursor?: string | null }
+  | { type: 'TURN_BEGAN'; runOrdinal: number | null }
+  | { type: 'TURN_ENDED' }
+  | { type: 'UNLOADED'; reason: string }
+  | { type: 'FAILED'; reason: string }
+  | { type: 'ARCHIVE' }
+  | { type: 'CLOSE' };
+
+/** The id of each kind of entity that runs a machine. */
+export interface EntityIds {
+  thread_supervisor: ThreadId;
+  run: RunId;
+  run_attempt: RunAttemptId;
+  execution_node: NodeId;
+  runtime_request: RuntimeRequestId;
+  provider_session: ProviderSessionId;
+  provider_thread: ProviderThreadId;
+}
+
+/** The kinds of entity that run a machine. */
+export type MachineKind = keyof EntityIds;
+
+/** What each kind of entity is started with. */
+export interface EntityInputs {
+  thread_supervisor: ThreadSupervisorInput;
+  run: RunInput;
+  run_attempt: RunAttemptInput;
+  execution_node: ExecutionNodeInput;
+  runtime_request: RuntimeRequestInput;
+  provider_session: ProviderSessionInput;
+  provider_thread: ProviderThreadInput;
+}
+
+/** What each kind of entity takes. */
+export interface EntityEvents {
+  thread_supervisor: ThreadSupervisorEvent;
+  run: RunEvent;
+  run_attempt: RunAttemptEvent;
+  execution_node: ExecutionNodeEvent;
+  runtime_request: RuntimeRequestEvent;
+  provider_session: ProviderSessionEvent;
+  provider_thread: ProviderThreadEvent;
+}
