@@ -99,7 +99,7 @@ export async function benchStore(): Promise<BenchSection> {
       notes: [
         `Each figure is the best of ${rounds} rounds of ${fmt(N)} operations on a real SQLite file (WAL, synchronous=NORMAL, foreign keys on).`,
         'Baseline: one-row INSERT of the same JSON payload into a one-column table, one autocommit transaction per row.',
-        `Typical unit: validate with zod, then one transaction with 1 event + 1 entity snapshot + 1 projection row. Group commit: ${fmt(batch)} typical units per transaction.`,
+        `Typical unit: validated as the production commit path does (each part checked against its zod schema by a writer compiled from it, zod itself when unsure), then one transaction with 1 event + 1 entity snapshot + 1 projection row, written as multi-row inserts. Group commit: ${fmt(batch)} typical units per transaction.`,
         'Ids come from the production id source (ULIDs, time-ordered), made in the order the units are submitted.',
         'SQLite floor: the same three rows per unit, with every index of the schema, made inside SQLite by one INSERT ... SELECT per table (no JavaScript per row, no binding, no validation). It is the most any commit path on this schema can reach on this machine; the rows after it say how much of it Baton reaches.',
         'A typical unit touches eight B-trees (events: table, event id, thread index; entities: table, key; projection: table, key, thread index). With 64 threads per commit the two thread indexes dirty about 64 pages each, and the WAL commit writes each page as a frame: that, not Baton, is why the floor sits near half the raw rate.',

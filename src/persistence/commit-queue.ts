@@ -9,8 +9,8 @@ interface Pending {
 
 /**
  * The runtime's commit path. Units submitted in the same turn of the event loop (from
- * many thread actors at once) are written in one transaction, each in its own savepoint,
- * and every promise settles only after that transaction has committed. One WAL commit
+ * many thread actors at once) are written in one transaction (retried one unit per
+ * transaction if any fails), and every promise settles only after its transaction has committed. One WAL commit
  * then carries many units, which is where a durable commit's cost lies.
  */
 export class CommitQueue {

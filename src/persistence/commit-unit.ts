@@ -3,7 +3,8 @@ import { EffectId, type EventId, type ThreadId, TimerId } from '../domain/ids.js
 import { EntityKind, IdentityBinding } from '../domain/entities.js';
 import { eventCatalog, type EventType, type NewEvent } from '../domain/events.js';
 import { NewEffect } from '../domain/effects.js';
-import { BatonError, fromZodError, parseOrThrow } from '../domain/errors.js';
+import { BatonError, fromZodError, parseOrThrow, type ErrorCode } from '../domain/errors.js';
+import { jsonForm } from './json-form.js';
 import { appendableProjections, appendFields, projectionSchemas, type AppendableProjection, type AppendField, type ProjectionChange } from '../domain/projections.js';
 import type { NewReceipt } from '../domain/receipts.js';
 
@@ -84,27 +85,47 @@ export interface ValidUnit {
 function validateEvent(event: NewEvent): ValidUnit['events'][number] {
   const schema = (eventCatalog as Record<string, z.ZodType>)[event.type];
   if (!schema) throw new BatonError('unknown_event_type', `unknown event type "${String(event.type)}"`);
-  const parsed = schema.safeParse(event.payload);
-  if (!parsed.success) throw fromZodError('invalid_payload', `payload of ${event.type}`, parsed.error);
+  const payloadJson = toJson(schema, event.payload, 'invalid_payload', `payload of ${event.type}`);
   if (typeof event.eventId !== 'string' || !event.eventId) throw new BatonError('invalid_payload', 'event without eventId');
   if (typeof event.threadId !== 'string' || !event.threadId) throw new BatonError('invalid_payload', `${event.type} without threadId`);
   return {
     eventId: event.eventId,
     type: event.type,
     threadId: event.threadId,
-    payloadJson: JSON.stringify(parsed.data),
+    payloadJson,
     commandId: event.commandId ?? null,
     causationId: event.causationId ?? null,
   };
 }
 
+/**
+ * The JSON the store writes for a value of `schema`: written in one pass when the value is
+ * already in its parsed form (which typed runtime code gives), else from zod's parsed copy.
+ */
+function toJson(schema: z.ZodType, value: unknown, code: ErrorCode, what: string): string {
+  const json = jsonForm(schema)(value);
+  if (json !== false) return json;
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) throw fromZodError(code, what, parsed.error);
+  return JSON.stringify(parsed.data);
+}
+
+/** A snapshot write without its snapshot: the fields the store checks (the snapshot need only be JSON). */
+const SnapshotFields = EntitySnapshotWrite.omit({ snapshot: true });
+
 function validateSnapshot(write: EntitySnapshotWrite): ValidUnit['snapshots'][number] {
+  const { entityId, kind, threadId, machineId, machineVersion } = write;
+  const fields = { entityId, kind, threadId, machineId, machineVersion };
+  const valid = jsonForm(SnapshotFields)(fields) !== false ? fields : parseSnapshotWrite(write);
+  const snapshotJson = JSON.stringify(write.snapshot);
+  if (snapshotJson === undefined) throw new BatonError('invalid_payload', `snapshot of ${write.entityId} is not JSON`);
+  return { entityId: valid.entityId, kind: valid.kind, threadId: valid.threadId, machineId: valid.machineId, machineVersion: valid.machineVersion, snapshotJson };
+}
+
+function parseSnapshotWrite(write: EntitySnapshotWrite): EntitySnapshotWrite {
   const kind = EntityKind.safeParse(write.kind);
   if (!kind.success) throw new BatonError('unknown_entity_kind', `unknown entity kind "${String(write.kind)}"`);
-  const { snapshot, ...rest } = parseOrThrow(EntitySnapshotWrite, write, 'invalid_payload', `snapshot of ${write.entityId}`);
-  const snapshotJson = JSON.stringify(snapshot);
-  if (snapshotJson === undefined) throw new BatonError('invalid_payload', `snapshot of ${write.entityId} is not JSON`);
-  return { ...rest, snapshotJson };
+  return parseOrThrow(EntitySnapshotWrite, write, 'invalid_payload', `snapshot of ${write.entityId}`);
 }
 
 function validateProjection(change: ProjectionChange): ValidUnit['projections'][number] {
@@ -112,15 +133,13 @@ function validateProjection(change: ProjectionChange): ValidUnit['projections'][
   if (!schema) throw new BatonError('unknown_projection', `unknown projection "${String(change.projection)}"`);
   if (change.op === 'delete') return { projection: change.projection, op: 'delete', id: change.id };
   if (change.op === 'append') return validateAppend(change);
-  const parsed = schema.safeParse(change.row);
-  if (!parsed.success) throw fromZodError('invalid_payload', `${change.projection} row ${change.id}`, parsed.error);
   return {
     projection: change.projection,
     op: 'upsert',
     id: change.id,
     threadId: change.threadId,
     ord: change.ord,
-    dataJson: JSON.stringify(parsed.data),
+    dataJson: toJson(schema, change.row, 'invalid_payload', `${change.projection} row ${change.id}`),
   };
 }
 
@@ -143,13 +162,15 @@ function validateAppend(change: ProjectionChange): ValidUnit['projections'][numb
 /** Validates a whole unit before anything is written: a bad part refuses the unit. */
 export function validateUnit(unit: CommitUnit): ValidUnit {
   return {
-    events: (unit.events ?? []).map(validateEvent),
-    snapshots: (unit.snapshots ?? []).map(validateSnapshot),
-    projections: (unit.projections ?? []).map(validateProjection),
-    effects: (unit.effects ?? []).map((e) => parseOrThrow(NewEffect, e, 'invalid_payload', `effect ${e.id}`)),
-    effectUpdates: (unit.effectUpdates ?? []).map((u) => parseOrThrow(EffectUpdate, u, 'invalid_payload', `effect update ${u.effectId}`)),
-    timers: (unit.timers ?? []).map((t) => parseOrThrow(TimerChange, t, 'invalid_payload', 'timer change')),
-    bindings: (unit.bindings ?? []).map((b) => parseOrThrow(IdentityBinding, b, 'invalid_payload', 'identity binding')),
+    events: unit.events?.length ? unit.events.map(validateEvent) : [],
+    snapshots: unit.snapshots?.length ? unit.snapshots.map(validateSnapshot) : [],
+    projections: unit.projections?.length ? unit.projections.map(validateProjection) : [],
+    effects: unit.effects?.length ? unit.effects.map((e) => parseOrThrow(NewEffect, e, 'invalid_payload', `effect ${e.id}`)) : [],
+    effectUpdates: unit.effectUpdates?.length
+      ? unit.effectUpdates.map((u) => parseOrThrow(EffectUpdate, u, 'invalid_payload', `effect update ${u.effectId}`))
+      : [],
+    timers: unit.timers?.length ? unit.timers.map((t) => parseOrThrow(TimerChange, t, 'invalid_payload', 'timer change')) : [],
+    bindings: unit.bindings?.length ? unit.bindings.map((b) => parseOrThrow(IdentityBinding, b, 'invalid_payload', 'identity binding')) : [],
     receipt: unit.receipt,
     at: unit.at,
   };

@@ -3,6 +3,7 @@ import type { EntityKind } from '../domain/entities.js';
 import { BatonError } from '../domain/errors.js';
 import type { Db } from './database.js';
 import type { ValidUnit } from './commit-unit.js';
+import { MultiRowInsert } from './multi-row-insert.js';
 
 /** One persisted actor: its machine, the machine's version and its XState snapshot. */
 export interface EntityRecord {
@@ -40,32 +41,54 @@ const toRecord = (r: EntityRow): EntityRecord => ({
 
 /** Entity snapshot rows: each actor is its own row, never one giant tree snapshot. */
 export class EntityTable {
-  private readonly upsert: Statement;
+  private readonly upsert: MultiRowInsert;
   private readonly byId: Statement<[string], EntityRow>;
   private readonly countAll: Statement<[], { n: number }>;
 
   constructor(db: Db) {
     // An entity's kind and thread never change: a row is only ever updated by its own entity.
-    this.upsert = db.prepare(`INSERT INTO entities (entity_id, kind, thread_id, machine_id, machine_version, snapshot, last_sequence, updated_at)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-      ON CONFLICT (entity_id) DO UPDATE SET machine_id = excluded.machine_id,
+    this.upsert = new MultiRowInsert(
+      db,
+      'INSERT INTO entities (entity_id, kind, thread_id, machine_id, machine_version, snapshot, last_sequence, updated_at)',
+      8,
+      `ON CONFLICT (entity_id) DO UPDATE SET machine_id = excluded.machine_id,
         machine_version = excluded.machine_version, snapshot = excluded.snapshot, last_sequence = excluded.last_sequence,
         updated_at = excluded.updated_at
-      WHERE entities.kind = excluded.kind AND entities.thread_id IS excluded.thread_id`);
+      WHERE entities.kind = excluded.kind AND entities.thread_id IS excluded.thread_id`,
+    );
     this.byId = db.prepare('SELECT * FROM entities WHERE entity_id = ?');
     this.countAll = db.prepare('SELECT count(*) AS n FROM entities');
   }
 
-  /** Inserts or updates an entity's row; a row of another kind or thread under that id is a typed conflict. */
+  /** Stages an insert or update of an entity's row; `flush` writes it. */
   put(s: ValidUnit['snapshots'][number], sequence: number, at: number): void {
-    const { changes } = this.upsert.run(s.entityId, s.kind, s.threadId, s.machineId, s.machineVersion, s.snapshotJson, sequence, at);
-    if (changes === 0) {
-      const held = this.get(s.entityId);
-      throw new BatonError('conflict', `entity id ${s.entityId} belongs to ${held?.kind} of thread ${held?.threadId}: refused as ${s.kind} of thread ${s.threadId}`, {
-        entityId: s.entityId,
-        held: held && { kind: held.kind, threadId: held.threadId },
-      });
+    this.upsert.row().push(s.entityId, s.kind, s.threadId, s.machineId, s.machineVersion, s.snapshotJson, sequence, at);
+  }
+
+  /**
+   * Writes the staged rows. A row of another kind or thread under a staged id is left as
+   * it was (the upsert's WHERE), so fewer rows change than were staged: a typed conflict
+   * naming the first staged row that does not match what the table holds.
+   */
+  flush(): void {
+    const staged = this.upsert.staged();
+    const rows = staged.reduce((n, chunk) => n + chunk.length / 8, 0);
+    if (this.upsert.flush() === rows) return;
+    for (const chunk of staged) {
+      for (let i = 0; i < chunk.length; i += 8) {
+        const entityId = String(chunk[i]);
+        const held = this.get(entityId);
+        if (held && held.kind === chunk[i + 1] && held.threadId === chunk[i + 2]) continue;
+        throw new BatonError('conflict', `entity id ${entityId} belongs to ${held?.kind} of thread ${held?.threadId}: refused as ${String(chunk[i + 1])} of thread ${String(chunk[i + 2])}`, {
+          entityId,
+          held: held && { kind: held.kind, threadId: held.threadId },
+        });
+      }
     }
+  }
+
+  discard(): void {
+    this.upsert.discard();
   }
 
   get(entityId: string): EntityRecord | null {

@@ -2,6 +2,7 @@ import type { Statement } from 'better-sqlite3';
 import type { DomainEvent } from '../domain/events.js';
 import type { Db } from './database.js';
 import type { ValidUnit } from './commit-unit.js';
+import { MultiRowInsert } from './multi-row-insert.js';
 
 interface EventRow {
   sequence: number;
@@ -31,15 +32,13 @@ const toEvent = (row: EventRow): DomainEvent =>
  * write transaction, so the sequence is gap-free: a rolled-back unit leaves no number used.
  */
 export class EventLog {
-  private readonly insert: Statement;
+  private readonly insert: MultiRowInsert;
   private readonly last: Statement<[], { s: number | null }>;
   private readonly after: Statement<[number, number], EventRow>;
   private readonly threadAfter: Statement<[string, number, number], EventRow>;
 
   constructor(db: Db) {
-    this.insert = db.prepare(
-      'INSERT INTO events (sequence, event_id, command_id, causation_id, thread_id, type, payload, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
-    );
+    this.insert = new MultiRowInsert(db, 'INSERT INTO events (sequence, event_id, command_id, causation_id, thread_id, type, payload, at)', 8);
     this.last = db.prepare('SELECT max(sequence) AS s FROM events');
     this.after = db.prepare('SELECT * FROM events WHERE sequence > ? ORDER BY sequence LIMIT ?');
     this.threadAfter = db.prepare('SELECT * FROM events WHERE thread_id = ? AND sequence > ? ORDER BY sequence LIMIT ?');
@@ -49,14 +48,26 @@ export class EventLog {
     return this.last.get()?.s ?? 0;
   }
 
-  /** Appends in order after `last`; returns the new last sequence. Call inside a transaction. */
+  /**
+   * Stages the events in order after `last`; returns the new last sequence. They are
+   * written by `flush`, which the store calls before its transaction ends.
+   */
   append(events: ValidUnit['events'], last: number, at: number): number {
     let sequence = last;
     for (const e of events) {
       sequence += 1;
-      this.insert.run(sequence, e.eventId, e.commandId, e.causationId, e.threadId, e.type, e.payloadJson, at);
+      this.insert.row().push(sequence, e.eventId, e.commandId, e.causationId, e.threadId, e.type, e.payloadJson, at);
     }
     return sequence;
+  }
+
+  /** Writes the staged events. Call inside the transaction that staged them. */
+  flush(): void {
+    this.insert.flush();
+  }
+
+  discard(): void {
+    this.insert.discard();
   }
 
   readAfter(afterSequence: number, limit = 10_000): DomainEvent[] {

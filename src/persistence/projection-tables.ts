@@ -3,11 +3,12 @@ import { appendableProjections, projectionNames, type ProjectionName, type Proje
 import type { Db } from './database.js';
 import type { ValidUnit } from './commit-unit.js';
 import { TextChunks } from './text-chunks.js';
+import { MultiRowInsert } from './multi-row-insert.js';
 
 const appendable: ReadonlySet<string> = new Set(appendableProjections);
 
 interface Statements {
-  upsert: Statement;
+  upsert: MultiRowInsert;
   remove: Statement;
   byId: Statement<[string], { id: string; data: string }>;
   byThread: Statement<[string], { id: string; data: string }>;
@@ -24,8 +25,12 @@ export class ProjectionTables {
     for (const name of projectionNames) {
       const t = `proj_${name}`;
       this.tables.set(name, {
-        upsert: db.prepare(`INSERT INTO ${t} (id, thread_id, ord, data, sequence) VALUES (?, ?, ?, ?, ?)
-          ON CONFLICT (id) DO UPDATE SET thread_id = excluded.thread_id, ord = excluded.ord, data = excluded.data, sequence = excluded.sequence`),
+        upsert: new MultiRowInsert(
+          db,
+          `INSERT INTO ${t} (id, thread_id, ord, data, sequence)`,
+          5,
+          'ON CONFLICT (id) DO UPDATE SET thread_id = excluded.thread_id, ord = excluded.ord, data = excluded.data, sequence = excluded.sequence',
+        ),
         remove: db.prepare(`DELETE FROM ${t} WHERE id = ?`),
         byId: db.prepare(`SELECT id, data FROM ${t} WHERE id = ?`),
         byThread: db.prepare(`SELECT id, data FROM ${t} WHERE thread_id = ? ORDER BY ord, rowid`),
@@ -40,12 +45,28 @@ export class ProjectionTables {
     return s;
   }
 
+  /**
+   * Applies a change inside the store's transaction. Upserts are staged and written by
+   * `flush`; a delete first writes its table's staged upserts, so a table sees its
+   * changes in order. Appended chunks live in their own table, written at once.
+   */
   apply(change: ValidUnit['projections'][number], sequence: number): void {
     if (change.op === 'append') return this.chunks.append(change.projection, change.id, change.field, change.text);
     const s = this.statements(change.projection);
-    if (change.op === 'delete') s.remove.run(change.id);
-    else s.upsert.run(change.id, change.threadId, change.ord, change.dataJson, sequence);
+    if (change.op === 'delete') {
+      s.upsert.flush();
+      s.remove.run(change.id);
+    } else s.upsert.row().push(change.id, change.threadId, change.ord, change.dataJson, sequence);
     if (appendable.has(change.projection)) this.chunks.drop(change.projection, change.id);
+  }
+
+  /** Writes every table's staged upserts. */
+  flush(): void {
+    for (const s of this.tables.values()) s.upsert.flush();
+  }
+
+  discard(): void {
+    for (const s of this.tables.values()) s.upsert.discard();
   }
 
   get<P extends ProjectionName>(name: P, id: string): ProjectionRow<P> | null {

@@ -57,15 +57,17 @@ export class Store {
     this.outbox = new Outbox(db);
     this.timers = new TimerTable(db);
     this.bindings = new BindingTable(db);
-    const one = db.transaction((unit: ValidUnit) => this.write(unit, this.events.lastSequence()));
-    const many = db.transaction((units: ValidUnit[]) => {
-      let last = this.events.lastSequence();
-      return units.map((unit) => {
-        const result = this.write(unit, last);
-        last = result.lastSequence;
-        return result;
-      });
-    });
+    const one = db.transaction((unit: ValidUnit) => this.withStaging(() => this.write(unit, this.events.lastSequence())));
+    const many = db.transaction((units: ValidUnit[]) =>
+      this.withStaging(() => {
+        let last = this.events.lastSequence();
+        return units.map((unit) => {
+          const result = this.write(unit, last);
+          last = result.lastSequence;
+          return result;
+        });
+      }),
+    );
     this.commitOne = (unit) => one.immediate(unit);
     this.commitBatch = (units) => many.immediate(units);
   }
@@ -110,6 +112,32 @@ export class Store {
     if (this.db.open) this.db.close();
   }
 
+  /**
+   * Runs `writeAll` inside a transaction and then writes the rows it staged: events, entity
+   * snapshots and projection upserts go in as multi-row inserts, one statement per table
+   * and up to 128 rows, instead of one per row. If anything fails the staged rows are
+   * forgotten with the transaction.
+   */
+  private withStaging<T>(writeAll: () => T): T {
+    try {
+      const result = writeAll();
+      this.events.flush();
+      this.entities.flush();
+      this.projections.flush();
+      return result;
+    } catch (error) {
+      this.events.discard();
+      this.entities.discard();
+      this.projections.discard();
+      throw error;
+    }
+  }
+
+  /**
+   * Writes or stages one unit's rows. Staging changes nothing any later write in the
+   * transaction reads: the tables staged are only read by the store's readers, except
+   * that an effect's causation must be in the event log, so effects flush events first.
+   */
   private write(unit: ValidUnit, last: number): CommitResult {
     if (unit.receipt) {
       const existing = this.receipts.get(unit.receipt.commandId);
@@ -119,6 +147,7 @@ export class Store {
     const sequence = this.events.append(unit.events, last, at);
     for (const s of unit.snapshots) this.entities.put(s, sequence, at);
     for (const p of unit.projections) this.projections.apply(p, sequence);
+    if (unit.effects.length) this.events.flush();
     for (const e of unit.effects) this.outbox.add(e, at);
     for (const u of unit.effectUpdates) this.outbox.update(u, at);
     for (const t of unit.timers) this.timers.apply(t, at);

@@ -134,3 +134,35 @@ describe('Store.commit refuses bad input and writes nothing', () => {
     expect(tableCounts(store)).toEqual(before);
   });
 });
+
+describe('group commit writes staged rows as the units ordered them', () => {
+  it('an entity id reused as another kind inside a group is a typed conflict, and the group writes nothing', () => {
+    const { store } = openStore();
+    const first = typicalUnit('thr_a', 1);
+    const second = typicalUnit('thr_a', 2);
+    const clash: CommitUnit = { snapshots: [{ ...second.snapshots![0]!, entityId: first.snapshots![0]!.entityId, kind: 'run_attempt' }] };
+    const error = expectRefused(() => store.commitMany([first, second, clash]), 'conflict');
+    expect(error.message).toContain(first.snapshots![0]!.entityId);
+    expect(tableCounts(store)).toMatchObject({ events: 0, entities: 0 });
+  });
+
+  it('an upsert then a delete of one projection row in one group leaves it deleted; a delete then an upsert leaves it written', () => {
+    const { store } = openStore();
+    const unit = typicalUnit('thr_a', 1);
+    const change = unit.projections![0]!;
+    const remove: CommitUnit = { projections: [{ projection: 'runs', op: 'delete', id: change.id }] };
+    store.commitMany([unit, remove]);
+    expect(store.projections.get('runs', change.id)).toBeNull();
+    store.commitMany([remove, { projections: [change] }]);
+    expect(store.projections.get('runs', change.id)).toMatchObject({ id: change.id });
+  });
+
+  it('writes more rows than one statement carries, in order, with their sequences', () => {
+    const { store } = openStore();
+    const units = Array.from({ length: 300 }, (_, i) => typicalUnit('thr_big', i + 1));
+    const results = store.commitMany(units);
+    expect(results.at(-1)).toMatchObject({ lastSequence: 300 });
+    expect(store.events.readAfter(0).map((e) => e.eventId)).toEqual(units.map((u) => u.events![0]!.eventId));
+    expect(store.entities.get(units[299]!.snapshots![0]!.entityId)).toMatchObject({ lastSequence: 300 });
+  });
+});

@@ -1,0 +1,84 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import fc from 'fast-check';
+import { jsonForm } from '../../src/persistence/json-form.js';
+import { RunView } from '../../src/domain/projections.js';
+import { eventCatalog } from '../../src/domain/events.js';
+import { runView } from '../support/units.js';
+
+/** The writer's one promise: a string only when zod accepts the value and its parsed copy has exactly that JSON. */
+function expectSound(schema: z.ZodType, value: unknown): string | false {
+  const json = jsonForm(schema)(value);
+  if (json !== false) {
+    const parsed = schema.safeParse(value);
+    expect(parsed.success).toBe(true);
+    expect(json).toBe(JSON.stringify(parsed.success ? parsed.data : undefined));
+  }
+  return json;
+}
+
+describe('jsonForm', () => {
+  it('writes the JSON of a row already in its parsed form, as zod would', () => {
+    const row = runView('thr_a', 1);
+    expect(expectSound(RunView, row)).toBe(JSON.stringify(row));
+    const payload = { threadId: 'thr_a', runId: 'run_1', from: 'starting', to: 'running', reason: 'a "quoted"\n reason' };
+    expect(expectSound(eventCatalog['run.status-changed'], payload)).toBe(JSON.stringify(payload));
+  });
+
+  it('is not sure (leaves it to zod) when zod would refuse, strip, reorder or fill in', () => {
+    const row = runView('thr_a', 1);
+    const { error: _error, ...withoutDefault } = row;
+    const { id, ...rest } = row;
+    const cases: unknown[] = [
+      { ...row, extra: 1 }, // stripped by zod
+      { ...rest, id }, // keys out of the schema's order
+      withoutDefault, // zod fills in `error: null`
+      { ...row, ordinal: 1.5 },
+      { ...row, ordinal: 0 },
+      { ...row, id: 'run with spaces' },
+      { ...row, id: '' },
+      { ...row, status: 'exploded' },
+      { ...row, model: undefined },
+      { ...row, queuePosition: Number.NaN },
+      new Date(0),
+      null,
+      [row],
+    ];
+    for (const value of cases) expect(expectSound(RunView, value)).toBe(false);
+  });
+
+  it('follows zod through unions, records, optionals and unknown parts', () => {
+    const schema = z.object({
+      answers: z.record(z.string(), z.union([z.string(), z.array(z.string())])).nullable(),
+      shape: z.discriminatedUnion('type', [z.object({ type: z.literal('a'), n: z.number().int() }), z.object({ type: z.literal('b'), s: z.string() })]),
+      note: z.string().optional(),
+      detail: z.unknown(),
+    });
+    expect(expectSound(schema, { answers: { q: 'x', r: ['y', 'z'] }, shape: { type: 'b', s: 'é\u2028' }, detail: { at: new Date(0) } })).not.toBe(false);
+    expect(expectSound(schema, { answers: null, shape: { type: 'a', n: 2 }, note: 'n', detail: undefined })).not.toBe(false);
+    expect(expectSound(schema, { answers: { q: 5 }, shape: { type: 'a', n: 2 }, detail: 1 })).toBe(false);
+    expect(expectSound(schema, { answers: null, shape: { type: 'c' }, detail: 1 })).toBe(false);
+  });
+
+  it('never promises more than zod gives, whatever the value', () => {
+    const schema = z.object({
+      id: z.string().min(1).max(20).regex(/^[A-Za-z0-9_.:-]+$/),
+      n: z.number().int().nonnegative().nullable(),
+      tags: z.array(z.enum(['x', 'y'])).max(3),
+      flag: z.boolean().default(false),
+      meta: z.record(z.string(), z.unknown()).optional(),
+    });
+    fc.assert(
+      fc.property(
+        fc.record(
+          { id: fc.string(), n: fc.oneof(fc.integer(), fc.double(), fc.constant(null)), tags: fc.array(fc.constantFrom('x', 'y', 'z')), flag: fc.boolean(), meta: fc.dictionary(fc.string(), fc.jsonValue()) },
+          { requiredKeys: [] },
+        ),
+        (value) => {
+          expectSound(schema, value);
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+});
