@@ -1,7 +1,6 @@
-import type { MessageId } from '../domain/ids.js';
+import type { RunId } from '../domain/ids.js';
 import type { BarrierOutput } from '../machines/outputs.js';
-import type { RunContext } from '../machines/run.machine.js';
-import type { ThreadActor } from './thread-actor.js';
+import type { StepContext } from './step-context.js';
 
 const closedStatuses = new Set(['completed', 'interrupted', 'failed', 'cancelled', 'rolled_back']);
 
@@ -10,7 +9,7 @@ const closedStatuses = new Set(['completed', 'interrupted', 'failed', 'cancelled
  * step is done. Everything it closes is delivered before that report, so the run moves on
  * only once the step's work is in the same commit.
  */
-export function performBarrierStep(thread: ThreadActor, runId: string, step: BarrierOutput['step']): void {
+export function performBarrierStep(thread: StepContext, runId: RunId, step: BarrierOutput['step']): void {
   const view = thread.current.view;
   const threadId = thread.threadId;
   switch (step) {
@@ -19,16 +18,16 @@ export function performBarrierStep(thread: ThreadActor, runId: string, step: Bar
       break;
     case 'close_messages':
       for (const m of view.list('messages', threadId, (m) => m.runId === runId && m.role === 'assistant' && !m.completed)) {
-        thread.current.addEvent('message.completed', { threadId: m.threadId, messageId: m.id as MessageId, text: m.text });
+        thread.current.addEvent({ type: 'message.completed', payload: { threadId: m.threadId, messageId: m.id, text: m.text } });
       }
       break;
     case 'finalize_plans':
       for (const plan of view.list('plans', threadId, (p) => p.runId === runId && !p.final)) {
-        thread.current.addEvent('plan.updated', { plan: { ...plan, final: true } });
+        thread.current.addEvent({ type: 'plan.updated', payload: { plan: { ...plan, final: true } } });
       }
       break;
     case 'close_children': {
-      const run = thread.snapshot({ kind: 'run', id: runId })?.context as RunContext | undefined;
+      const run = thread.context({ kind: 'run', id: runId });
       const status = run?.terminalStatus === 'completed' ? 'completed' : run?.terminalStatus === 'failed' ? 'failed' : 'interrupted';
       // Subagents own live provider threads of their own, and root nodes end only by their own
       // turn; every other node still open is closed.

@@ -1,24 +1,18 @@
 import type { Checkpoint } from '../domain/entities.js';
-import type { Effect } from '../domain/effects.js';
-import type { CheckpointId, CheckpointScopeId, NodeId, RunId, ThreadId } from '../domain/ids.js';
-import type { RunStatus } from '../domain/statuses.js';
+import { effectPayloads, type Effect } from '../domain/effects.js';
+import { idOf } from '../domain/ids.js';
+import { RunStatus } from '../domain/statuses.js';
 import type { CheckpointStore, Capture } from '../checkpoints/checkpoint-store.js';
-import type { EffectHandler, EffectWorker } from './effect-worker.js';
-import type { Store } from '../persistence/store.js';
+import type { EffectHandler, EffectWorkerPort } from './effect-handler.js';
+import { rootCheckpointAt } from './root-checkpoints.js';
 
 type Fields = Omit<Checkpoint, 'id' | 'threadId'>;
 
-/** The newest live root checkpoint of a thread at or below an ordinal. */
-export function rootCheckpointAt(store: Store, threadId: string, ordinal: number): Checkpoint | null {
-  const rows = store.projections.list('checkpoints', threadId).filter((c) => c.scopeKind === 'root_run' && c.status !== 'stale' && c.runOrdinal === ordinal);
-  return rows.at(-1) ?? null;
-}
-
 /** Records a checkpoint in the effect's own settle step; tells the run when it is its barrier's. */
-function record(worker: EffectWorker, effect: Effect, fields: Fields, notifyRun: boolean) {
+function record(worker: EffectWorkerPort, effect: Effect, fields: Fields, notifyRun: boolean) {
   return worker.settle(effect, 'completed', (thread) => {
-    const id = thread.current.newId('checkpoint') as CheckpointId;
-    thread.current.addEvent('checkpoint.recorded', { checkpoint: { id, threadId: effect.threadId as ThreadId, ...fields } });
+    const id = thread.current.newId('checkpoint');
+    thread.current.addEvent({ type: 'checkpoint.recorded', payload: { checkpoint: { id, threadId: effect.threadId, ...fields } } });
     if (notifyRun && effect.runId) {
       const status = fields.status === 'stale' ? 'error' : fields.status;
       thread.deliver({ kind: 'run', id: effect.runId }, { type: 'CHECKPOINT_RECORDED', checkpointId: id, status });
@@ -28,7 +22,7 @@ function record(worker: EffectWorker, effect: Effect, fields: Fields, notifyRun:
 }
 
 /** The workspace is checked again: it may have been replaced (by a link to `/`, say) since the thread was made. */
-async function tryCapture(worker: EffectWorker, store: CheckpointStore, cwd: string, ref: string, base: string | null): Promise<{ capture: Capture } | { error: string }> {
+async function tryCapture(worker: EffectWorkerPort, store: CheckpointStore, cwd: string, ref: string, base: string | null): Promise<{ capture: Capture } | { error: string }> {
   try {
     await worker.runtime.checkWorkspace(cwd);
     return { capture: await store.capture(cwd, ref, base) };
@@ -55,11 +49,11 @@ function fromCapture(result: { capture: Capture } | { error: string }): Pick<Fie
  * its reason, so a run is never held open by it.
  */
 export function checkpointHandlers(checkpoints: CheckpointStore | null): Record<'checkpoint.baseline' | 'checkpoint.capture', EffectHandler> {
-  const cwdOf = (worker: EffectWorker, threadId: string) => worker.runtime.store.projections.get('threads', threadId)?.workspace.cwd ?? null;
-  const scopeOf = (threadId: string, runId: string | null, nodeId: string | null) => (nodeId ? `cscope_${nodeId}` : runId ? `cscope_${runId}` : `cscope_${threadId}_base`) as CheckpointScopeId;
+  const cwdOf = (worker: EffectWorkerPort, threadId: string) => worker.runtime.store.projections.get('threads', threadId)?.workspace.cwd ?? null;
+  const scopeOf = (threadId: string, runId: string | null, nodeId: string | null) => idOf('checkpointScope', nodeId ? `cscope_${nodeId}` : runId ? `cscope_${runId}` : `cscope_${threadId}_base`);
 
   const baseline: EffectHandler = async (effect, worker) => {
-    const ordinal = (effect.payload as { ordinal: number }).ordinal;
+    const { ordinal } = effectPayloads['checkpoint.baseline'].parse(effect.payload);
     const cwd = cwdOf(worker, effect.threadId);
     if (!checkpoints || !cwd || rootCheckpointAt(worker.runtime.store, effect.threadId, ordinal)) {
       await worker.settle(effect, 'completed', () => ({}));
@@ -74,12 +68,13 @@ export function checkpointHandlers(checkpoints: CheckpointStore | null): Record<
     const store = worker.runtime.store;
     const run = effect.runId ? store.projections.get('runs', effect.runId) : null;
     const ordinal = run?.ordinal ?? null;
-    const child = (effect.payload as { scope?: string }).scope === 'subagent';
-    const runStatus = child ? null : ((effect.payload as { runStatus?: RunStatus }).runStatus ?? null);
+    const child = effect.payload['scope'] === 'subagent';
+    const status = RunStatus.safeParse(effect.payload['runStatus']);
+    const runStatus = child || !status.success ? null : status.data;
     const scope = child
-      ? { scopeId: scopeOf(effect.threadId, effect.runId, effect.nodeId), scopeKind: 'subagent' as const, nodeId: effect.nodeId as NodeId }
+      ? { scopeId: scopeOf(effect.threadId, effect.runId, effect.nodeId), scopeKind: 'subagent' as const, nodeId: effect.nodeId }
       : { scopeId: scopeOf(effect.threadId, effect.runId, null), scopeKind: 'root_run' as const, nodeId: null };
-    const common = { ...scope, runId: effect.runId as RunId | null, runOrdinal: ordinal, runStatus };
+    const common = { ...scope, runId: effect.runId, runOrdinal: ordinal, runStatus };
     const cwd = cwdOf(worker, effect.threadId);
     if (!checkpoints || !cwd) {
       await record(worker, effect, { ...common, status: 'missing', treeRef: null, diff: null, skippedFiles: [], reason: 'no checkpoint store is configured' }, !child);

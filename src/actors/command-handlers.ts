@@ -1,14 +1,14 @@
 import type { CommandOf, CommandType, Command } from '../domain/commands.js';
 import { BatonError } from '../domain/errors.js';
 import type { ProviderKind } from '../domain/statuses.js';
-import type { RunContext } from '../machines/run.machine.js';
-import type { RuntimeRequestContext } from '../machines/runtime-request.machine.js';
-import { targetsActiveRun, type ThreadSupervisorContext } from '../machines/thread-supervisor.machine.js';
+import { targetsActiveRun } from '../machines/thread-supervisor.machine.js';
+import { isSettled } from '../machines/status-actions.js';
 import type { Store } from '../persistence/store.js';
 import type { ForkOrigin } from '../domain/entities.js';
 import { projectionNames } from '../domain/projections.js';
 import { dispatchCapabilities, type CapabilitySource } from './policy.js';
-import type { ThreadActor } from './thread-actor.js';
+import type { EntityContext } from './entity-machines.js';
+import type { StepContext } from './step-context.js';
 
 export interface HandlerEnv {
   capabilities: CapabilitySource;
@@ -19,14 +19,16 @@ export interface HandlerEnv {
   store: Store;
 }
 
-type Handler<K extends CommandType> = (thread: ThreadActor, command: CommandOf<K>, env: HandlerEnv) => Record<string, unknown>;
+type Handler<K extends CommandType> = (thread: StepContext, command: CommandOf<K>, env: HandlerEnv) => Record<string, unknown>;
 
-const supervisorOf = (thread: ThreadActor) => ({ kind: 'thread_supervisor' as const, id: thread.threadId });
+const supervisorOf = (thread: StepContext) => ({ kind: 'thread_supervisor' as const, id: thread.threadId });
 
-function supervisorContext(thread: ThreadActor): ThreadSupervisorContext {
-  const snap = thread.snapshot(supervisorOf(thread));
-  if (!snap) throw new BatonError('not_found', `no thread ${thread.threadId}`);
-  return snap.context as ThreadSupervisorContext;
+type SupervisorContext = EntityContext<'thread_supervisor'>;
+
+function supervisorContext(thread: StepContext): SupervisorContext {
+  const context = thread.context(supervisorOf(thread));
+  if (!context) throw new BatonError('not_found', `no thread ${thread.threadId}`);
+  return context;
 }
 
 /**
@@ -34,10 +36,10 @@ function supervisorContext(thread: ThreadActor): ThreadSupervisorContext {
  * to its own thread: entity rows and read models are keyed by id alone, so a thread named
  * after a run or a provider thread would take over that row.
  */
-function claimNewThreadId(thread: ThreadActor, store: Store): void {
+function claimNewThreadId(thread: StepContext, store: Store): void {
   const id = thread.threadId;
   const holder = store.entities.get(id)?.kind ?? projectionNames.find((p) => store.projections.get(p, id) !== null);
-  if (holder || thread.snapshot(supervisorOf(thread))) {
+  if (holder || thread.state(supervisorOf(thread))) {
     throw new BatonError('conflict', `id ${id} is already in use${holder ? ` (${holder})` : ''}: a new thread needs an id of its own`, { id, heldBy: holder ?? 'thread_supervisor' });
   }
 }
@@ -94,7 +96,7 @@ export const commandHandlers: { [K in CommandType]: Handler<K> } = {
       { mustAccept: true },
     );
     // A steer attaches the message to the active run; anything else made a new run.
-    const created = thread.snapshot({ kind: 'run', id: runId });
+    const created = thread.state({ kind: 'run', id: runId });
     const after = supervisorContext(thread);
     return created
       ? { runId, messageId, dispatched: after.activeRunId === runId ? 'started' : 'queued' }
@@ -102,9 +104,9 @@ export const commandHandlers: { [K in CommandType]: Handler<K> } = {
   },
 
   'run.interrupt': (thread, c) => {
-    const run = thread.require({ kind: 'run', id: c.runId }).actor.getSnapshot();
-    const ctx = run.context as RunContext;
-    if (run.status === 'done' || run.hasTag('terminal')) return { runId: c.runId, status: ctx.status, alreadyTerminal: true };
+    const run = thread.require({ kind: 'run', id: c.runId });
+    const ctx = run.context;
+    if (isSettled(run)) return { runId: c.runId, status: ctx.status, alreadyTerminal: true };
     thread.deliver(supervisorOf(thread), { type: 'INTERRUPT', runId: c.runId, holdQueue: c.holdQueue ?? false }, { mustAccept: true });
     return { runId: c.runId, holdQueue: c.holdQueue ?? false };
   },
@@ -116,8 +118,7 @@ export const commandHandlers: { [K in CommandType]: Handler<K> } = {
   },
 
   'runtime-request.respond': (thread, c) => {
-    const request = thread.require({ kind: 'runtime_request', id: c.requestId }).actor.getSnapshot();
-    const ctx = request.context as RuntimeRequestContext;
+    const ctx = thread.require({ kind: 'runtime_request', id: c.requestId }).context;
     if (ctx.notResumableReason !== null) {
       throw new BatonError('not_resumable', `request ${c.requestId} can no longer be answered: ${ctx.notResumableReason}`, { requestId: c.requestId, reason: ctx.notResumableReason });
     }
@@ -142,7 +143,7 @@ export const commandHandlers: { [K in CommandType]: Handler<K> } = {
   },
 
   'queued-message.promote': (thread, c) => {
-    const run = thread.require({ kind: 'run', id: c.runId }).actor.getSnapshot().context as RunContext;
+    const run = thread.require({ kind: 'run', id: c.runId }).context;
     thread.deliver(
       supervisorOf(thread),
       { type: 'PROMOTE', runId: c.runId, messageId: run.userMessageId, text: run.text, attemptId: thread.current.newId('attempt'), rootNodeId: thread.current.newId('node') },
@@ -234,14 +235,18 @@ function requireAvailable(provider: ProviderKind, env: HandlerEnv): void {
 }
 
 /** A thread keeps its provider: moving it to another one needs a handoff, which is not built yet. */
-function requireSameProvider(sup: ThreadSupervisorContext, provider: ProviderKind | undefined): void {
+function requireSameProvider(sup: SupervisorContext, provider: ProviderKind | undefined): void {
   if (provider && provider !== sup.provider) {
     throw new BatonError('unsupported', `switching thread ${sup.threadId} from ${sup.provider} to ${provider} needs a provider handoff, which is not built yet in this version of Baton`, { provider: sup.provider, requested: provider });
   }
 }
 
 /** Runs a parsed command's handler; the command type picks it. */
-export function handleCommand(thread: ThreadActor, command: Command, env: HandlerEnv): Record<string, unknown> {
-  const handler = commandHandlers[command.type] as Handler<CommandType>;
-  return handler(thread, command as never, env);
+export function handleCommand(thread: StepContext, command: Command, env: HandlerEnv): Record<string, unknown> {
+  return handleOf(command.type, command, thread, env);
+}
+
+/** The handler table indexed by the command's own type, so the handler and the command agree. */
+function handleOf<K extends CommandType>(type: K, command: CommandOf<K>, thread: StepContext, env: HandlerEnv): Record<string, unknown> {
+  return commandHandlers[type](thread, command, env);
 }

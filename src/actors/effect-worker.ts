@@ -1,11 +1,22 @@
+import { reseedFor, type Seed } from '../context/reseed.js';
 import { isProviderEffectKind, type Effect, type RuntimeEffectKind } from '../domain/effects.js';
-import { unsupportedProvider } from '../providers/registry.js';
-import { cancelStaleEffect, staleEffectReason } from './live-work-effects.js';
+import type { ErrorInfo } from '../domain/errors.js';
+import type { DomainEvent } from '../domain/events.js';
+import type { Clock } from '../domain/sources.js';
+import { unsupportedProvider, type ProviderRegistry } from '../providers/registry.js';
+import type { EffectHandler, EffectHost, EffectWorkerPort } from './effect-handler.js';
+import { cancelStaleEffect, reportEffectOutcome, staleEffectReason } from './live-work-effects.js';
 import { failProviderEffect } from './provider-effect-failure.js';
-import type { Runtime } from './runtime.js';
+import type { StepContext } from './step-context.js';
+import type { StepOutcome } from './step-outcome.js';
 
-/** Carries out one claimed effect; it settles the effect itself (see `settle`). */
-export type EffectHandler = (effect: Effect, worker: EffectWorker) => Promise<void>;
+/** What the worker needs of the runtime beside what its handlers need: time, the providers, commits as they happen. */
+export interface WorkerRuntime extends EffectHost {
+  readonly clock: Clock;
+  readonly providers: ProviderRegistry;
+  /** Subscribes to committed events; returns the unsubscribe. */
+  onEvents(listener: (events: DomainEvent[]) => void): () => void;
+}
 
 /**
  * Claims outbox effects under a lease and carries them out after commit. A handler
@@ -25,7 +36,7 @@ export type EffectHandler = (effect: Effect, worker: EffectWorker) => Promise<vo
  * kind its provider does not carry out, is settled failed `unsupported` (a turn start
  * then ends its run failed, the error visible).
  */
-export class EffectWorker {
+export class EffectWorker implements EffectWorkerPort {
   private readonly lanes = new Map<string, Promise<void>>();
   /** Effects claimed and not yet finished, whose leases this worker keeps renewing. */
   private readonly inFlight = new Set<string>();
@@ -34,7 +45,7 @@ export class EffectWorker {
   private readonly failures: unknown[] = [];
 
   constructor(
-    readonly runtime: Runtime,
+    readonly runtime: WorkerRuntime,
     private readonly handlers: Partial<Record<RuntimeEffectKind, EffectHandler>>,
     readonly owner = 'worker-1',
     private readonly leaseMs = 30_000,
@@ -127,12 +138,27 @@ export class EffectWorker {
   }
 
   /** Marks the effect completed (or failed) in the same step as `work`. */
-  settle(effect: Effect, status: 'completed' | 'failed', work: Parameters<Runtime['step']>[1], error: string | null = null) {
+  settle<T extends Record<string, unknown>>(effect: Effect, status: 'completed' | 'failed', work: (ctx: StepContext) => T, error: string | null = null): Promise<StepOutcome<T>> {
     return this.runtime.step(effect.threadId, (thread) => {
       const result = work(thread);
       thread.current.effectUpdates.push({ effectId: effect.id, status, error, leaseOwner: this.owner });
       return result;
     });
+  }
+
+  /** Settles the effect completed, telling what waited on it (an answer's request) that it was carried out. */
+  async complete(effect: Effect): Promise<void> {
+    await this.settle(effect, 'completed', (t) => reportEffectOutcome(t, effect, null));
+  }
+
+  /** Settles the effect failed with `error` (see `failProviderEffect`). */
+  fail(effect: Effect, error: ErrorInfo): Promise<void> {
+    return failProviderEffect(this, effect, error);
+  }
+
+  /** Baton's account of the earlier runs for a `provider_recovery` turn start, recorded first; null for any other effect. */
+  reseed(effect: Effect, maxChars: number): Promise<Seed | null> {
+    return reseedFor(this.runtime, effect, maxChars);
   }
 
   /**
@@ -149,7 +175,7 @@ export class EffectWorker {
     if (handler) return handler(effect, this);
     const registered = effect.provider ? this.runtime.providers.get(effect.provider) : null;
     const error = registered ? { code: 'unsupported' as const, message: `the ${registered.id} provider does not carry out ${kind}` } : unsupportedProvider(effect.provider).toInfo();
-    await failProviderEffect(this, effect, error);
+    await this.fail(effect, error);
   }
 
   /**
@@ -166,7 +192,7 @@ export class EffectWorker {
       if (this.failures.length < 16) this.failures.push(error);
       this.runtime.logger.error({ err: error, threadId }, 'an effect handler failed');
     } finally {
-      // What is left was never run: its leases are left to expire rather than renewed.
+      // What is left did not run: its leases are left to expire rather than renewed.
       effects.forEach((e) => this.inFlight.delete(e.id));
       this.lanes.delete(threadId);
       for (const listener of this.laneFreeListeners) listener();

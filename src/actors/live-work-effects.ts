@@ -1,10 +1,9 @@
-import type { Effect, EffectKind } from '../domain/effects.js';
-import type { RunContext } from '../machines/run.machine.js';
-import type { RuntimeRequestContext } from '../machines/runtime-request.machine.js';
+import { z } from 'zod';
+import { effectPayloads, type Effect, type EffectKind } from '../domain/effects.js';
 import type { Store } from '../persistence/store.js';
-import type { EffectWorker } from './effect-worker.js';
+import type { EffectWorkerPort } from './effect-handler.js';
+import type { StepContext } from './step-context.js';
 import type { Step } from './step.js';
-import type { ThreadActor } from './thread-actor.js';
 
 /**
  * The provider effects that belong to a run's live work: asked for while the run is live,
@@ -38,10 +37,17 @@ export function cancelLiveWorkEffects(step: Step, open: readonly Effect[], runId
   }
 }
 
-interface Row<C> {
-  value: unknown;
-  context: C;
-}
+/**
+ * What the gate reads of a stored run and request (their committed rows, outside any
+ * step): parsed, since a row is JSON written by whichever version of the machine.
+ */
+const StoredRun = z.object({ value: z.unknown(), context: z.object({ status: z.string(), activeAttemptId: z.string().nullable() }) });
+const StoredRequest = z.object({ value: z.unknown() });
+
+const storedRow = <T>(schema: z.ZodType<T>, store: Store, id: string): T | null => {
+  const parsed = schema.safeParse(store.entities.get(id)?.snapshot);
+  return parsed.success ? parsed.data : null;
+};
 
 /**
  * Why a claimed effect must not reach the provider any more, or null if it may: its run
@@ -50,17 +56,17 @@ interface Row<C> {
  */
 export function staleEffectReason(store: Store, effect: Effect): string | null {
   if (!liveWorkEffectKinds.has(effect.kind) || !effect.runId) return null;
-  const run = store.entities.get(effect.runId)?.snapshot as Row<RunContext> | undefined;
+  const run = storedRow(StoredRun, store, effect.runId);
   if (!run) return `run ${effect.runId} does not exist`;
   const live = typeof run.value === 'object' && run.value !== null && 'live' in run.value;
   if (!live) return `run ${effect.runId} is no longer live (${run.context.status})`;
-  const attemptId = (effect.payload as { attemptId?: unknown }).attemptId;
+  const attemptId = effect.payload['attemptId'];
   if (turnEffectKinds.has(effect.kind) && attemptId !== run.context.activeAttemptId) {
     return `attempt ${String(attemptId)} is not the active attempt of run ${effect.runId}`;
   }
   if (effect.kind === 'provider.runtime-request.respond') {
-    const requestId = String((effect.payload as { requestId?: unknown }).requestId);
-    const request = store.entities.get(requestId)?.snapshot as Row<RuntimeRequestContext> | undefined;
+    const requestId = String(effect.payload['requestId']);
+    const request = storedRow(StoredRequest, store, requestId);
     if (request?.value !== 'answering') return `request ${requestId} is not waiting for its answer to be delivered`;
   }
   return null;
@@ -70,11 +76,11 @@ export function staleEffectReason(store: Store, effect: Effect): string | null {
  * Tells the entities an effect was for how it ended, inside the step that settles it:
  * an answer the provider took resolves its request, one it could not take cancels it.
  */
-export function reportEffectOutcome(thread: ThreadActor, effect: Effect, failure: string | null): Record<string, unknown> {
-  if (effect.kind === 'provider.runtime-request.respond') {
-    const requestId = String((effect.payload as { requestId?: unknown }).requestId);
-    const ref = { kind: 'runtime_request' as const, id: requestId };
-    if (thread.snapshot(ref)?.value === 'answering') thread.deliver(ref, failure === null ? { type: 'ANSWER_DELIVERED' } : { type: 'ANSWER_FAILED', reason: failure });
+export function reportEffectOutcome(thread: StepContext, effect: Effect, failure: string | null): Record<string, unknown> {
+  const answer = effect.kind === 'provider.runtime-request.respond' ? effectPayloads['provider.runtime-request.respond'].safeParse(effect.payload) : null;
+  if (answer?.success) {
+    const ref = { kind: 'runtime_request' as const, id: answer.data.requestId };
+    if (thread.state(ref)?.value === 'answering') thread.deliver(ref, failure === null ? { type: 'ANSWER_DELIVERED' } : { type: 'ANSWER_FAILED', reason: failure });
   }
   return {};
 }
@@ -83,7 +89,7 @@ export function reportEffectOutcome(thread: ThreadActor, effect: Effect, failure
  * Settles a stale effect `cancelled` with its reason, without carrying it out. Returns
  * false if it was settled meanwhile (its lease lost: cancelled under the worker already).
  */
-export async function cancelStaleEffect(worker: EffectWorker, effect: Effect, reason: string): Promise<boolean> {
+export async function cancelStaleEffect(worker: EffectWorkerPort, effect: Effect, reason: string): Promise<boolean> {
   const outcome = await worker.runtime.step(effect.threadId, (thread) => {
     const result = reportEffectOutcome(thread, effect, reason);
     thread.current.effectUpdates.push({ effectId: effect.id, status: 'cancelled', error: reason, leaseOwner: worker.owner });

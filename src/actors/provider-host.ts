@@ -2,9 +2,13 @@ import type { ProjectionRow } from '../domain/projections.js';
 import type { ProviderEvent } from '../domain/provider-events.js';
 import type { IdSource } from '../domain/sources.js';
 import type { ProviderKind } from '../domain/statuses.js';
-import type { ProviderThreadContext } from '../machines/provider-thread.machine.js';
-import type { Runtime } from './runtime.js';
-import type { StepOutcome } from './thread-actor.js';
+import type { StepOutcome } from './step-outcome.js';
+
+/**
+ * The host side of the provider seam (types only): what a provider's adapters may ask of
+ * the runtime. The effect side is `EffectWorkerPort` (./effect-handler.ts); the runtime
+ * implements both (see `providerHostOf`), so a provider imports nothing of it but these.
+ */
 
 /**
  * What an adapter may ask of the runtime: ids, a way to report (ingest), and the few
@@ -27,24 +31,8 @@ export interface ProviderHost {
   activeRunId(threadId: string): string | null;
 }
 
-/** The host port over a runtime, for one provider's adapters (`provider` names it in the log). */
-export function providerHostOf(runtime: Runtime, provider: ProviderKind): ProviderHost {
-  const store = runtime.store;
-  return {
-    ids: runtime.ids,
-    ingest: async (event) => {
-      const outcome = await runtime.ingest(event);
-      if (!outcome.ok && outcome.error.code !== 'not_found') runtime.logger.warn({ provider, event: event.type, error: outcome.error }, 'a provider event was refused');
-      return outcome;
-    },
-    // The provider thread's own row is the record of its native ref (no binding is kept for it yet).
-    nativeThreadRef: (providerThreadId) => {
-      const row = store.entities.get(providerThreadId);
-      return row?.kind === 'provider_thread' ? ((row.snapshot as { context?: ProviderThreadContext }).context?.nativeThreadRef ?? null) : null;
-    },
-    nativeTurnRef: (attemptId) => store.bindings.forApp(attemptId).find((b) => b.entityKind === 'run_attempt')?.nativeRef ?? null,
-    runs: (threadId) => store.projections.list('runs', threadId),
-    threadCwd: (threadId) => store.projections.get('threads', threadId)?.workspace.cwd ?? process.cwd(),
-    activeRunId: (threadId) => store.projections.get('threads', threadId)?.activeRunId ?? null,
-  };
+/** What a provider is built on: the runtime, seen only as the source of its host port. */
+export interface ProviderRuntime {
+  /** The host port for one provider's adapters (`provider` names it in the log). */
+  providerHost(provider: ProviderKind): ProviderHost;
 }

@@ -1,5 +1,5 @@
 import type { Receipt } from '../domain/receipts.js';
-import type { StepOutcome } from './thread-actor.js';
+import type { StepOutcome } from './step-outcome.js';
 
 /** What identifies a command beside its commandId: its type, and the thread it names (null: Baton picks one). */
 export interface CommandIdentity {

@@ -1,11 +1,10 @@
 import type { CommandOf } from '../domain/commands.js';
 import { BatonError } from '../domain/errors.js';
-import type { CheckpointId, ThreadId } from '../domain/ids.js';
+import type { CheckpointId } from '../domain/ids.js';
 import type { CheckpointStore } from '../checkpoints/checkpoint-store.js';
 import type { Store } from '../persistence/store.js';
-import type { ThreadSupervisorContext } from '../machines/thread-supervisor.machine.js';
-import { rootCheckpointAt } from './checkpoint-effects.js';
-import type { ThreadActor } from './thread-actor.js';
+import { rootCheckpointAt } from './root-checkpoints.js';
+import type { EntityState, StepContext } from './step-context.js';
 
 /**
  * Rollbacks restore files first (asynchronous git work, inside the thread's mailbox turn),
@@ -13,31 +12,31 @@ import type { ThreadActor } from './thread-actor.js';
  * `stale`, and the provider's reconciliation left in the outbox by the supervisor.
  */
 interface Restored {
-  checkpointId: string | null;
+  checkpointId: CheckpointId | null;
   changedPaths: string[];
   parentOverlap: string[];
-  stale: string[];
+  stale: CheckpointId[];
 }
 
 /** Checks a workspace before any git work there (see Runtime.checkWorkspace). */
 export type WorkspaceCheck = (cwd: string) => Promise<void>;
 
 /** The thread's workspace, checked again: it may have been replaced (by a link to `/`, say) since the thread was made. */
-async function restorableCwd(thread: ThreadActor, check: WorkspaceCheck): Promise<string> {
-  const cwd = (supervisor(thread).context as ThreadSupervisorContext).cwd;
+async function restorableCwd(thread: StepContext, check: WorkspaceCheck): Promise<string> {
+  const cwd = supervisor(thread).context.cwd;
   await check(cwd).catch((error: unknown) => {
     throw new BatonError('conflict', `thread ${thread.threadId}'s workspace cannot be restored: ${error instanceof Error ? error.message : String(error)}`, { cwd });
   });
   return cwd;
 }
 
-function supervisor(thread: ThreadActor) {
-  const snap = thread.snapshot({ kind: 'thread_supervisor', id: thread.threadId });
-  if (!snap) throw new BatonError('not_found', `no thread ${thread.threadId}`);
-  return snap;
+function supervisor(thread: StepContext): EntityState<'thread_supervisor'> {
+  const state = thread.state({ kind: 'thread_supervisor', id: thread.threadId });
+  if (!state) throw new BatonError('not_found', `no thread ${thread.threadId}`);
+  return state;
 }
 
-export async function prepareRollbackToRun(thread: ThreadActor, c: CommandOf<'rollback.toRun'>, store: Store, checkpoints: CheckpointStore | null, check: WorkspaceCheck): Promise<Restored> {
+export async function prepareRollbackToRun(thread: StepContext, c: CommandOf<'rollback.toRun'>, store: Store, checkpoints: CheckpointStore | null, check: WorkspaceCheck): Promise<Restored> {
   const sup = supervisor(thread);
   if (!sup.can({ type: 'ROLLBACK', runOrdinal: c.runOrdinal })) {
     throw new BatonError('invalid_transition', `thread ${thread.threadId} cannot roll back to run ${c.runOrdinal} now (a run is active, or there is no such run)`, { state: sup.value });
@@ -52,7 +51,7 @@ export async function prepareRollbackToRun(thread: ThreadActor, c: CommandOf<'ro
   return { checkpointId: target.id, changedPaths: changed, parentOverlap: [], stale };
 }
 
-export function commitRollbackToRun(thread: ThreadActor, c: CommandOf<'rollback.toRun'>, r: Restored): Record<string, unknown> {
+export function commitRollbackToRun(thread: StepContext, c: CommandOf<'rollback.toRun'>, r: Restored): Record<string, unknown> {
   // A provider that cannot roll back has diverged: the supervisor replaces its thread with this one.
   const replacementProviderThreadId = thread.current.newId('providerThread');
   thread.deliver({ kind: 'thread_supervisor', id: thread.threadId }, { type: 'ROLLBACK', runOrdinal: c.runOrdinal, replacementProviderThreadId }, { mustAccept: true });
@@ -60,7 +59,7 @@ export function commitRollbackToRun(thread: ThreadActor, c: CommandOf<'rollback.
   return { threadId: thread.threadId, runOrdinal: c.runOrdinal, checkpointId: r.checkpointId, changedPaths: r.changedPaths, staleCheckpointIds: r.stale };
 }
 
-export async function prepareRollbackNode(thread: ThreadActor, c: CommandOf<'rollback.node'>, store: Store, checkpoints: CheckpointStore | null, check: WorkspaceCheck): Promise<Restored> {
+export async function prepareRollbackNode(thread: StepContext, c: CommandOf<'rollback.node'>, store: Store, checkpoints: CheckpointStore | null, check: WorkspaceCheck): Promise<Restored> {
   if (!checkpoints) throw new BatonError('unsupported', 'no checkpoint store is configured');
   const checkpoint = store.projections.get('checkpoints', c.checkpointId);
   if (!checkpoint || checkpoint.threadId !== thread.threadId || checkpoint.nodeId !== c.nodeId || checkpoint.scopeKind === 'root_run') {
@@ -79,7 +78,7 @@ export async function prepareRollbackNode(thread: ThreadActor, c: CommandOf<'rol
   return { checkpointId: checkpoint.id, changedPaths: changed, parentOverlap: changed.filter((p) => parentPaths.includes(p)), stale: later.map((k) => k.id) };
 }
 
-export function commitRollbackNode(thread: ThreadActor, c: CommandOf<'rollback.node'>, r: Restored): Record<string, unknown> {
+export function commitRollbackNode(thread: StepContext, c: CommandOf<'rollback.node'>, r: Restored): Record<string, unknown> {
   thread.require({ kind: 'execution_node', id: c.nodeId });
   recordRestore(thread, r);
   return { nodeId: c.nodeId, checkpointId: c.checkpointId, changedPaths: r.changedPaths, parentFilesChanged: r.parentOverlap.length > 0, parentOverlap: r.parentOverlap };
@@ -95,7 +94,7 @@ export function compareTurns(kept: readonly string[], remaining: readonly string
   return { missing: kept.filter((t) => !has.has(t)), unexpected: remaining.filter((t) => !keeps.has(t)) };
 }
 
-function recordRestore(thread: ThreadActor, r: Restored): void {
-  thread.current.addEvent('checkpoint.restored', { threadId: thread.threadId as ThreadId, checkpointId: r.checkpointId as CheckpointId | null, changedPaths: r.changedPaths, parentOverlap: r.parentOverlap });
-  if (r.stale.length) thread.current.addEvent('checkpoint.stale', { threadId: thread.threadId as ThreadId, checkpointIds: r.stale as CheckpointId[] });
+function recordRestore(thread: StepContext, r: Restored): void {
+  thread.current.addEvent({ type: 'checkpoint.restored', payload: { threadId: thread.threadId, checkpointId: r.checkpointId, changedPaths: r.changedPaths, parentOverlap: r.parentOverlap } });
+  if (r.stale.length) thread.current.addEvent({ type: 'checkpoint.stale', payload: { threadId: thread.threadId, checkpointIds: r.stale } });
 }

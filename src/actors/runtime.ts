@@ -1,11 +1,13 @@
 import { pino, type Logger } from 'pino';
 import { Command } from '../domain/commands.js';
-import { BatonError, fromZodError, toErrorInfo, type ErrorInfo } from '../domain/errors.js';
+import { z } from 'zod';
+import type { CommandAck } from '../domain/command-ack.js';
+import { BatonError, fromZodError, toErrorInfo } from '../domain/errors.js';
 import type { DomainEvent } from '../domain/events.js';
 import { ProviderEvent } from '../domain/provider-events.js';
 import type { ProviderKind } from '../domain/statuses.js';
-import type { EntityKind } from '../domain/entities.js';
-import type { TimerId } from '../domain/ids.js';
+import { EntityKind } from '../domain/entities.js';
+import { idOf, ThreadId } from '../domain/ids.js';
 import { timeOrderedIds, systemClock, type Clock, type IdSource } from '../domain/sources.js';
 import { CommitQueue } from '../persistence/commit-queue.js';
 import type { Store } from '../persistence/store.js';
@@ -14,10 +16,14 @@ import { handleCommand } from './command-handlers.js';
 import { commitRollbackNode, commitRollbackToRun, prepareRollbackNode, prepareRollbackToRun } from './rollback.js';
 import type { CheckpointStore } from '../checkpoints/checkpoint-store.js';
 import type { CapabilitySource } from './policy.js';
+import type { ProviderHost, ProviderRuntime } from './provider-host.js';
 import { routeProviderEvent } from './provider-routing.js';
+import { providerHostOf } from './runtime-provider-host.js';
 import { replayReceipt } from './receipt-replay.js';
 import { checkWorkspaceCwd } from './workspace-cwd.js';
-import { ThreadActor, type StepOutcome } from './thread-actor.js';
+import type { StepContext } from './step-context.js';
+import type { StepOutcome } from './step-outcome.js';
+import { ThreadActor } from './thread-actor.js';
 
 export interface RuntimeOptions {
   store: Store;
@@ -44,16 +50,15 @@ export interface RuntimeOptions {
   dataDir?: string | null;
 }
 
-export type CommandAck =
-  | { ok: true; commandId: string; sequence: number; result: Record<string, unknown> }
-  | { ok: false; commandId: string | null; error: ErrorInfo };
+/** What a durable timer delivers when it fires: an event for the entity that scheduled it. */
+const TimerDelivery = z.object({ kind: EntityKind, event: z.looseObject({ type: z.string() }) });
 
 /**
  * The actor runtime: one ThreadActor per AppThread, created on first use (nothing is
  * hydrated at start) and passivated when idle. Commands and provider events enter here,
  * are validated with zod, and run as steps in their thread's mailbox.
  */
-export class Runtime {
+export class Runtime implements ProviderRuntime {
   readonly store: Store;
   readonly queue: CommitQueue;
   readonly ids: IdSource;
@@ -92,10 +97,10 @@ export class Runtime {
   }
 
   async dispatch(raw: unknown): Promise<CommandAck> {
-    const commandId = typeof raw === 'object' && raw !== null && typeof (raw as { commandId?: unknown }).commandId === 'string' ? (raw as { commandId: string }).commandId : null;
+    const commandId = typeof raw === 'object' && raw !== null && 'commandId' in raw && typeof raw.commandId === 'string' ? raw.commandId : null;
     const parsed = Command.safeParse(raw);
     if (!parsed.success) {
-      const type = (raw as { type?: unknown } | null)?.type;
+      const type = typeof raw === 'object' && raw !== null && 'type' in raw ? raw.type : undefined;
       const unknownType = typeof type === 'string' && !Command.options.some((o) => o.shape.type.value === type);
       const error = unknownType
         ? new BatonError('unknown_command_type', `unknown command type "${type}"`)
@@ -141,6 +146,11 @@ export class Runtime {
     return this.thread(event.threadId).ingest((thread) => routeProviderEvent(thread, event));
   }
 
+  /** The host port for one provider's adapters: what they may ask of this runtime (see `ProviderHost`). */
+  providerHost(provider: ProviderKind): ProviderHost {
+    return providerHostOf(this, provider);
+  }
+
   /**
    * After a restart no provider process survives: every request still waiting on a live
    * callback (or with an answer not yet delivered) ends cancelled, its callback recorded
@@ -157,12 +167,12 @@ export class Runtime {
     const sessions = this.store.projections.list('sessions').filter((s) => !['stopped', 'error'].includes(s.status) && s.threadId);
     // A run that was active when Baton stopped lost its provider process with it.
     const active = this.store.projections.list('threads').filter((t) => t.activeRunId && ['running', 'waiting', 'starting'].includes(t.activeRunStatus ?? ''));
-    const threads = new Set([...stale.map((r) => r.threadId as string), ...sessions.map((s) => s.threadId as string), ...active.map((t) => t.id as string)]);
+    const threads = new Set<ThreadId>([...stale.map((r) => r.threadId), ...sessions.flatMap((s) => (s.threadId ? [s.threadId] : [])), ...active.map((t) => t.id)]);
     let marked = 0;
     for (const threadId of threads) {
       await this.thread(threadId).run((thread) => {
         for (const r of stale.filter((r) => r.threadId === threadId)) {
-          const provider = (thread.snapshot({ kind: 'thread_supervisor', id: threadId })?.context as { provider?: ProviderKind } | undefined)?.provider ?? this.defaultProvider;
+          const provider = thread.context({ kind: 'thread_supervisor', id: threadId })?.provider ?? this.defaultProvider;
           // A provider this Baton lacks keeps nothing alive across a restart.
           if (this.providers.get(provider) && this.capabilities(provider).sessions.pendingRequestsSurviveRestart) continue;
           thread.deliver({ kind: 'runtime_request', id: r.id }, { type: 'CALLBACK_LOST', reason: 'Baton restarted: the provider callback is gone' });
@@ -187,10 +197,12 @@ export class Runtime {
   async fireDueTimers(): Promise<number> {
     const due = this.store.timers.dueAt(this.clock.nowMs());
     for (const timer of due) {
-      const { kind, event } = timer.event as { kind: EntityKind; event: { type: string } };
+      const delivery = TimerDelivery.safeParse(timer.event);
       await this.thread(timer.threadId).run((thread) => {
-        thread.current.timers.push({ op: 'fired', timerId: timer.timerId as TimerId });
-        if (timer.entityId) thread.deliver({ kind, id: timer.entityId }, event);
+        thread.current.timers.push({ op: 'fired', timerId: idOf('timer', timer.timerId) });
+        // A timer whose event cannot be read is fired all the same, or it would come due for ever.
+        if (!delivery.success) this.logger.warn({ timer: timer.timerId, error: delivery.error.message }, 'a timer held no event to deliver');
+        else if (timer.entityId) thread.deliverMessage({ kind: delivery.data.kind, id: timer.entityId }, delivery.data.event);
         return {};
       });
     }
@@ -198,7 +210,7 @@ export class Runtime {
   }
 
   /** Runs arbitrary work as a step on a thread: the effect worker settles effects this way. */
-  step<T extends Record<string, unknown>>(threadId: string, work: (thread: ThreadActor) => T): Promise<StepOutcome<T>> {
+  step<T extends Record<string, unknown>>(threadId: ThreadId, work: (ctx: StepContext) => T): Promise<StepOutcome<T>> {
     return this.thread(threadId).run(work);
   }
 
@@ -210,7 +222,8 @@ export class Runtime {
       this.threads.set(threadId, actor);
       return actor;
     }
-    actor = new ThreadActor(threadId, { store: this.store, queue: this.queue, ids: this.ids, clock: this.clock, requestTtlMs: this.requestTtlMs, logger: this.logger, publish: (events) => this.publish(events) });
+    // Ids enter here from rows, commands and tests: checked once, as the thread's actor is made.
+    actor = new ThreadActor(ThreadId.parse(threadId), { store: this.store, queue: this.queue, ids: this.ids, clock: this.clock, requestTtlMs: this.requestTtlMs, logger: this.logger, publish: (events) => this.publish(events) });
     this.threads.set(threadId, actor);
     this.passivateBeyondLimit();
     return actor;

@@ -1,16 +1,15 @@
-import type { CommandId, EffectId, EventId, ThreadId } from '../domain/ids.js';
-import type { EventPayload, EventType, NewEvent } from '../domain/events.js';
+import type { CommandId, EventId, IdFamily, IdOf, ThreadId } from '../domain/ids.js';
+import type { NewEvent } from '../domain/events.js';
 import type { NewEffect } from '../domain/effects.js';
 import type { NewReceipt } from '../domain/receipts.js';
 import type { IdentityBinding } from '../domain/entities.js';
 import type { IdSource } from '../domain/sources.js';
-import type { IdFamily } from '../domain/ids.js';
 import type { CommitUnit, EffectUpdate, EntitySnapshotWrite, TimerChange } from '../persistence/commit-unit.js';
 import type { ProjectionTables } from '../persistence/projection-tables.js';
 import { ProjectionOverlay } from '../projections/overlay.js';
 import type { RowCache } from '../projections/row-cache.js';
 import { project } from '../projections/projector.js';
-import type { EffectOutput } from '../machines/outputs.js';
+import type { DomainOutput, EffectOutput } from '../machines/outputs.js';
 
 /**
  * Everything one mailbox turn of a thread produces: the domain events (projected as they
@@ -27,46 +26,43 @@ export class Step {
   receipt: NewReceipt | undefined;
 
   constructor(
-    readonly threadId: string,
+    readonly threadId: ThreadId,
     readonly at: number,
     private readonly ids: IdSource,
     projections: ProjectionTables,
-    readonly commandId: string | null,
-    private readonly causationId: string | null,
+    readonly commandId: CommandId | null,
+    private readonly causationId: EventId | null,
     cache?: RowCache,
   ) {
     this.view = new ProjectionOverlay(projections, cache);
   }
 
-  newId(family: IdFamily): string {
+  newId<F extends IdFamily>(family: F): IdOf[F] {
     return this.ids.next(family);
   }
 
-  addEvent<K extends EventType>(type: K, payload: EventPayload<K>): void {
-    const event = {
-      eventId: this.ids.next('event') as EventId,
-      type,
-      threadId: this.threadId as ThreadId,
-      payload,
-      commandId: this.commandId as CommandId | null,
-      causationId: this.causationId as EventId | null,
-    } as NewEvent;
-    this.events.push(event);
-    project({ type, payload, threadId: this.threadId as ThreadId, at: this.at } as never, this.view);
+  /**
+   * Adds a domain event, projected at once (later work in the step sees it). It is taken
+   * whole, as the union of `{ type, payload }`: each type is checked against its own
+   * payload, and the stored event is built from it without widening a generic type.
+   */
+  addEvent(event: DomainOutput['event']): void {
+    this.events.push({ eventId: this.ids.next('event'), threadId: this.threadId, commandId: this.commandId, causationId: this.causationId, ...event });
+    project({ ...event, threadId: this.threadId, at: this.at }, this.view);
   }
 
   addEffect(effect: EffectOutput['effect'], provider: NewEffect['provider']): void {
     this.effects.push({
-      id: this.ids.next('effect') as EffectId,
+      id: this.ids.next('effect'),
       kind: effect.kind,
-      threadId: this.threadId as ThreadId,
-      runId: effect.runId as never,
-      nodeId: effect.nodeId as never,
+      threadId: this.threadId,
+      runId: effect.runId,
+      nodeId: effect.nodeId,
       provider,
       payload: effect.payload,
       // The effect was asked for by the latest event of this step.
-      causationEventId: (this.events.at(-1)?.eventId ?? null) as EventId | null,
-      commandId: this.commandId as CommandId | null,
+      causationEventId: this.events.at(-1)?.eventId ?? null,
+      commandId: this.commandId,
     });
   }
 

@@ -1,7 +1,8 @@
-import type { Runtime } from '../actors/runtime.js';
-import type { Effect } from '../domain/effects.js';
+import type { StepContext } from '../actors/step-context.js';
+import type { StepOutcome } from '../actors/step-outcome.js';
+import { effectPayloads, type Effect } from '../domain/effects.js';
 import { BatonError } from '../domain/errors.js';
-import type { ProviderThreadId, RunAttemptId, RunId, ThreadId, TurnItemId } from '../domain/ids.js';
+import type { ThreadId } from '../domain/ids.js';
 import type { Store } from '../persistence/store.js';
 import { buildPortableContext, type PortableContext, type PortableItem } from './portable-context.js';
 
@@ -24,6 +25,12 @@ export function portableItemsOf(store: Store, threadId: string, beforeOrdinal: n
     .map((i) => ({ runOrdinal: ordinals.get(i.runId!)!, kind: i.kind, text: i.text, status: i.status, data: i.data, rolledBack: i.rolledBack }));
 }
 
+/** What a reseed needs of the runtime: the read model, and a step to record the seed in. */
+export interface ReseedHost {
+  readonly store: Store;
+  step<T extends Record<string, unknown>>(threadId: ThreadId, work: (ctx: StepContext) => T): Promise<StepOutcome<T>>;
+}
+
 export interface Seed {
   text: string;
   context: PortableContext;
@@ -34,29 +41,34 @@ export interface Seed {
  * context of the earlier runs and records it; the same seed is reused if the effect runs
  * again. Null for any other effect, or when there is nothing earlier to tell.
  */
-export async function reseedFor(runtime: Runtime, effect: Effect, maxChars: number): Promise<Seed | null> {
-  const p = effect.payload as { reason?: unknown; attemptId?: unknown; providerThreadId?: unknown };
-  if (effect.kind !== 'provider.turn.start' || p.reason !== 'provider_recovery' || !effect.runId) return null;
+export async function reseedFor(runtime: ReseedHost, effect: Effect, maxChars: number): Promise<Seed | null> {
+  if (effect.kind !== 'provider.turn.start' || !effect.runId) return null;
+  const p = effectPayloads['provider.turn.start'].parse(effect.payload);
+  if (p.reason !== 'provider_recovery') return null;
   const store = runtime.store;
-  const attemptId = String(p.attemptId);
+  const attemptId = p.attemptId;
   const recorded = store.projections.list('turn_items', effect.threadId).find((i) => i.data.contextSeed === true && i.data.attemptId === attemptId);
   if (recorded) return { text: recorded.text, context: { strategy: 'full', text: recorded.text, coveredRunOrdinals: recorded.data.coveredRunOrdinals as number[], omittedItems: Number(recorded.data.omittedItems), chars: recorded.text.length } };
-  const ordinal = store.projections.get('runs', effect.runId)?.ordinal;
+  const runId = effect.runId;
+  const ordinal = store.projections.get('runs', runId)?.ordinal;
   if (!ordinal) throw new BatonError('not_found', `run ${effect.runId} has not started`);
   const context = buildPortableContext(portableItemsOf(store, effect.threadId, ordinal), { mode: { type: 'full' }, maxChars });
   if (context.coveredRunOrdinals.length === 0) return null;
   const outcome = await runtime.step(effect.threadId, (thread) => {
-    thread.current.addEvent('context.seeded', {
-      threadId: effect.threadId as ThreadId,
-      runId: effect.runId as RunId,
-      attemptId: attemptId as RunAttemptId,
-      providerThreadId: (typeof p.providerThreadId === 'string' && p.providerThreadId ? p.providerThreadId : null) as ProviderThreadId | null,
-      itemId: thread.current.newId('turnItem') as TurnItemId,
-      strategy: context.strategy,
-      coveredRunOrdinals: context.coveredRunOrdinals,
-      omittedItems: context.omittedItems,
-      chars: context.chars,
-      text: context.text,
+    thread.current.addEvent({
+      type: 'context.seeded',
+      payload: {
+        threadId: effect.threadId,
+        runId,
+        attemptId,
+        providerThreadId: p.providerThreadId ?? null,
+        itemId: thread.current.newId('turnItem'),
+        strategy: context.strategy,
+        coveredRunOrdinals: context.coveredRunOrdinals,
+        omittedItems: context.omittedItems,
+        chars: context.chars,
+        text: context.text,
+      },
     });
     return {};
   });

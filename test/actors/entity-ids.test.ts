@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Runtime } from '../../src/actors/runtime.js';
-import { idPrefixes } from '../../src/domain/ids.js';
+import { idOf, idPrefixes, type IdFamily, type IdOf } from '../../src/domain/ids.js';
 import { ManualClock, type IdSource } from '../../src/domain/sources.js';
 import { projectionNames } from '../../src/domain/projections.js';
 import { Store } from '../../src/persistence/store.js';
@@ -19,8 +19,8 @@ afterEach(() => cleanups.splice(0).forEach((c) => c()));
 class ThreadShapedIds implements IdSource {
   private n = 0;
   constructor(private readonly salt: string) {}
-  next(family: keyof typeof idPrefixes): string {
-    return `thr_${idPrefixes[family]}_${this.salt}${++this.n}`;
+  next<F extends IdFamily>(family: F): IdOf[F] {
+    return idOf(family, `thr_${idPrefixes[family]}_${this.salt}${++this.n}`);
   }
 }
 

@@ -2,6 +2,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { realpathSync } from 'node:fs';
 import { codexCapabilities } from '../../src/providers/codex/codex-capabilities.js';
 import type { ProviderCapabilities } from '../../src/domain/capabilities.js';
+import { idOf, ThreadId } from '../../src/domain/ids.js';
 import { CodexProvider } from '../../src/providers/codex/codex-provider.js';
 import { streamSnapshot } from '../../src/server/streams.js';
 import { useRuntime, type Harness } from '../support/runtime.js';
@@ -89,7 +90,7 @@ describe('a run that ends leaves no provider work behind', () => {
     expect(provider.adapter(threadId).pid).toBeNull();
     expect(h.store.outbox.get(claimed!.id)).toMatchObject({ status: 'cancelled' });
     // A stale effect still pending (as an older Baton may have left) is settled cancelled by the gate, with its reason.
-    const stale = { ...claimed!, id: 'eff_stale' as never, status: 'running' as const, leaseOwner: h.worker.owner };
+    const stale = { ...claimed!, id: idOf('effect', 'eff_stale'), status: 'running' as const, leaseOwner: h.worker.owner };
     h.store.outbox.add(stale, h.clock.nowMs());
     h.store.outbox.claim(h.worker.owner, h.clock.nowMs(), 30_000, 16, ['provider.turn.start']);
     await h.worker.carryOut(stale);
@@ -226,7 +227,7 @@ describe('why a run failed is visible', () => {
     expect(warnings.at(-1)).toEqual({ runId, message: 'Codex: retry 24', at: h.clock.nowMs() });
     expect(warnings[0]!.message).toBe('Codex: retry 5');
     // What a client subscribing to the thread gets.
-    const snapshot = streamSnapshot(h.store, { stream: 'thread', threadId: threadId as never }) as { thread: { warnings: unknown[] }; runs: { error: unknown }[] };
+    const snapshot = streamSnapshot(h.store, { stream: 'thread', threadId: ThreadId.parse(threadId) }) as { thread: { warnings: unknown[] }; runs: { error: unknown }[] };
     expect(snapshot.runs[0]!.error).toEqual({ code: 'provider_error', message: 'the model is on fire' });
     expect(snapshot.thread.warnings).toEqual(warnings);
   });

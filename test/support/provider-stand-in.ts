@@ -1,4 +1,4 @@
-import type { EffectHandler } from '../../src/actors/effect-worker.js';
+import type { EffectHandler } from '../../src/actors/effect-handler.js';
 import { reportEffectOutcome } from '../../src/actors/live-work-effects.js';
 
 /**

@@ -1,6 +1,6 @@
-import type { EffectHandler } from '../../src/actors/effect-worker.js';
+import type { EffectHandler } from '../../src/actors/effect-handler.js';
 import type { ProviderEffectKind } from '../../src/domain/effects.js';
-import { codexCapabilities } from '../../src/providers/codex/codex-capabilities.js';
+import { codexProvider } from '../../src/providers/codex/codex-provider.js';
 import { ProviderRegistry } from '../../src/providers/registry.js';
 
 /**
@@ -8,5 +8,5 @@ import { ProviderRegistry } from '../../src/providers/registry.js';
  * default: its effects wait in the outbox for the test to play the provider's part).
  */
 export function codexRegistry(handlers: Partial<Record<ProviderEffectKind, EffectHandler>> = {}): ProviderRegistry {
-  return new ProviderRegistry([{ id: 'codex', capabilities: codexCapabilities, handlers }]);
+  return new ProviderRegistry([codexProvider(handlers)]);
 }

@@ -4,11 +4,12 @@ import { afterEach } from 'vitest';
 import { ManualClock, SequentialIds } from '../../src/domain/sources.js';
 import { Store } from '../../src/persistence/store.js';
 import { Runtime } from '../../src/actors/runtime.js';
-import { EffectWorker, type EffectHandler } from '../../src/actors/effect-worker.js';
+import type { EffectHandler } from '../../src/actors/effect-handler.js';
+import { EffectWorker } from '../../src/actors/effect-worker.js';
 import type { ProviderEffectKind } from '../../src/domain/effects.js';
 import { ProviderRegistry } from '../../src/providers/registry.js';
 import type { Provider } from '../../src/providers/provider.js';
-import { codexCapabilities } from '../../src/providers/codex/codex-capabilities.js';
+import { codexProvider } from '../../src/providers/codex/codex-provider.js';
 import { checkpointHandlers } from '../../src/actors/checkpoint-effects.js';
 import type { CheckpointStore } from '../../src/checkpoints/checkpoint-store.js';
 import type { CapabilitySource } from '../../src/actors/policy.js';
@@ -72,7 +73,7 @@ export function createHarness(options: HarnessOptions, path: string, salt: strin
   opened(store);
   const providers = new ProviderRegistry();
   const runtime = new Runtime({ store, clock, ids: new SequentialIds(salt), providers, checkpoints: options.checkpoints ?? null, requestTtlMs: options.requestTtlMs ?? null, ...(options.capabilities ? { capabilities: options.capabilities } : {}) });
-  providers.register({ id: 'codex', capabilities: codexCapabilities, handlers: options.handlers?.(runtime) ?? {} });
+  providers.register(codexProvider(options.handlers?.(runtime) ?? {}));
   options.providers?.(runtime).forEach((p) => providers.register(p));
   // A real directory: thread.create refuses a cwd that is not one.
   const workspace = join(dirname(path), 'workspace');
@@ -82,7 +83,7 @@ export function createHarness(options: HarnessOptions, path: string, salt: strin
   const worker = new EffectWorker(runtime, checkpointHandlers(runtime.checkpoints));
   const h: Harness = {
     runtime, store, worker, clock, path, published,
-    command: async (cmd) => (await runtime.dispatch({ commandId: `cmd_t${++commandCounter}`, ...cmd })) as never,
+    command: async (cmd) => (await runtime.dispatch({ commandId: `cmd_t${++commandCounter}`, ...cmd })),
     effect: (kind, threadId) => {
       const found = store.outbox.list({ threadId }).filter((e) => e.kind === kind).at(-1);
       if (!found) throw new Error(`no ${kind} effect on ${threadId}`);

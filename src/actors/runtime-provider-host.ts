@@ -1,0 +1,50 @@
+import type { Logger } from 'pino';
+import { z } from 'zod';
+import type { IdSource } from '../domain/sources.js';
+import type { ProviderKind } from '../domain/statuses.js';
+import type { Store } from '../persistence/store.js';
+import type { ProviderHost } from './provider-host.js';
+import type { StepOutcome } from './step-outcome.js';
+
+/** What the host port is made of: the runtime's store, ids, log and provider-event entry. */
+export interface ProviderHostSource {
+  readonly store: Store;
+  readonly ids: IdSource;
+  readonly logger: Logger;
+  ingest(raw: unknown): Promise<StepOutcome<Record<string, unknown>>>;
+}
+
+/** The host port over a runtime, for one provider's adapters (`provider` names it in the log). */
+export function providerHostOf(runtime: ProviderHostSource, provider: ProviderKind): ProviderHost {
+  const store = runtime.store;
+  return {
+    ids: runtime.ids,
+    ingest: async (event) => {
+      const outcome = await runtime.ingest(event);
+      if (!outcome.ok && outcome.error.code !== 'not_found') runtime.logger.warn({ provider, event: event.type, error: outcome.error }, 'a provider event was refused');
+      return outcome;
+    },
+    nativeThreadRef: (providerThreadId) => boundNativeThreadRef(store, providerThreadId),
+    nativeTurnRef: (attemptId) => store.bindings.forApp(attemptId).find((b) => b.entityKind === 'run_attempt')?.nativeRef ?? null,
+    runs: (threadId) => store.projections.list('runs', threadId),
+    threadCwd: (threadId) => store.projections.get('threads', threadId)?.workspace.cwd ?? process.cwd(),
+    activeRunId: (threadId) => store.projections.get('threads', threadId)?.activeRunId ?? null,
+  };
+}
+
+/**
+ * The native thread a provider thread was loaded with: its identity binding (written as
+ * it is loaded; the newest one if a resume moved it). A provider thread loaded before
+ * Baton kept that binding has its native ref only in its own row: read there, parsed.
+ */
+export function boundNativeThreadRef(store: Store, providerThreadId: string): string | null {
+  const bound = store.bindings.forApp(providerThreadId).filter((b) => b.entityKind === 'provider_thread').at(-1);
+  if (bound) return bound.nativeRef;
+  const row = store.entities.get(providerThreadId);
+  if (row?.kind !== 'provider_thread') return null;
+  const stored = StoredProviderThread.safeParse(row.snapshot);
+  return stored.success ? stored.data.context.nativeThreadRef : null;
+}
+
+/** What an older provider thread row holds of its native ref. */
+const StoredProviderThread = z.object({ context: z.object({ nativeThreadRef: z.string().nullable() }) });

@@ -1,0 +1,16 @@
+import type { ErrorInfo } from '../domain/errors.js';
+import type { DomainEvent } from '../domain/events.js';
+import type { CommandId, EventId } from '../domain/ids.js';
+import type { Receipt } from '../domain/receipts.js';
+
+/** What a step ended with: its result and the events it committed, or its typed refusal. */
+export type StepOutcome<T> =
+  | { ok: true; result: T; lastSequence: number; events: DomainEvent[]; duplicate?: Receipt }
+  | { ok: false; error: ErrorInfo; lastSequence: number };
+
+/** The command a step carries out, if any: its receipt is written in the step's commit. */
+export interface StepOptions {
+  commandId?: CommandId | null;
+  commandType?: string;
+  causationId?: EventId | null;
+}
