@@ -7,7 +7,7 @@ import { codexBinaryPath } from '../src/providers/codex/codex-binary.js';
 import { ScriptedModelServer } from '../src/providers/model/scripted-model-server.js';
 import { RecordingChannel, writeTranscript, type TranscriptEntry } from '../src/providers/transport/transcript.js';
 import { codexScenarios } from '../test/providers/codex-scenarios.js';
-import { dataDirOf, runScenario } from '../test/providers/scenario-runner.js';
+import { dataDirOf, runCodexScenario as runScenario } from '../test/providers/codex-scenario-channels.js';
 
 /**
  * `npm run record:codex -- --scenario NAME` (or `--all`): runs a scenario against the real

@@ -1,18 +1,42 @@
-import type { EffectHandler } from '../actors/effect-worker.js';
+import type { EffectHandler } from '../actors/effect-handler.js';
 import type { ProviderCapabilities } from '../domain/capabilities.js';
 import type { ProviderEffectKind } from '../domain/effects.js';
+import type { ProviderSessionId, ThreadId } from '../domain/ids.js';
+import type { ProviderEvent } from '../domain/provider-events.js';
+import type { IdSource } from '../domain/sources.js';
 import type { ProviderKind } from '../domain/statuses.js';
+
+/** What a normalizer speaks for: one app thread, over one provider session, minting app ids from the runtime's source. */
+export interface NormalizerScope {
+  readonly threadId: ThreadId;
+  readonly sessionId: ProviderSessionId;
+  readonly ids: IdSource;
+}
+
+/**
+ * A provider's native frames -> Baton's provider events, for one scope. It keeps the
+ * correlation state of its session (which native turn is which attempt, which item which
+ * node), so every event it returns carries app ids; native ids stay evidence.
+ */
+export interface ProviderNormalizer {
+  /** One native frame as decoded from the wire, validated here (the edge); a frame Baton has no use for yields no event. */
+  normalize(frame: unknown): ProviderEvent[];
+}
 
 /**
  * What a provider brings to the runtime: its id, what its adapter really does (each true
- * flag backed by a test of that adapter), and the outbox effects it carries out. The
- * runtime knows providers only through this seam (see `ProviderRegistry`); it never
- * imports a concrete one. Its normalizer stays inside the adapter, which reports through
- * the host port (`ProviderHost.ingest`) in Baton's provider-event vocabulary.
+ * flag backed by a test of that adapter), the outbox effects it carries out, and its
+ * normalizer. The runtime knows providers only through this seam (see `ProviderRegistry`);
+ * it never imports a concrete one. The adapter drives the normalizer this factory makes
+ * and reports through the host port (`ProviderHost.ingest`). A provider sees the runtime
+ * only through type-only ports: `ProviderRuntime` and `ProviderHost` (actors/provider-host.ts),
+ * `EffectWorkerPort` for its handlers (actors/effect-handler.ts).
  */
 export interface Provider {
   readonly id: ProviderKind;
   readonly capabilities: ProviderCapabilities;
   /** The effect kinds it carries out; an effect of any other kind for it is settled `unsupported`. */
   readonly handlers: Partial<Record<ProviderEffectKind, EffectHandler>>;
+  /** A new normalizer for one app thread's provider session. */
+  createNormalizer(scope: NormalizerScope): ProviderNormalizer;
 }

@@ -1,13 +1,13 @@
-import type { EffectHandler } from '../actors/effect-worker.js';
+import type { EffectHandler } from '../actors/effect-handler.js';
 import type { ProviderCapabilities } from '../domain/capabilities.js';
 import type { ProviderEffectKind } from '../domain/effects.js';
 import { BatonError } from '../domain/errors.js';
 import type { ProviderKind } from '../domain/statuses.js';
-import type { Provider } from './provider.js';
+import type { NormalizerScope, Provider, ProviderNormalizer } from './provider.js';
 
 /**
- * The providers this Baton can run, by id. It is the runtime's one source of capabilities
- * and of provider effect handlers: the worker dispatches a provider effect on its
+ * The providers this Baton can run, by id. It is the runtime's one source of capabilities,
+ * of provider effect handlers and of normalizers: the worker dispatches a provider effect on its
  * (provider, kind), so two providers' handlers for the same kind never replace each other.
  * Providers may register after the runtime is built (an adapter needs the runtime's host
  * port); the registry is read at each use.
@@ -40,6 +40,13 @@ export class ProviderRegistry {
     const provider = this.providers.get(id);
     if (!provider) throw unsupportedProvider(id);
     return provider.capabilities;
+  }
+
+  /** A new normalizer of the provider's native frames; a provider Baton lacks is a typed `unsupported`. */
+  normalizer(id: ProviderKind, scope: NormalizerScope): ProviderNormalizer {
+    const provider = this.providers.get(id);
+    if (!provider) throw unsupportedProvider(id);
+    return provider.createNormalizer(scope);
   }
 
   /** Who carries out this kind for this provider; null when the provider is missing or does not do it. */

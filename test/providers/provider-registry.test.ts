@@ -1,12 +1,14 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { EffectHandler } from '../../src/actors/effect-worker.js';
-import { reportEffectOutcome } from '../../src/actors/live-work-effects.js';
+import type { EffectHandler } from '../../src/actors/effect-handler.js';
 import type { Effect, ProviderEffectKind } from '../../src/domain/effects.js';
-import { CodexProvider } from '../../src/providers/codex/codex-provider.js';
+import { ProviderSessionId, ThreadId } from '../../src/domain/ids.js';
+import { ProviderEvent } from '../../src/domain/provider-events.js';
+import { SequentialIds } from '../../src/domain/sources.js';
+import { CodexProvider, codexProvider } from '../../src/providers/codex/codex-provider.js';
 import { codexCapabilities } from '../../src/providers/codex/codex-capabilities.js';
-import type { Provider } from '../../src/providers/provider.js';
+import type { NormalizerScope, Provider, ProviderNormalizer } from '../../src/providers/provider.js';
 import { ProviderRegistry } from '../../src/providers/registry.js';
 import { useLiveCodex } from '../support/live-codex.js';
 import type { Harness } from '../support/runtime.js';
@@ -18,14 +20,22 @@ import type { Harness } from '../support/runtime.js';
  * failed with that error visible. Codex is the real one (the scripted model behind it).
  */
 
+/** The scripted provider's frames are Baton's provider events already: its normalizer checks them and keeps its own thread's. */
+const scriptedNormalizer = (scope: NormalizerScope): ProviderNormalizer => ({
+  normalize: (frame) => {
+    const event = ProviderEvent.safeParse(frame);
+    return event.success && event.data.threadId === scope.threadId ? [event.data] : [];
+  },
+});
+
 /** A scripted provider defined here: it records what it is handed and takes it as a provider would. */
 function scriptedProvider(id: Provider['id'], seen: Effect[]): Provider {
   const take: EffectHandler = async (effect, worker) => {
     seen.push(effect);
-    await worker.settle(effect, 'completed', (t) => reportEffectOutcome(t, effect, null));
+    await worker.complete(effect);
   };
   const kinds: ProviderEffectKind[] = ['provider.turn.start', 'provider.turn.steer', 'provider.turn.interrupt', 'provider.runtime-request.respond'];
-  return { id, capabilities: { ...codexCapabilities, version: `${id}-scripted/1` }, handlers: Object.fromEntries(kinds.map((k) => [k, take])) };
+  return { id, capabilities: { ...codexCapabilities, version: `${id}-scripted/1` }, handlers: Object.fromEntries(kinds.map((k) => [k, take])), createNormalizer: scriptedNormalizer };
 }
 
 const scriptedSeen: Effect[] = [];
@@ -49,6 +59,23 @@ describe('the provider registry', () => {
     expect(registry.handler('claude', 'provider.thread.rollback')).toBeNull();
     expect(registry.handler('acp', 'provider.turn.start')).toBeNull();
     expect(() => registry.capabilities('acp')).toThrow(/no acp provider is available/);
+  });
+
+  it('hands out each provider\'s own normalizer, scoped to one app thread and session', () => {
+    const registry = new ProviderRegistry([scriptedProvider('claude', [])]);
+    const scope = { threadId: ThreadId.parse('thr_n1'), sessionId: ProviderSessionId.parse('psess_n1'), ids: new SequentialIds() };
+    const normalizer = registry.normalizer('claude', scope);
+    const warning = { type: 'warning', threadId: 'thr_n1', runId: null, message: 'hello' };
+    expect(normalizer.normalize(warning)).toEqual([warning]);
+    expect(normalizer.normalize({ ...warning, threadId: 'thr_other' })).toEqual([]);
+    expect(normalizer.normalize({ type: 'no.such.event' })).toEqual([]);
+    expect(() => registry.normalizer('acp', scope)).toThrow(/no acp provider is available/);
+    // Codex registers its own: it reads Codex's JSON-RPC frames.
+    const codex = new ProviderRegistry([codexProvider({})]).normalizer('codex', scope);
+    expect(codex.normalize({ method: 'error', params: { threadId: 'n1', turnId: 't1', error: { message: 'boom' }, willRetry: true } })).toEqual([
+      { type: 'warning', threadId: 'thr_n1', runId: null, message: 'Codex: boom (retrying)' },
+    ]);
+    expect(codex.normalize({ method: 'error', params: { threadId: 'n1' } })).toEqual([]);
   });
 
   it('Codex and a scripted provider each receive exactly their own effects, approval replies included; every outbox row names its provider', async () => {

@@ -1,17 +1,20 @@
 import { join } from 'node:path';
 import { BatonError, type ErrorInfo } from '../../domain/errors.js';
-import type { Effect } from '../../domain/effects.js';
+import { effectPayloads, type Effect } from '../../domain/effects.js';
+import { forkOf, payloadOf } from '../effect-payloads.js';
+import type { ProviderSessionId, ProviderThreadId, RunAttemptId, RunId, RuntimeRequestId, ThreadId } from '../../domain/ids.js';
+import type { ApprovalDecision } from '../../domain/statuses.js';
 import type { ProviderEvent } from '../../domain/provider-events.js';
 import type { IdSource } from '../../domain/sources.js';
 import { FrameLog } from '../transport/diagnostics.js';
 import type { LineChannel } from '../transport/line-channel.js';
 import { ensureCodexHome, type CodexModelEndpoint } from './codex-home.js';
-import { CodexNormalizer, type TurnRef } from './codex-normalizer.js';
+import { createCodexNormalizer, type CodexNormalizer, type TurnRef } from './codex-normalizer.js';
+import { codexReply } from './codex-replies.js';
 import { CodexSession, refusedByCodex, spawnCodex } from './codex-session.js';
 import { Deadline } from './deadline.js';
 import { codexTurnOverrides, turnSettingsOf, type TurnSettings } from './codex-turn-settings.js';
 import type { ForkOrigin } from '../../domain/entities.js';
-import { compareTurns } from '../../actors/rollback.js';
 
 /** What an adapter needs from the rest of Baton, kept narrow so replays can drive it too. */
 export interface CodexHost {
@@ -55,6 +58,13 @@ interface InterruptCause {
   lead: string;
 }
 
+/** The turns Baton keeps that Codex lost, and the ones Codex kept that Baton does not: a revert that diverged. */
+function compareTurns(kept: readonly string[], remaining: readonly string[]): { missing: string[]; unexpected: string[] } {
+  const has = new Set(remaining);
+  const keeps = new Set(kept);
+  return { missing: kept.filter((t) => !has.has(t)), unexpected: remaining.filter((t) => !keeps.has(t)) };
+}
+
 /**
  * Codex for one app thread: one `codex app-server` session, lazily started, and the
  * native thread it drives. It carries out the provider effects of the outbox and turns
@@ -63,11 +73,11 @@ interface InterruptCause {
  */
 export class CodexThreadAdapter {
   private session: CodexSession | null = null;
-  private sessionId: string | null = null;
   private nativeThreadId: string | null = null;
   /** The provider thread `nativeThreadId` was loaded for: a replacement is never served the thread it replaced. */
   private loadedFor: string | null = null;
-  private normalizer: CodexNormalizer;
+  /** The current (or last) session's normalizer; none before the first session. */
+  private normalizer: CodexNormalizer | null = null;
   private active: TurnRef | null = null;
   /** Set when Baton shuts down: nothing more is reported. */
   private detached = false;
@@ -85,10 +95,9 @@ export class CodexThreadAdapter {
   private timedOut: { attemptId: string; error: ErrorInfo } | null = null;
 
   constructor(
-    readonly threadId: string,
+    readonly threadId: ThreadId,
     private readonly options: CodexAdapterOptions,
   ) {
-    this.normalizer = this.newNormalizer();
     this.quiet = new Deadline(options.turnIdleTimeoutMs ?? 300_000, () => this.turnWentQuiet());
     this.unended = new Deadline(this.interruptTimeoutMs, () => {
       if (this.session && this.unendedCause) void this.escalate(this.session, this.unendedCause);
@@ -99,13 +108,15 @@ export class CodexThreadAdapter {
     return this.options.interruptTimeoutMs ?? 10_000;
   }
 
-  private newNormalizer(): CodexNormalizer {
-    return new CodexNormalizer(this.threadId, this.options.host.ids, () => this.sessionId ?? 'psess_none');
+  /** The normalizer of the running session: an effect that needs one before any session started cannot be carried out. */
+  private current(): CodexNormalizer {
+    if (!this.normalizer) throw new BatonError('provider_error', 'the Codex session is not running');
+    return this.normalizer;
   }
 
   /** Frames Codex sent that Baton could not use: unreadable ones and unknown methods. */
   get frameProblems(): { unreadable: number; unknown: number } {
-    return { unreadable: this.unreadable + (this.session?.rpc.problemCount ?? 0), unknown: this.unknownBefore + this.normalizer.unknown };
+    return { unreadable: this.unreadable + (this.session?.rpc.problemCount ?? 0), unknown: this.unknownBefore + (this.normalizer?.unknown ?? 0) };
   }
 
   get running(): boolean {
@@ -118,28 +129,29 @@ export class CodexThreadAdapter {
 
   /** Carries out one outbox effect. Throws a typed error when it cannot. */
   async carryOut(effect: Effect): Promise<void> {
-    const p = effect.payload as Record<string, unknown>;
     switch (effect.kind) {
-      case 'provider.turn.start':
-        return this.startTurn(
-          { runId: effect.runId!, attemptId: String(p.attemptId), rootNodeId: String(p.rootNodeId) },
-          String(p.text ?? ''),
-          String(p.providerThreadId ?? ''),
-          turnSettingsOf(p),
-          (p.fork as ForkOrigin | null | undefined) ?? null,
-        );
+      case 'provider.turn.start': {
+        const p = payloadOf(effectPayloads[effect.kind], effect);
+        if (!effect.runId) throw new BatonError('invalid_payload', 'a turn start names its run');
+        return this.startTurn({ runId: effect.runId, attemptId: p.attemptId, rootNodeId: p.rootNodeId }, p.text, p.providerThreadId ?? null, turnSettingsOf(p), forkOf(p));
+      }
       case 'provider.turn.steer': {
+        const p = payloadOf(effectPayloads[effect.kind], effect);
         const session = CodexSession.assertReady(this.session);
         const turnId = await this.nativeTurn(String(p.attemptId));
-        await session.turnSteer(this.nativeThreadId!, turnId, String(p.text ?? ''));
+        await session.turnSteer(this.nativeThreadId!, turnId, p.text);
         return;
       }
       case 'provider.turn.interrupt':
-        return this.interrupt(String(p.attemptId), effect.runId, { runStatus: 'interrupted', lead: 'Codex' });
-      case 'provider.runtime-request.respond':
-        return this.respond(String(p.requestId), p.decision as string | null, p.answers as Record<string, string | string[]> | null);
-      case 'provider.thread.rollback':
-        return this.revert(Number(p.runOrdinal), String(p.providerThreadId ?? ''));
+        return this.interrupt(String(payloadOf(effectPayloads[effect.kind], effect).attemptId), effect.runId, { runStatus: 'interrupted', lead: 'Codex' });
+      case 'provider.runtime-request.respond': {
+        const p = payloadOf(effectPayloads[effect.kind], effect);
+        return this.respond(p.requestId, p.decision, p.answers);
+      }
+      case 'provider.thread.rollback': {
+        const p = payloadOf(effectPayloads[effect.kind], effect);
+        return this.revert(p.runOrdinal, p.providerThreadId);
+      }
       case 'provider.session.stop':
         this.stop();
         return;
@@ -148,19 +160,19 @@ export class CodexThreadAdapter {
     }
   }
 
-  private async startTurn(ref: TurnRef, text: string, providerThreadId: string, settings: TurnSettings, fork: ForkOrigin | null): Promise<void> {
-    const session = await this.ensureSession();
+  private async startTurn(ref: TurnRef, text: string, providerThreadId: ProviderThreadId | null, settings: TurnSettings, fork: ForkOrigin | null): Promise<void> {
+    const { session, normalizer } = await this.ensureSession();
     // A thread that could not be resumed was reported failed: this attempt ends, the run goes on in its replacement.
     if (!(await this.ensureThread(session, providerThreadId, settings.model, fork))) {
       throw new BatonError('not_resumable', `Codex could not resume provider thread ${providerThreadId}; the run goes on in its replacement`);
     }
     this.active = ref;
-    this.normalizer.pendingStart = ref;
+    normalizer.pendingStart = ref;
     this.quiet.arm();
     // The run's settings go on every turn: a resumed or long-lived Codex thread takes the current ones.
     const overrides = codexTurnOverrides(settings, this.options.host.threadCwd(this.threadId), this.options.endpoint.model);
     try {
-      await session.turnStart(this.nativeThreadId!, text, overrides, { onTurnId: (id) => this.normalizer.bindTurn(id, ref) });
+      await session.turnStart(this.nativeThreadId!, text, overrides, { onTurnId: (id) => normalizer.bindTurn(id, ref) });
     } catch (error) {
       // The turn never started: there is nothing to watch.
       if (this.active === ref) this.active = null;
@@ -174,18 +186,19 @@ export class CodexThreadAdapter {
    * order: `turn/completed interrupted`, which follows it, ends the turn. A Codex that
    * answers neither within `interruptTimeoutMs` is killed, and the run ends as `cause` says.
    */
-  private async interrupt(attemptId: string, runId: string | null, cause: InterruptCause): Promise<void> {
+  private async interrupt(attemptId: string, runId: RunId | null, cause: InterruptCause): Promise<void> {
     const session = CodexSession.assertReady(this.session);
+    const normalizer = this.current();
     const killed = (what: string): Escalation => ({
       runStatus: cause.runStatus,
       error: { code: 'timeout', message: `${cause.lead} ${what} within ${this.interruptTimeoutMs} ms; its process was killed` },
     });
     const unanswered = killed('did not answer the interrupt');
-    const turnId = this.options.host.nativeTurnRef(attemptId) ?? (await this.normalizer.whenTurnBound(attemptId, this.interruptTimeoutMs));
+    const turnId = this.options.host.nativeTurnRef(attemptId) ?? (await normalizer.whenTurnBound(attemptId, this.interruptTimeoutMs));
     if (!turnId) return this.escalate(session, unanswered);
     try {
       await session.turnInterrupt(this.nativeThreadId!, turnId, this.interruptTimeoutMs, () => {
-        if (runId) this.forward([{ type: 'interrupt.acknowledged', threadId: this.threadId as never, runId: runId as never }]);
+        if (runId) this.forward([{ type: 'interrupt.acknowledged', threadId: this.threadId, runId }]);
       });
     } catch (error) {
       if (error instanceof BatonError && error.code === 'timeout') return this.escalate(session, unanswered);
@@ -224,23 +237,23 @@ export class CodexThreadAdapter {
 
   /** A frame from Codex is the turn's sign of life; a question waiting on the user pauses the watch. */
   private turnActivity(): void {
-    if (this.active && this.normalizer.requests.size === 0) this.quiet.arm();
+    if (this.active && (this.normalizer?.requests.size ?? 0) === 0) this.quiet.arm();
     else this.quiet.disarm();
   }
 
   /** The native turn of an attempt: known already, recorded before a restart, or named by Codex shortly. */
   private async nativeTurn(attemptId: string): Promise<string> {
-    const id = this.options.host.nativeTurnRef(attemptId) ?? (await this.normalizer.whenTurnBound(attemptId, 30_000));
+    const id = this.options.host.nativeTurnRef(attemptId) ?? (await this.current().whenTurnBound(attemptId, 30_000));
     if (!id) throw new BatonError('provider_error', `no Codex turn is known for attempt ${attemptId}`);
     return id;
   }
 
-  private async respond(requestId: string, decision: string | null, answers: Record<string, string | string[]> | null): Promise<void> {
-    const pending = this.normalizer.requests.get(requestId);
-    if (!pending || !this.running) throw new BatonError('not_resumable', `the Codex callback for request ${requestId} is gone`);
-    this.normalizer.requests.delete(requestId);
-    if (answers) await this.session!.respondUserInput(pending.rpcId, answers);
-    else await this.session!.respondApproval(pending.rpcId, (decision ?? 'decline') as never);
+  private async respond(requestId: RuntimeRequestId, decision: ApprovalDecision | null, answers: Record<string, string | string[]> | null): Promise<void> {
+    const pending = this.normalizer?.requests.get(requestId);
+    const session = this.session;
+    if (!pending || !session || session.rpc.isClosed) throw new BatonError('not_resumable', `the Codex callback for request ${requestId} is gone`);
+    this.normalizer?.requests.delete(requestId);
+    await session.reply(pending.rpcId, codexReply(pending.method, decision, answers));
     this.turnActivity();
   }
 
@@ -249,13 +262,13 @@ export class CodexThreadAdapter {
    * reports what Codex kept, checked against the turns Baton keeps, as `thread.reverted`. One
    * that cannot be resumed or reverted is reported failed: its replacement is seeded instead.
    */
-  private async revert(runOrdinal: number, providerThreadId: string): Promise<void> {
+  private async revert(runOrdinal: number, providerThreadId: ProviderThreadId): Promise<void> {
     const host = this.options.host;
-    const session = await this.ensureSession();
-    if (!this.nativeThreadId && !(providerThreadId && host.nativeThreadRef(providerThreadId))) throw new BatonError('provider_error', 'no Codex thread to revert');
+    const { session, normalizer } = await this.ensureSession();
+    if (!this.nativeThreadId && !host.nativeThreadRef(providerThreadId)) throw new BatonError('provider_error', 'no Codex thread to revert');
     if (!(await this.ensureThread(session, providerThreadId, null, null))) return;
     const attemptId = host.attemptOfRun(this.threadId, runOrdinal + 1);
-    const beforeTurnId = attemptId ? (this.normalizer.nativeTurnOf(attemptId) ?? host.nativeTurnRef(attemptId)) : null;
+    const beforeTurnId = attemptId ? (normalizer.nativeTurnOf(attemptId) ?? host.nativeTurnRef(attemptId)) : null;
     if (!beforeTurnId) throw new BatonError('provider_error', `no Codex turn recorded for run ${runOrdinal + 1}`);
     let remaining: string[];
     try {
@@ -264,49 +277,50 @@ export class CodexThreadAdapter {
       if (!refusedByCodex(error)) throw error;
       // Codex keeps a conversation Baton rolled back: it has diverged, and is replaced (the next run reseeds).
       this.nativeThreadId = null;
-      await host.emit({ type: 'thread.failed', threadId: this.threadId as never, providerThreadId: providerThreadId as never, reason: `Codex could not roll back: ${error.message}` });
+      await host.emit({ type: 'thread.failed', threadId: this.threadId, providerThreadId, reason: `Codex could not roll back: ${error.message}` });
       return;
     }
     const kept = host.keptTurnRefs(this.threadId, runOrdinal, providerThreadId);
     const { missing, unexpected } = compareTurns(kept, remaining);
     await host.emit({
-      type: 'thread.reverted', threadId: this.threadId as never, providerThreadId: (providerThreadId || null) as never, runOrdinal,
+      type: 'thread.reverted', threadId: this.threadId, providerThreadId, runOrdinal,
       remainingTurnRefs: remaining, missingTurnRefs: missing, unexpectedTurnRefs: unexpected,
     });
   }
 
-  private async ensureSession(): Promise<CodexSession> {
-    if (this.session && !this.session.rpc.isClosed) return this.session;
+  /** The running session and its normalizer, started (and the native thread forgotten) if there is none. */
+  private async ensureSession(): Promise<{ session: CodexSession; normalizer: CodexNormalizer }> {
+    if (this.session && !this.session.rpc.isClosed && this.normalizer) return { session: this.session, normalizer: this.normalizer };
     const host = this.options.host;
     const sessionId = host.ids.next('providerSession');
-    this.sessionId = sessionId;
     this.nativeThreadId = null;
     this.unreadable += this.session?.rpc.problemCount ?? 0;
-    this.unknownBefore += this.normalizer.unknown;
-    this.normalizer = this.newNormalizer();
+    this.unknownBefore += this.normalizer?.unknown ?? 0;
+    const normalizer = createCodexNormalizer({ threadId: this.threadId, sessionId, ids: host.ids });
+    this.normalizer = normalizer;
     // One CODEX_HOME for all of Baton's Codex sessions (never the user's ~/.codex): a thread
     // stored by one session can be resumed or forked by another.
     const home = ensureCodexHome(join(this.options.dataDir, 'codex', 'home'), this.options.endpoint);
     const log = new FrameLog({ dir: join(this.options.dataDir, 'codex', this.threadId, 'frames'), name: sessionId });
-    await host.emit({ type: 'session.status', threadId: this.threadId as never, sessionId: sessionId as never, provider: 'codex', status: 'starting', reason: null });
+    await host.emit({ type: 'session.status', threadId: this.threadId, sessionId, provider: 'codex', status: 'starting', reason: null });
     const cwd = host.threadCwd(this.threadId);
     const channel = this.options.channelFor?.(sessionId, () => spawnCodex(cwd, home));
     const session = await CodexSession.start({ codexHome: home, cwd, log, ...(channel ? { channel } : {}) });
     session.rpc.onNotification((method, params) => {
-      this.forward(this.normalizer.notification(method, params));
+      this.forward(normalizer.notification(method, params));
       this.turnActivity();
     });
     session.rpc.onRequest((id, method, params) => {
-      const events = this.normalizer.serverRequest(id, method, params);
+      const events = normalizer.serverRequest(id, method, params);
       if (events.length === 0) void session.rpc.respondError(id, -32601, `Baton does not handle ${method}`);
       this.forward(events);
       this.turnActivity();
     });
-    session.rpc.onProblem((problem) => this.forward([{ type: 'warning', threadId: this.threadId as never, runId: null, message: `unreadable Codex frame (${problem}); it was logged and skipped` }]));
+    session.rpc.onProblem((problem) => this.forward([{ type: 'warning', threadId: this.threadId, runId: null, message: `unreadable Codex frame (${problem}); it was logged and skipped` }]));
     this.watchExit(session, sessionId);
     this.session = session;
-    await host.emit({ type: 'session.status', threadId: this.threadId as never, sessionId: sessionId as never, provider: 'codex', status: 'ready', reason: null });
-    return session;
+    await host.emit({ type: 'session.status', threadId: this.threadId, sessionId, provider: 'codex', status: 'ready', reason: null });
+    return { session, normalizer };
   }
 
   /**
@@ -315,7 +329,7 @@ export class CodexThreadAdapter {
    * A resume Codex refuses (its rollout is gone or unreadable) is reported `thread.failed`
    * and answers false: the provider thread is replaced, and the replacement reseeded.
    */
-  private async ensureThread(session: CodexSession, providerThreadId: string, model: string | null, fork: ForkOrigin | null): Promise<boolean> {
+  private async ensureThread(session: CodexSession, providerThreadId: ProviderThreadId | null, model: string | null, fork: ForkOrigin | null): Promise<boolean> {
     if (this.nativeThreadId && this.loadedFor === providerThreadId) return true;
     const host = this.options.host;
     const known = providerThreadId ? host.nativeThreadRef(providerThreadId) : null;
@@ -323,12 +337,12 @@ export class CodexThreadAdapter {
     const sourceTurn = fork?.sourceAttemptId ? host.nativeTurnRef(fork.sourceAttemptId) : null;
     let native: string;
     let resolution: 'native_fork' | undefined;
-    if (known) {
+    if (providerThreadId && known) {
       try {
         native = await session.threadResume(known);
       } catch (error) {
         if (!refusedByCodex(error)) throw error;
-        await host.emit({ type: 'thread.failed', threadId: this.threadId as never, providerThreadId: providerThreadId as never, reason: error.message });
+        await host.emit({ type: 'thread.failed', threadId: this.threadId, providerThreadId, reason: error.message });
         return false;
       }
     } else if (fork && fork.sourceProvider === 'codex' && sourceThread && sourceTurn) {
@@ -341,32 +355,32 @@ export class CodexThreadAdapter {
     }
     this.nativeThreadId = native;
     this.loadedFor = providerThreadId;
-    this.normalizer.nativeThreadId = native;
+    this.current().nativeThreadId = native;
     if (providerThreadId && native !== known) {
-      await host.emit({ type: 'thread.loaded', threadId: this.threadId as never, providerThreadId: providerThreadId as never, nativeThreadRef: native, resumeCursor: native, ...(resolution ? { resolution } : {}) });
+      await host.emit({ type: 'thread.loaded', threadId: this.threadId, providerThreadId, nativeThreadRef: native, resumeCursor: native, ...(resolution ? { resolution } : {}) });
     }
     return true;
   }
 
   /** The process going away is the runtime lost: the active run ends by policy, callbacks die. */
-  private watchExit(session: CodexSession, sessionId: string): void {
+  private watchExit(session: CodexSession, sessionId: ProviderSessionId): void {
     session.rpc.onClose((reason) => {
       if (this.session !== session) {
         // Released on purpose (see stop) or already replaced: its end concerns no turn of now.
-        this.forward([{ type: 'session.status', threadId: this.threadId as never, sessionId: sessionId as never, provider: 'codex', status: 'stopped', reason }]);
+        this.forward([{ type: 'session.status', threadId: this.threadId, sessionId, provider: 'codex', status: 'stopped', reason }]);
         return;
       }
       this.session = null;
       this.quiet.disarm();
       this.unended.disarm();
-      const t = this.threadId as never;
+      const t = this.threadId;
       const killed = this.killed.get(session);
       const event: ProviderEvent = this.active
-        ? { type: 'runtime.lost', threadId: t, sessionId: sessionId as never, runStatus: killed?.runStatus ?? 'failed', error: killed?.error ?? { code: 'provider_error', message: `the Codex process ${reason}` } }
-        : { type: 'session.status', threadId: t, sessionId: sessionId as never, provider: 'codex', status: 'stopped', reason };
+        ? { type: 'runtime.lost', threadId: t, sessionId, runStatus: killed?.runStatus ?? 'failed', error: killed?.error ?? { code: 'provider_error', message: `the Codex process ${reason}` } }
+        : { type: 'session.status', threadId: t, sessionId, provider: 'codex', status: 'stopped', reason };
       this.active = null;
       this.timedOut = null;
-      this.normalizer.requests.clear();
+      this.normalizer?.requests.clear();
       this.forward([event]);
     });
   }

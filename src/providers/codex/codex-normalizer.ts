@@ -1,70 +1,71 @@
-import { z } from 'zod';
+import type { z } from 'zod';
 import { Question } from '../../domain/entities.js';
+import type { PlanArtifactId, ProviderSessionId, RuntimeRequestId, ThreadId } from '../../domain/ids.js';
 import type { ProviderEvent } from '../../domain/provider-events.js';
 import type { IdSource } from '../../domain/sources.js';
-import { CodexItems, type NativeItem, type TurnRef } from './codex-items.js';
+import type { RuntimeRequestKind } from '../../domain/statuses.js';
+import type { NormalizerScope, ProviderNormalizer } from '../provider.js';
+import type { RpcId } from '../transport/json-rpc.js';
+import { inboundFrame, notificationFrames, requestFrames, type RequestMethod } from './codex-frames.js';
+import { CodexItems, summarySeparator, type TurnRef } from './codex-items.js';
 import { serverNotificationMethods } from './protocol-methods.js';
 
 /**
  * Codex notifications and server requests -> Baton's provider events. The normalizer
- * owns the correlation state of one app thread's Codex thread: which native turn is which
- * attempt, which native item is which node or message, which callback is which request.
- * Native ids stay evidence; every event it emits carries app ids.
+ * owns the correlation state of one app thread's Codex thread over one session: which
+ * native turn is which attempt, which native item is which node or message, which
+ * callback is which request. Native ids stay evidence; every event it emits carries app ids.
  */
 
 export type { TurnRef } from './codex-items.js';
 
 export interface PendingRequest {
-  requestId: string;
-  rpcId: number | string;
-  method: string;
+  requestId: RuntimeRequestId;
+  rpcId: RpcId;
+  method: RequestMethod;
 }
 
-// The parts of Codex's frames Baton reads; everything else passes untouched.
-const WithTurn = z.object({ threadId: z.string(), turn: z.object({ id: z.string(), status: z.string(), error: z.object({ message: z.string() }).loose().nullable().optional() }).loose() }).loose();
-const WithItem = z.object({ threadId: z.string(), turnId: z.string(), item: z.object({ type: z.string(), id: z.string() }).loose() }).loose();
-const ItemNote = z.object({ threadId: z.string(), turnId: z.string(), itemId: z.string() }).loose();
-const Plan = z.object({ threadId: z.string(), turnId: z.string(), explanation: z.string().nullable().optional(), plan: z.array(z.object({ step: z.string(), status: z.string() })) }).loose();
-const ApprovalRequest = z.object({ threadId: z.string(), turnId: z.string(), itemId: z.string() }).loose();
-const ThreadStatus = z.object({ threadId: z.string(), status: z.object({ type: z.string(), activeFlags: z.array(z.string()).optional() }).loose() }).loose();
-const Diff = z.object({ threadId: z.string(), turnId: z.string(), diff: z.string() }).loose();
-const Resolved = z.object({ threadId: z.string(), requestId: z.union([z.string(), z.number()]) }).loose();
-const ErrorNote = z.object({ threadId: z.string(), turnId: z.string().optional(), error: z.object({ message: z.string() }).loose(), willRetry: z.boolean().optional() }).loose();
-
 /** Codex's questions, as Baton keeps them (its `isOther`/`isSecret` are not kept). */
-const AskedQuestions = z.array(Question.extend({ options: Question.shape.options.default(null) }));
-
-const requestKinds: Record<string, 'command' | 'file_change' | 'user_input'> = {
-  'item/commandExecution/requestApproval': 'command',
-  'item/fileChange/requestApproval': 'file_change',
-  'item/tool/requestUserInput': 'user_input',
-  execCommandApproval: 'command',
-  applyPatchApproval: 'file_change',
-};
+const AskedQuestions = Question.extend({ options: Question.shape.options.default(null) }).array();
 
 const turnStatus = (s: string): 'completed' | 'interrupted' | 'failed' => (s === 'completed' ? 'completed' : s === 'interrupted' ? 'interrupted' : 'failed');
 const planStatus = (s: string): 'pending' | 'in_progress' | 'completed' => (s === 'inProgress' ? 'in_progress' : s === 'completed' ? 'completed' : 'pending');
 
-export class CodexNormalizer {
+/** Codex's normalizer, as the provider registers it (the adapter makes its own through it too). */
+export const createCodexNormalizer = (scope: NormalizerScope): CodexNormalizer => new CodexNormalizer(scope);
+
+export class CodexNormalizer implements ProviderNormalizer {
   /** Native turn id -> the attempt it runs. */
   readonly turns = new Map<string, TurnRef>();
   /** The attempt whose turn/start is in flight: the first unknown turn on our thread is it. */
   pendingStart: TurnRef | null = null;
+  private readonly threadId: ThreadId;
+  private readonly sessionId: ProviderSessionId;
+  private readonly ids: IdSource;
   private readonly items: CodexItems;
-  private readonly plans = new Map<string, string>();
+  private readonly plans = new Map<string, PlanArtifactId>();
   readonly requests = new Map<string, PendingRequest>();
   /** Frames that were valid JSON-RPC but not understood. */
   unknown = 0;
+  nativeThreadId: string | null = null;
 
-  constructor(
-    private readonly threadId: string,
-    private readonly ids: IdSource,
-    private readonly sessionId: () => string,
-  ) {
-    this.items = new CodexItems(threadId, ids);
+  constructor(scope: NormalizerScope) {
+    this.threadId = scope.threadId;
+    this.sessionId = scope.sessionId;
+    this.ids = scope.ids;
+    this.items = new CodexItems(scope.threadId, scope.ids);
   }
 
-  nativeThreadId: string | null = null;
+  /**
+   * A frame as Codex sent it: a server request when it has an id, else a notification. The
+   * adapter, whose JSON-RPC connection has read the envelope already, calls `notification`
+   * and `serverRequest` itself, so a frame is validated once.
+   */
+  normalize(frame: unknown): ProviderEvent[] {
+    const f = inboundFrame.safeParse(frame);
+    if (!f.success) return [];
+    return f.data.id === undefined ? this.notification(f.data.method, f.data.params) : this.serverRequest(f.data.id, f.data.method, f.data.params);
+  }
 
   /** The attempt of a native turn, binding a started turn to the attempt that asked for it. */
   private turn(nativeTurnId: string): TurnRef | null {
@@ -103,83 +104,83 @@ export class CodexNormalizer {
     return null;
   }
 
+  /** A frame about a turn of our native thread, read with its method's schema, for the attempt the turn runs. */
+  private onTurn<P extends { threadId: string; turnId: string }>(schema: z.ZodType<P>, params: unknown, then: (p: P, ref: TurnRef) => ProviderEvent[]): ProviderEvent[] {
+    const p = schema.safeParse(params);
+    if (!p.success || p.data.threadId !== this.nativeThreadId) return [];
+    const ref = this.turn(p.data.turnId);
+    return ref ? then(p.data, ref) : [];
+  }
+
   notification(method: string, params: unknown): ProviderEvent[] {
-    const t = this.threadId as never;
+    const t = this.threadId;
     switch (method) {
       case 'turn/started': {
-        const p = WithTurn.safeParse(params);
+        const p = notificationFrames[method].safeParse(params);
         if (!p.success || p.data.threadId !== this.nativeThreadId) return [];
         const ref = this.turn(p.data.turn.id);
-        return ref ? [{ type: 'turn.started', threadId: t, runId: ref.runId as never, attemptId: ref.attemptId as never, nodeId: ref.rootNodeId as never, nativeTurnRef: p.data.turn.id }] : [];
+        return ref ? [{ type: 'turn.started', threadId: t, runId: ref.runId, attemptId: ref.attemptId, nodeId: ref.rootNodeId, nativeTurnRef: p.data.turn.id }] : [];
       }
       case 'turn/completed': {
-        const p = WithTurn.safeParse(params);
+        const p = notificationFrames[method].safeParse(params);
         if (!p.success || p.data.threadId !== this.nativeThreadId) return [];
         const ref = this.turn(p.data.turn.id);
         if (!ref) return [];
         const status = turnStatus(p.data.turn.status);
         const error = p.data.turn.error ? { code: 'provider_error' as const, message: p.data.turn.error.message } : null;
-        return [{ type: 'turn.completed', threadId: t, runId: ref.runId as never, attemptId: ref.attemptId as never, nodeId: ref.rootNodeId as never, status, error }];
+        return [{ type: 'turn.completed', threadId: t, runId: ref.runId, attemptId: ref.attemptId, nodeId: ref.rootNodeId, status, error }];
       }
       case 'item/started':
-      case 'item/completed': {
-        const p = WithItem.safeParse(params);
-        if (!p.success || p.data.threadId !== this.nativeThreadId) return [];
-        const ref = this.turn(p.data.turnId);
-        if (!ref) return [];
-        return this.items.item(method === 'item/started', p.data.item as NativeItem, ref);
-      }
+      case 'item/completed':
+        return this.onTurn(notificationFrames[method], params, (p, ref) => this.items.item(method === 'item/started', p.item, ref));
       case 'item/agentMessage/delta':
+        return this.onTurn(notificationFrames[method], params, (p, ref) => this.items.messageDelta(p.itemId, p.delta, ref));
       case 'item/reasoning/summaryTextDelta':
-      case 'item/reasoning/summaryPartAdded':
       case 'item/commandExecution/outputDelta':
+        return this.onTurn(notificationFrames[method], params, (p, ref) => this.items.nodeDelta(p.itemId, p.delta, ref));
+      case 'item/reasoning/summaryPartAdded':
+        return this.onTurn(notificationFrames[method], params, (p, ref) => (p.summaryIndex > 0 ? this.items.nodeDelta(p.itemId, summarySeparator, ref) : []));
       case 'item/mcpToolCall/progress':
+        return this.onTurn(notificationFrames[method], params, (p, ref) => this.items.nodeDelta(p.itemId, `${p.message}\n`, ref));
       case 'item/fileChange/patchUpdated':
-      case 'item/plan/delta': {
-        const p = ItemNote.safeParse(params);
-        if (!p.success || p.data.threadId !== this.nativeThreadId) return [];
-        const ref = this.turn(p.data.turnId);
-        return ref ? this.items.delta(method, params, ref) : [];
-      }
+        return this.onTurn(notificationFrames[method], params, (p, ref) => this.items.patchUpdated(p.itemId, p.changes, ref));
+      case 'item/plan/delta':
+        return this.onTurn(notificationFrames[method], params, (p, ref) => this.items.planDelta(p.itemId, p.delta, ref));
       case 'turn/plan/updated': {
-        const p = Plan.safeParse(params);
+        const p = notificationFrames[method].safeParse(params);
         if (!p.success) return [];
         const ref = this.turn(p.data.turnId);
         if (!ref) return [];
         const planId = this.plans.get(p.data.turnId) ?? this.ids.next('plan');
         this.plans.set(p.data.turnId, planId);
         return [{
-          type: 'plan.updated', threadId: t, runId: ref.runId as never, nodeId: ref.rootNodeId as never, planId: planId as never, kind: 'todo_list',
+          type: 'plan.updated', threadId: t, runId: ref.runId, nodeId: ref.rootNodeId, planId, kind: 'todo_list',
           text: p.data.explanation ?? null, steps: p.data.plan.map((s) => ({ text: s.step, status: planStatus(s.status) })),
         }];
       }
       case 'thread/status/changed': {
         // Codex's own view of its thread drives the session's status: running, waiting on the user, idle.
-        const p = ThreadStatus.safeParse(params);
+        const p = notificationFrames[method].safeParse(params);
         if (!p.success || p.data.threadId !== this.nativeThreadId) return [];
         const { type, activeFlags = [] } = p.data.status;
         const status = type === 'active' ? (activeFlags.some((f) => f.startsWith('waitingOn')) ? 'waiting' : 'running') : type === 'idle' ? 'ready' : null;
-        return status ? [{ type: 'session.status', threadId: t, sessionId: this.sessionId() as never, provider: 'codex', status, reason: null }] : [];
+        return status ? [{ type: 'session.status', threadId: t, sessionId: this.sessionId, provider: 'codex', status, reason: null }] : [];
       }
-      case 'turn/diff/updated': {
-        const p = Diff.safeParse(params);
-        if (!p.success || p.data.threadId !== this.nativeThreadId) return [];
-        const ref = this.turn(p.data.turnId);
-        return ref ? [{ type: 'diff.updated', threadId: t, runId: ref.runId as never, diff: p.data.diff }] : [];
-      }
+      case 'turn/diff/updated':
+        return this.onTurn(notificationFrames[method], params, (p, ref) => [{ type: 'diff.updated', threadId: t, runId: ref.runId, diff: p.diff }]);
       case 'serverRequest/resolved': {
-        const p = Resolved.safeParse(params);
+        const p = notificationFrames[method].safeParse(params);
         if (!p.success) return [];
         const pending = [...this.requests.values()].find((r) => r.rpcId === p.data.requestId);
         if (!pending) return [];
         this.requests.delete(pending.requestId);
-        return [{ type: 'request.closed', threadId: t, requestId: pending.requestId as never, reason: 'resolved by the provider' }];
+        return [{ type: 'request.closed', threadId: t, requestId: pending.requestId, reason: 'resolved by the provider' }];
       }
       case 'error': {
-        const p = ErrorNote.safeParse(params);
+        const p = notificationFrames[method].safeParse(params);
         if (!p.success) return [];
         const ref = p.data.turnId ? this.turns.get(p.data.turnId) : undefined;
-        return [{ type: 'warning', threadId: t, runId: (ref?.runId ?? null) as never, message: `Codex: ${p.data.error.message}${p.data.willRetry ? ' (retrying)' : ''}` }];
+        return [{ type: 'warning', threadId: t, runId: ref?.runId ?? null, message: `Codex: ${p.data.error.message}${p.data.willRetry ? ' (retrying)' : ''}` }];
       }
       default:
         // Known methods Baton does not map are fine; a method this Codex version does not
@@ -190,30 +191,48 @@ export class CodexNormalizer {
   }
 
   /** A server request (approval, question) -> a runtime request, remembering its live callback. */
-  serverRequest(rpcId: number | string, method: string, params: unknown): ProviderEvent[] {
-    const kind = requestKinds[method];
-    const p = ApprovalRequest.safeParse(params);
-    if (!kind || !p.success) {
-      this.unknown += 1;
-      return [];
+  serverRequest(rpcId: RpcId, method: string, params: unknown): ProviderEvent[] {
+    switch (method) {
+      case 'item/commandExecution/requestApproval': {
+        const p = requestFrames[method].safeParse(params);
+        if (p.success) return this.opened(rpcId, method, 'command', p.data, p.data.command ?? p.data.reason ?? 'Allow command?');
+        break;
+      }
+      case 'item/fileChange/requestApproval': {
+        const p = requestFrames[method].safeParse(params);
+        if (p.success) return this.opened(rpcId, method, 'file_change', p.data, p.data.reason ?? 'Allow file change?');
+        break;
+      }
+      case 'item/tool/requestUserInput': {
+        const p = requestFrames[method].safeParse(params);
+        if (p.success) return this.opened(rpcId, method, 'user_input', p.data, p.data.questions[0]?.question ?? 'The agent has questions', p.data.questions);
+        break;
+      }
     }
-    const ref = this.turn(p.data.turnId);
+    this.unknown += 1;
+    return [];
+  }
+
+  /** A runtime request on a node of its own under the item (or turn) that asked; structured questions are also an artifact. */
+  private opened(
+    rpcId: RpcId,
+    method: RequestMethod,
+    kind: RuntimeRequestKind,
+    details: { turnId: string; itemId: string } & Record<string, unknown>,
+    prompt: string,
+    questions?: unknown[],
+  ): ProviderEvent[] {
+    const ref = this.turn(details.turnId);
     if (!ref) return [];
     const requestId = this.ids.next('request');
     this.requests.set(requestId, { requestId, rpcId, method });
-    const details = p.data as Record<string, unknown>;
-    const questions = Array.isArray(details.questions) ? (details.questions as { question?: string }[]) : [];
-    const prompt = kind === 'user_input' ? (questions[0]?.question ?? 'The agent has questions') : String(details.command ?? details.reason ?? `Allow ${kind.replace('_', ' ')}?`);
-    const parent = this.items.nodeOf(p.data.itemId) ?? ref.rootNodeId;
+    const parentNodeId = this.items.nodeOf(details.itemId) ?? ref.rootNodeId;
     const nodeId = this.ids.next('node');
-    const opened: ProviderEvent = {
-      type: 'request.opened', threadId: this.threadId as never, runId: ref.runId as never, requestId: requestId as never, nodeId: nodeId as never,
-      parentNodeId: parent as never, kind, prompt, details, providerSessionId: this.sessionId() as never,
-    };
-    if (kind !== 'user_input') return [opened];
-    // Structured questions are also an artifact of the run, on the request's node.
+    const on = { threadId: this.threadId, runId: ref.runId };
+    const opened: ProviderEvent = { type: 'request.opened', ...on, requestId, nodeId, parentNodeId, kind, prompt, details, providerSessionId: this.sessionId };
+    if (!questions) return [opened];
     return [opened, {
-      type: 'plan.updated', threadId: this.threadId as never, runId: ref.runId as never, nodeId: nodeId as never, planId: this.ids.next('plan') as never, kind: 'questions',
+      type: 'plan.updated', ...on, nodeId, planId: this.ids.next('plan'), kind: 'questions',
       text: prompt, steps: [], questions: AskedQuestions.safeParse(questions).data ?? [],
     }];
   }

@@ -1,15 +1,14 @@
-import type { Runtime } from '../../actors/runtime.js';
-import type { EffectHandler } from '../../actors/effect-worker.js';
-import { reportEffectOutcome } from '../../actors/live-work-effects.js';
-import { failProviderEffect } from '../../actors/provider-effect-failure.js';
-import { providerHostOf, type ProviderHost } from '../../actors/provider-host.js';
+import type { EffectHandler } from '../../actors/effect-handler.js';
+import type { ProviderHost, ProviderRuntime } from '../../actors/provider-host.js';
 import type { ProviderEffectKind } from '../../domain/effects.js';
+import { ThreadId } from '../../domain/ids.js';
 import { toErrorInfo } from '../../domain/errors.js';
 import type { LineChannel } from '../transport/line-channel.js';
-import { reseedFor, seededText } from '../../context/reseed.js';
+import { seededText } from '../../context/reseed.js';
 import type { Provider } from '../provider.js';
 import { codexCapabilities } from './codex-capabilities.js';
 import { CodexThreadAdapter, type CodexHost } from './codex-adapter.js';
+import { createCodexNormalizer } from './codex-normalizer.js';
 import type { CodexModelEndpoint } from './codex-home.js';
 
 export interface CodexProviderOptions {
@@ -22,6 +21,9 @@ export interface CodexProviderOptions {
   /** A turn Codex says nothing about for this long is timed out; 5 min by default. */
   turnIdleTimeoutMs?: number;
 }
+
+/** Codex's registration, with these effect handlers (tests register Codex with handlers of their own). */
+export const codexProvider = (handlers: Provider['handlers']): Provider => ({ id: 'codex', capabilities: codexCapabilities, handlers, createNormalizer: createCodexNormalizer });
 
 const providerEffects: ProviderEffectKind[] = [
   'provider.turn.start',
@@ -43,10 +45,10 @@ export class CodexProvider {
   private readonly port: ProviderHost;
 
   constructor(
-    private readonly runtime: Runtime,
+    runtime: ProviderRuntime,
     private readonly options: CodexProviderOptions,
   ) {
-    const port = providerHostOf(runtime, 'codex');
+    const port = runtime.providerHost('codex');
     this.port = port;
     this.host = {
       ids: port.ids,
@@ -69,16 +71,17 @@ export class CodexProvider {
     };
   }
 
-  /** Codex as the registry knows it: its id, its adapter's declaration and the effects it carries out. */
+  /** Codex as the registry knows it: its id, its adapter's declaration, the effects it carries out and its normalizer. */
   provider(): Provider {
-    return { id: 'codex', capabilities: codexCapabilities, handlers: this.handlers() };
+    return codexProvider(this.handlers());
   }
 
+  /** The adapter of an app thread (a test or the CLI may name it by a plain string: it is parsed here). */
   adapter(threadId: string): CodexThreadAdapter {
     let adapter = this.adapters.get(threadId);
     if (!adapter) {
       const channelFor = this.options.channelFor;
-      adapter = new CodexThreadAdapter(threadId, {
+      adapter = new CodexThreadAdapter(ThreadId.parse(threadId), {
         host: this.host,
         endpoint: this.options.endpoint,
         dataDir: this.options.dataDir,
@@ -96,12 +99,12 @@ export class CodexProvider {
     const handler: EffectHandler = async (effect, worker) => {
       try {
         // A provider_recovery attempt's provider thread lacks the history: Baton's own account goes first.
-        const seed = await reseedFor(this.runtime, effect, codexCapabilities.context.maxRecommendedHandoffChars);
-        const payload = effect.payload as { text?: unknown };
+        const seed = await worker.reseed(effect, codexCapabilities.context.maxRecommendedHandoffChars);
+        const payload = effect.payload;
         await this.adapter(effect.threadId).carryOut(seed ? { ...effect, payload: { ...payload, text: seededText(seed, String(payload.text ?? '')) } } : effect);
-        await worker.settle(effect, 'completed', (t) => reportEffectOutcome(t, effect, null));
+        await worker.complete(effect);
       } catch (error) {
-        await failProviderEffect(worker, effect, toErrorInfo(error));
+        await worker.fail(effect, toErrorInfo(error));
       }
     };
     return Object.fromEntries(providerEffects.map((k) => [k, handler]));

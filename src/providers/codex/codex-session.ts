@@ -1,11 +1,23 @@
 import { spawn } from 'node:child_process';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { BatonError } from '../../domain/errors.js';
 import type { FrameLog } from '../transport/diagnostics.js';
 import { JsonRpcConnection, type RpcId } from '../transport/json-rpc.js';
 import { ChildProcessChannel, type LineChannel } from '../transport/line-channel.js';
 import { codexBinaryPath } from './codex-binary.js';
-import type { CommandExecutionApprovalDecision } from './protocol/v2/index.js';
+import type {
+  ThreadForkParams,
+  ThreadResumeParams,
+  ThreadRevertParams,
+  ThreadStartParams,
+  ThreadTurnsListParams,
+  TurnInterruptParams,
+  TurnStartParams,
+  TurnSteerParams,
+  UserInput,
+} from '../../../vendor/codex-protocol/v2/index.js';
+import { responseFrames } from './codex-frames.js';
+import type { CodexReply } from './codex-replies.js';
 import type { CodexTurnOverrides } from './codex-turn-settings.js';
 
 /**
@@ -23,11 +35,7 @@ export interface CodexSessionOptions {
   requestTimeoutMs?: number;
 }
 
-const ThreadResult = z.object({ thread: z.object({ id: z.string() }).loose() }).loose();
-const TurnsPage = z.object({ data: z.array(z.object({ id: z.string() }).loose()), nextCursor: z.string().nullable() }).loose();
-const TurnResult = z.object({ turn: z.object({ id: z.string(), status: z.string() }).loose() }).loose();
-
-const text = (t: string) => [{ type: 'text', text: t, text_elements: [] }];
+const text = (t: string): UserInput[] => [{ type: 'text', text: t, text_elements: [] }];
 
 /** Spawns the native binary, never the JS shim: signals must reach the real process. */
 export function spawnCodex(cwd: string, codexHome: string): ChildProcessChannel {
@@ -58,7 +66,8 @@ export class CodexSession {
 
   static async start(options: CodexSessionOptions): Promise<CodexSession> {
     const channel = options.channel ?? spawnCodex(options.cwd, options.codexHome);
-    const pid = channel instanceof ChildProcessChannel ? (channel.child.pid ?? null) : (channel as { pid?: number }).pid ?? null;
+    // A channel that is not the spawned binary may still name a process (a recording wraps one).
+    const pid = channel instanceof ChildProcessChannel ? (channel.child.pid ?? null) : 'pid' in channel && typeof channel.pid === 'number' ? channel.pid : null;
     const session = new CodexSession(channel, pid, options);
     // Baton opts into the experimental API: collaboration modes and structured questions live there.
     await session.rpc.request('initialize', { clientInfo: { name: 'baton', title: 'Baton', version: '0.1.0' }, capabilities: { experimentalApi: true } });
@@ -67,12 +76,12 @@ export class CodexSession {
   }
 
   async threadStart(cwd: string, model: string | null): Promise<string> {
-    const result = ThreadResult.parse(await this.rpc.request('thread/start', { cwd, ...(model ? { model } : {}) }));
+    const result = responseFrames['thread/start'].parse(await this.rpc.request('thread/start', { cwd, ...(model ? { model } : {}) } satisfies ThreadStartParams));
     return result.thread.id;
   }
 
   async threadResume(threadId: string): Promise<string> {
-    const result = ThreadResult.parse(await this.rpc.request('thread/resume', { threadId }));
+    const result = responseFrames['thread/resume'].parse(await this.rpc.request('thread/resume', { threadId } satisfies ThreadResumeParams));
     return result.thread.id;
   }
 
@@ -81,26 +90,26 @@ export class CodexSession {
    * `onTurnId` sees the native turn id before any notification that follows.
    */
   async turnStart(threadId: string, input: string, overrides: CodexTurnOverrides, options: { clientUserMessageId?: string; onTurnId?: (id: string) => void } = {}): Promise<string> {
-    const params = {
+    const params: TurnStartParams = {
       threadId,
       input: text(input),
       ...(options.clientUserMessageId ? { clientUserMessageId: options.clientUserMessageId } : {}),
       ...overrides,
     };
     const onResult = (r: unknown) => {
-      const parsed = TurnResult.safeParse(r);
+      const parsed = responseFrames['turn/start'].safeParse(r);
       if (parsed.success) options.onTurnId?.(parsed.data.turn.id);
     };
-    return TurnResult.parse(await this.rpc.request('turn/start', params, undefined, onResult)).turn.id;
+    return responseFrames['turn/start'].parse(await this.rpc.request('turn/start', params, undefined, onResult)).turn.id;
   }
 
   async turnSteer(threadId: string, expectedTurnId: string, input: string): Promise<void> {
-    await this.rpc.request('turn/steer', { threadId, expectedTurnId, input: text(input) });
+    await this.rpc.request('turn/steer', { threadId, expectedTurnId, input: text(input) } satisfies TurnSteerParams);
   }
 
   /** Asks for an interrupt. The answer is only an acknowledgement: `turn/completed` ends the turn. */
   async turnInterrupt(threadId: string, turnId: string, timeoutMs?: number, onAcknowledged?: () => void): Promise<void> {
-    await this.rpc.request('turn/interrupt', { threadId, turnId }, timeoutMs, onAcknowledged);
+    await this.rpc.request('turn/interrupt', { threadId, turnId } satisfies TurnInterruptParams, timeoutMs, onAcknowledged);
   }
 
   /**
@@ -109,7 +118,7 @@ export class CodexSession {
    * the history it kept is read back through `thread/turns/list`.
    */
   async threadRevert(threadId: string, beforeTurnId: string): Promise<string[]> {
-    ThreadResult.parse(await this.rpc.request('thread/revert', { threadId, beforeTurnId }));
+    responseFrames['thread/revert'].parse(await this.rpc.request('thread/revert', { threadId, beforeTurnId } satisfies ThreadRevertParams));
     return this.threadTurnIds(threadId);
   }
 
@@ -118,7 +127,8 @@ export class CodexSession {
     const ids: string[] = [];
     let cursor: string | null = null;
     do {
-      const page: z.infer<typeof TurnsPage> = TurnsPage.parse(await this.rpc.request('thread/turns/list', { threadId, sortDirection: 'asc', itemsView: 'notLoaded', limit: 100, ...(cursor ? { cursor } : {}) }));
+      const params: ThreadTurnsListParams = { threadId, sortDirection: 'asc', itemsView: 'notLoaded', limit: 100, ...(cursor ? { cursor } : {}) };
+      const page: z.infer<(typeof responseFrames)['thread/turns/list']> = responseFrames['thread/turns/list'].parse(await this.rpc.request('thread/turns/list', params));
       ids.push(...page.data.map((t) => t.id));
       cursor = page.data.length > 0 ? page.nextCursor : null;
     } while (cursor);
@@ -126,17 +136,13 @@ export class CodexSession {
   }
 
   async threadFork(threadId: string, lastTurnId: string | null): Promise<string> {
-    const result = ThreadResult.parse(await this.rpc.request('thread/fork', { threadId, ...(lastTurnId ? { lastTurnId } : {}) }));
+    const result = responseFrames['thread/fork'].parse(await this.rpc.request('thread/fork', { threadId, ...(lastTurnId ? { lastTurnId } : {}) } satisfies ThreadForkParams));
     return result.thread.id;
   }
 
-  respondApproval(id: RpcId, decision: CommandExecutionApprovalDecision): Promise<void> {
-    return this.rpc.respond(id, { decision });
-  }
-
-  respondUserInput(id: RpcId, answers: Record<string, string | string[]>): Promise<void> {
-    const shaped = Object.fromEntries(Object.entries(answers).map(([k, v]) => [k, { answers: Array.isArray(v) ? v : [v] }]));
-    return this.rpc.respond(id, { answers: shaped });
+  /** Answers one of Codex's server requests (see `codexReply`). */
+  reply(id: RpcId, reply: CodexReply): Promise<void> {
+    return this.rpc.respond(id, reply);
   }
 
   /** Ends the process: a polite close of its input, or a signal. */

@@ -1,17 +1,11 @@
-import { z } from 'zod';
+import { itemFrames } from './codex-frames.js';
 
 /**
  * What Baton keeps of Codex's tool items (command executions, file changes, MCP and dynamic
  * tool calls, web searches): a title for the node and the item's facts as node detail.
  * Fields Codex leaves out are left out; nothing is invented.
  */
-const nullable = <T extends z.ZodType>(t: T) => t.nullable().optional();
-
-const Command = z.object({ command: z.string(), cwd: nullable(z.string()), exitCode: nullable(z.number()), durationMs: nullable(z.number()), aggregatedOutput: nullable(z.string()) }).loose();
-const FileChange = z.object({ changes: z.array(z.object({ path: z.string(), kind: z.unknown(), diff: z.string() }).loose()) }).loose();
-const Mcp = z.object({ server: z.string(), tool: z.string(), arguments: z.unknown(), result: z.unknown(), error: nullable(z.object({ message: z.string() }).loose()), durationMs: nullable(z.number()) }).loose();
-const Dynamic = z.object({ tool: z.string(), namespace: nullable(z.string()), arguments: z.unknown(), contentItems: z.unknown(), success: nullable(z.boolean()), durationMs: nullable(z.number()) }).loose();
-const WebSearch = z.object({ query: z.string(), action: z.unknown(), results: z.unknown() }).loose();
+const { commandExecution: Command, fileChange: FileChange, mcpToolCall: Mcp, dynamicToolCall: Dynamic, webSearch: WebSearch } = itemFrames;
 
 type Item = { type: string } & Record<string, unknown>;
 

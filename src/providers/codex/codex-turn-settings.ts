@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { BatonError } from '../../domain/errors.js';
 import { InteractionMode, RuntimeMode } from '../../domain/statuses.js';
-import type { CollaborationMode } from './protocol/CollaborationMode.js';
-import type { AskForApproval } from './protocol/v2/AskForApproval.js';
-import type { SandboxPolicy } from './protocol/v2/SandboxPolicy.js';
+import type { CollaborationMode } from '../../../vendor/codex-protocol/CollaborationMode.js';
+import type { AskForApproval } from '../../../vendor/codex-protocol/v2/AskForApproval.js';
+import type { SandboxPolicy } from '../../../vendor/codex-protocol/v2/SandboxPolicy.js';
 
 /** The thread settings a run starts with; they travel on its `provider.turn.start` effect. */
 export interface TurnSettings {
