@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { Graphviz } from '@hpcc-js/wasm-graphviz';
 import { allMachines } from '../src/machines/index.js';
-import { toDot, toMermaid, unlabelledTransitions } from '../src/machines/statechart-export.js';
+import { toDot, toMermaid, unlabelledTransitions } from './statechart-export.js';
 
 /**
  * `npm run statecharts` writes, per machine, a Mermaid diagram (collected in

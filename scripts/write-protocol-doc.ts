@@ -6,16 +6,19 @@ import { EffectWorker } from '../src/actors/effect-worker.js';
 import { reportEffectOutcome } from '../src/actors/live-work-effects.js';
 import { ProviderRegistry } from '../src/providers/registry.js';
 import { codexCapabilities } from '../src/providers/codex/codex-capabilities.js';
+import { createCodexNormalizer } from '../src/providers/codex/codex-normalizer.js';
 import { Runtime } from '../src/actors/runtime.js';
 import { CheckpointStore } from '../src/checkpoints/checkpoint-store.js';
+import { z } from 'zod';
 import { Command, commandTypes } from '../src/domain/commands.js';
+import { RunId, ThreadId } from '../src/domain/ids.js';
 import { eventTypes, type DomainEvent } from '../src/domain/events.js';
 import { ManualClock, SequentialIds } from '../src/domain/sources.js';
 import { Store } from '../src/persistence/store.js';
-import { commandExamples } from '../src/server/protocol-examples.js';
+import { commandExamples } from './protocol-examples.js';
 import { securityAndLimits } from './protocol-doc-security.js';
 import { activityEventTypes } from '../src/projections/activities.js';
-import { ActivityKind, type Activity } from '../src/domain/projections.js';
+import { Activity, ActivityKind } from '../src/domain/projections.js';
 
 /**
  * `npm run docs` writes docs/protocol.md: the contract (connection, commands, streams,
@@ -28,6 +31,10 @@ const target = new URL('../docs/protocol.md', import.meta.url);
 
 let activitySample: Activity[] = [];
 
+// The parts of command results the doc session reads.
+const Created = z.object({ threadId: ThreadId });
+const Sent = z.object({ runId: RunId });
+
 async function captureEvents(): Promise<Map<string, DomainEvent>> {
   const dir = mkdtempSync(join(tmpdir(), 'baton-doc-'));
   const ws = realpathSync(mkdtempSync(join(tmpdir(), 'baton-doc-ws-')));
@@ -35,10 +42,11 @@ async function captureEvents(): Promise<Map<string, DomainEvent>> {
   const store = Store.open(join(dir, 'doc.sqlite'), { clock });
   const providers = new ProviderRegistry();
   const runtime = new Runtime({ store, clock, ids: new SequentialIds(), providers, requestTtlMs: 60_000, checkpoints: new CheckpointStore({ root: join(dir, 'checkpoints') }) });
-  // The scripted provider (Codex's declaration) takes answers (a request is resolved once it does).
+  // The scripted provider (Codex's declaration and normalizer) takes answers (a request is resolved once it does).
   providers.register({
     id: 'codex',
     capabilities: codexCapabilities,
+    createNormalizer: createCodexNormalizer,
     handlers: { 'provider.runtime-request.respond': async (effect, w) => void (await w.settle(effect, 'completed', (t) => reportEffectOutcome(t, effect, null))) },
   });
   const worker = new EffectWorker(runtime, checkpointHandlers(runtime.checkpoints));
@@ -59,7 +67,7 @@ async function captureEvents(): Promise<Map<string, DomainEvent>> {
     return { threadId, runId: e.runId!, attemptId: String(e.payload.attemptId), rootNodeId: String(e.payload.rootNodeId) };
   };
   try {
-    const { threadId } = (await cmd({ type: 'thread.create', cwd: ws, title: 'Docs' })) as { threadId: string };
+    const { threadId } = Created.parse(await cmd({ type: 'thread.create', cwd: ws, title: 'Docs' }));
     await cmd({ type: 'thread.settings.update', threadId, title: 'Docs thread' });
     await cmd({ type: 'thread.message.send', threadId, text: 'Make the tests pass' });
     await worker.drain();
@@ -88,10 +96,10 @@ async function captureEvents(): Promise<Map<string, DomainEvent>> {
     await cmd({ type: 'thread.message.send', threadId, text: 'Also update the docs', dispatchMode: 'steer_active' });
     await feed({ type: 'turn.completed', threadId, runId: t.runId, attemptId: t.attemptId, nodeId: t.rootNodeId, status: 'completed', error: null });
     await worker.drain();
-    activitySample = JSON.parse(JSON.stringify(store.projections.list('activities', threadId)).split(ws).join('/home/me/project')) as Activity[];
+    activitySample = z.array(Activity).parse(JSON.parse(JSON.stringify(store.projections.list('activities', threadId)).split(ws).join('/home/me/project')));
     await cmd({ type: 'thread.message.send', threadId, text: 'Second run' });
-    const queued = (await cmd({ type: 'thread.message.send', threadId, text: 'Later', dispatchMode: 'queue_after_active' })) as { runId: string };
-    const other = (await cmd({ type: 'thread.message.send', threadId, text: 'Even later', dispatchMode: 'queue_after_active' })) as { runId: string };
+    const queued = Sent.parse(await cmd({ type: 'thread.message.send', threadId, text: 'Later', dispatchMode: 'queue_after_active' }));
+    const other = Sent.parse(await cmd({ type: 'thread.message.send', threadId, text: 'Even later', dispatchMode: 'queue_after_active' }));
     await cmd({ type: 'queued-run.reorder', threadId, order: [other.runId, queued.runId] });
     await cmd({ type: 'queued-run.cancel', runId: other.runId });
     await worker.drain();
@@ -100,7 +108,7 @@ async function captureEvents(): Promise<Map<string, DomainEvent>> {
     await feed({ type: 'interrupt.acknowledged', threadId, runId: t.runId });
     await feed({ type: 'turn.completed', threadId, runId: t.runId, attemptId: t.attemptId, nodeId: t.rootNodeId, status: 'interrupted', error: null });
     await worker.drain();
-    const fork = (await cmd({ type: 'thread.fork', sourceThreadId: threadId, source: { type: 'run', threadId, runId: store.projections.list('runs', threadId)[0]!.id } })) as { threadId: string };
+    const fork = Created.parse(await cmd({ type: 'thread.fork', sourceThreadId: threadId, source: { type: 'run', threadId, runId: store.projections.list('runs', threadId)[0]!.id } }));
     await cmd({ type: 'thread.message.send', threadId: fork.threadId, text: 'Continue on the fork' });
     await feed({ type: 'thread.loaded', threadId: fork.threadId, providerThreadId: store.projections.get('threads', fork.threadId)!.activeProviderThreadId, nativeThreadRef: 'native-fork', resumeCursor: null, resolution: 'native_fork' });
     // Requests: one the provider withdraws, one that expires, one whose callback dies.
@@ -133,7 +141,7 @@ const events = await captureEvents();
 const lines: string[] = [
   '# Baton protocol',
   '',
-  'Generated by `npm run docs` from the zod schemas (`src/domain/`), the command examples (`src/server/protocol-examples.ts`, each parsed by the command schema) and real events captured from a scripted session through the runtime. JSON Schema for every message: `npm run schema` (into `schema/`).',
+  'Generated by `npm run docs` from the zod schemas (`src/domain/`), the command examples (`scripts/protocol-examples.ts`, each parsed by the command schema) and real events captured from a scripted session through the runtime. JSON Schema for every message: `npm run schema` (into `schema/`).',
   '',
   '## Connecting',
   '',

@@ -49,8 +49,8 @@ const envNames: Record<keyof Config, string> = {
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Record<keyof Config, unknown>> = {}): Config {
   const raw: Record<string, unknown> = {};
-  for (const [key, name] of Object.entries(envNames)) {
-    const value = overrides[key as keyof Config] ?? env[name];
+  for (const key of Config.keyof().options) {
+    const value = overrides[key] ?? env[envNames[key]];
     if (value !== undefined && value !== '') raw[key] = value;
   }
   const config = parseOrThrow(Config, raw, 'invalid_payload', 'configuration');

@@ -1,12 +1,74 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { BatonClient, type CommandAck } from '../client/baton-client.js';
-import { BatonError } from '../domain/errors.js';
+import { z } from 'zod';
+import { BatonClient } from '../client/baton-client.js';
+import { BatonError, parseOrThrow } from '../domain/errors.js';
 import type { DomainEvent } from '../domain/events.js';
-import type { ThreadShell } from '../domain/projections.js';
+import { RunId, RuntimeRequestId, ThreadId } from '../domain/ids.js';
+import { ApprovalDecision, DispatchMode } from '../domain/statuses.js';
+import { parseArgument, parseOptionalArgument, UsageError } from './arguments.js';
+import { accepted, MessageSent, resultOf, RolledBack, ThreadCreated, ThreadsSnapshot } from './command-results.js';
 import { describeEvent } from './describe-event.js';
 
-function tokenFrom(flags: Record<string, string | undefined>): string {
+/** One client command of the CLI, its arguments parsed into the contract's types. */
+type ClientCommand =
+  | { name: 'threads' }
+  | { name: 'new'; cwd: string; title: string | undefined }
+  | { name: 'send'; threadId: ThreadId; text: string; dispatchMode: DispatchMode | undefined }
+  | { name: 'tail'; threadId: ThreadId }
+  | { name: 'approve'; requestId: RuntimeRequestId; decision: ApprovalDecision }
+  | { name: 'interrupt'; runId: RunId; holdQueue: boolean }
+  | { name: 'rollback'; threadId: ThreadId; runOrdinal: number };
+
+type Flags = Record<string, string | undefined>;
+
+const RunOrdinal = z.string().regex(/^\d+$/, 'a run ordinal is a whole number').transform(Number);
+
+/** Reads the command line before anything is sent: a bad argument never reaches the server. */
+function parseClientCommand(command: string, args: string[], flags: Flags): ClientCommand {
+  const need = (n: number, what: string) => {
+    if (args.length < n) throw new UsageError(`${command} needs ${what}`);
+  };
+  switch (command) {
+    case 'threads':
+      return { name: 'threads' };
+    case 'new':
+      need(1, '<cwd>');
+      return { name: 'new', cwd: resolve(args[0]!), title: args[1] || undefined };
+    case 'send':
+      need(2, '<threadId> <text>');
+      return {
+        name: 'send',
+        threadId: parseArgument(ThreadId, args[0], 'send <threadId>'),
+        text: args.slice(1).join(' '),
+        dispatchMode: parseOptionalArgument(DispatchMode, flags.mode, 'send --mode'),
+      };
+    case 'tail':
+      need(1, '<threadId>');
+      return { name: 'tail', threadId: parseArgument(ThreadId, args[0], 'tail <threadId>') };
+    case 'approve':
+      need(1, '<requestId>');
+      return {
+        name: 'approve',
+        requestId: parseArgument(RuntimeRequestId, args[0], 'approve <requestId>'),
+        decision: parseArgument(ApprovalDecision, flags.decision ?? 'accept', 'approve --decision'),
+      };
+    case 'interrupt':
+      need(1, '<runId>');
+      return { name: 'interrupt', runId: parseArgument(RunId, args[0], 'interrupt <runId>'), holdQueue: flags.hold === 'true' };
+    case 'rollback':
+      need(2, '<threadId> <runOrdinal>');
+      return {
+        name: 'rollback',
+        threadId: parseArgument(ThreadId, args[0], 'rollback <threadId>'),
+        runOrdinal: parseArgument(RunOrdinal, args[1], 'rollback <runOrdinal>'),
+      };
+    default:
+      throw new UsageError(`unknown command "${command}" (see baton --help)`);
+  }
+}
+
+function tokenFrom(flags: Flags): string {
   const token = flags.token ?? process.env.BATON_TOKEN;
   if (token) return token;
   const file = join(resolve(flags['data-dir'] ?? process.env.BATON_DATA_DIR ?? '.baton'), 'token');
@@ -14,75 +76,66 @@ function tokenFrom(flags: Record<string, string | undefined>): string {
   throw new BatonError('invalid_command', 'no token: pass --token, set BATON_TOKEN, or run from the folder whose .baton/token the server wrote');
 }
 
-function ok(ack: CommandAck): Record<string, unknown> {
-  if (!ack.ok) throw new BatonError(ack.error.code, ack.error.message);
-  return ack.result;
-}
-
 /** The client side of the CLI: one command against a running Baton. */
-export async function clientCommand(command: string, args: string[], flags: Record<string, string | undefined>): Promise<void> {
+export async function clientCommand(command: string, args: string[], flags: Flags): Promise<void> {
+  const parsed = parseClientCommand(command, args, flags);
   const url = flags.url ?? process.env.BATON_URL ?? 'http://127.0.0.1:7420';
-  const need = (n: number, what: string) => {
-    if (args.length < n) throw new BatonError('invalid_command', `${command} needs ${what}`);
-  };
   const client = await BatonClient.connect(url, tokenFrom(flags)).catch((error: Error) => {
     throw new BatonError('provider_error', `cannot reach Baton at ${url}: ${error.message}`);
   });
   try {
-    switch (command) {
-      case 'threads': {
-        const res = await client.query({ type: 'snapshot', request: { stream: 'threads' } });
-        const threads = ((res.result as { snapshot: { threads: ThreadShell[] } }).snapshot.threads ?? []) as ThreadShell[];
-        if (threads.length === 0) console.log('no threads yet');
-        for (const t of threads) console.log(`${t.id}  ${t.status.padEnd(8)} runs=${t.runCount} ${t.activeRunId ? `active=${t.activeRunId} (${t.activeRunStatus})` : 'idle'}  ${t.title}  ${t.workspace.cwd}`);
-        return;
-      }
-      case 'new': {
-        need(1, '<cwd>');
-        const result = ok(await client.command('thread.create', { cwd: resolve(args[0]!), ...(args[1] ? { title: args[1] } : {}) }));
-        console.log(result.threadId);
-        return;
-      }
-      case 'send': {
-        need(2, '<threadId> <text>');
-        console.error('sending...');
-        const result = ok(await client.command('thread.message.send', { threadId: args[0]! as never, text: args.slice(1).join(' '), ...(flags.mode ? { dispatchMode: flags.mode as never } : {}) }));
-        console.log(`${result.dispatched}: run ${result.runId} (message ${result.messageId})`);
-        return;
-      }
-      case 'tail': {
-        need(1, '<threadId>');
-        await client.subscribe({ stream: 'thread', threadId: args[0]! as never }, (event: DomainEvent) => {
-          const line = describeEvent(event);
-          if (line) process.stdout.write(line);
-        });
-        console.error(`following ${args[0]} (Ctrl-C to stop)`);
-        await new Promise(() => undefined);
-        return;
-      }
-      case 'approve': {
-        need(1, '<requestId>');
-        ok(await client.command('runtime-request.respond', { requestId: args[0]! as never, decision: (flags.decision ?? 'accept') as never }));
-        console.log(`${flags.decision ?? 'accept'}: ${args[0]}`);
-        return;
-      }
-      case 'interrupt': {
-        need(1, '<runId>');
-        ok(await client.command('run.interrupt', { runId: args[0]! as never, holdQueue: flags.hold === 'true' }));
-        console.log(`interrupt requested for ${args[0]} (the run ends when the provider confirms)`);
-        return;
-      }
-      case 'rollback': {
-        need(2, '<threadId> <runOrdinal>');
-        console.error(`restoring the files of run ${args[1]}...`);
-        const result = ok(await client.command('rollback.toRun', { threadId: args[0]! as never, runOrdinal: Number(args[1]) }));
-        console.log(`rolled back to run ${args[1]}; files restored: ${(result.changedPaths as string[]).length}`);
-        return;
-      }
-      default:
-        throw new BatonError('invalid_command', `unknown command "${command}" (see baton --help)`);
-    }
+    await run(client, parsed);
   } finally {
-    if (command !== 'tail') client.close();
+    if (parsed.name !== 'tail') client.close();
+  }
+}
+
+async function run(client: BatonClient, command: ClientCommand): Promise<void> {
+  switch (command.name) {
+    case 'threads': {
+      const res = await client.query({ type: 'snapshot', request: { stream: 'threads' } });
+      if (!res.ok) throw new BatonError(res.error?.code ?? 'internal', res.error?.message ?? 'the threads query was refused');
+      const { threads } = parseOrThrow(ThreadsSnapshot, res.result, 'internal', 'the threads snapshot').snapshot;
+      if (threads.length === 0) console.log('no threads yet');
+      for (const t of threads) console.log(`${t.id}  ${t.status.padEnd(8)} runs=${t.runCount} ${t.activeRunId ? `active=${t.activeRunId} (${t.activeRunStatus})` : 'idle'}  ${t.title}  ${t.workspace.cwd}`);
+      return;
+    }
+    case 'new': {
+      const result = resultOf(await client.command('thread.create', { cwd: command.cwd, ...(command.title ? { title: command.title } : {}) }), ThreadCreated, 'thread.create');
+      console.log(result.threadId);
+      return;
+    }
+    case 'send': {
+      console.error('sending...');
+      const { threadId, text, dispatchMode } = command;
+      const result = resultOf(await client.command('thread.message.send', { threadId, text, ...(dispatchMode ? { dispatchMode } : {}) }), MessageSent, 'thread.message.send');
+      console.log(`${result.dispatched}: run ${result.runId} (message ${result.messageId})`);
+      return;
+    }
+    case 'tail': {
+      await client.subscribe({ stream: 'thread', threadId: command.threadId }, (event: DomainEvent) => {
+        const line = describeEvent(event);
+        if (line) process.stdout.write(line);
+      });
+      console.error(`following ${command.threadId} (Ctrl-C to stop)`);
+      await new Promise(() => undefined);
+      return;
+    }
+    case 'approve': {
+      accepted(await client.command('runtime-request.respond', { requestId: command.requestId, decision: command.decision }));
+      console.log(`${command.decision}: ${command.requestId}`);
+      return;
+    }
+    case 'interrupt': {
+      accepted(await client.command('run.interrupt', { runId: command.runId, holdQueue: command.holdQueue }));
+      console.log(`interrupt requested for ${command.runId} (the run ends when the provider confirms)`);
+      return;
+    }
+    case 'rollback': {
+      console.error(`restoring the files of run ${command.runOrdinal}...`);
+      const result = resultOf(await client.command('rollback.toRun', { threadId: command.threadId, runOrdinal: command.runOrdinal }), RolledBack, 'rollback.toRun');
+      console.log(`rolled back to run ${command.runOrdinal}; files restored: ${result.changedPaths.length}`);
+      return;
+    }
   }
 }

@@ -2,12 +2,14 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
-import { BatonClient, type CommandAck } from '../client/baton-client.js';
+import { BatonClient } from '../client/baton-client.js';
 import { loadConfig } from '../config.js';
 import { BatonError } from '../domain/errors.js';
 import type { DomainEvent } from '../domain/events.js';
+import type { RunId } from '../domain/ids.js';
 import type { ModelTurn, Responder } from '../providers/model/scripted-model-server.js';
-import { startBaton } from '../server/baton-app.js';
+import { startBaton } from '../app/baton-app.js';
+import { accepted, MessageSent, resultOf, ThreadCreated } from './command-results.js';
 import { describeEvent } from './describe-event.js';
 
 /** What the offline model does in the demo, one entry per model request. */
@@ -33,49 +35,53 @@ export async function demo(): Promise<void> {
   say('Starting Baton with the offline scripted model...');
   const app = await startBaton(config, pino({ level: 'warn' }, pino.destination(2)), { responder: demoResponder });
   const client = await BatonClient.connect(app.url, app.token);
-  const ok = (ack: CommandAck) => {
-    if (!ack.ok) throw new BatonError(ack.error.code, ack.error.message);
-    return ack.result;
-  };
   try {
     say(`Baton at ${app.url}; workspace ${workspace}`);
-    const { threadId } = ok(await client.command('thread.create', { cwd: workspace, title: 'Demo' })) as { threadId: string };
+    const { threadId } = resultOf(await client.command('thread.create', { cwd: workspace, title: 'Demo' }), ThreadCreated, 'thread.create');
+    const send = async (text: string) => resultOf(await client.command('thread.message.send', { threadId, text }), MessageSent, 'thread.message.send');
 
-    // Everything that happens on the thread, as it is committed.
-    const waiters: { test: (e: DomainEvent) => boolean; resolve: (e: DomainEvent) => void }[] = [];
-    await client.subscribe({ stream: 'thread', threadId: threadId as never }, (event) => {
+    // Everything that happens on the thread, as it is committed. A waiter picks what it
+    // waits for out of an event (undefined: not this one).
+    const waiters: ((e: DomainEvent) => boolean)[] = [];
+    await client.subscribe({ stream: 'thread', threadId }, (event) => {
       const line = describeEvent(event);
       if (line) process.stdout.write(line);
-      for (const w of [...waiters]) if (w.test(event)) (waiters.splice(waiters.indexOf(w), 1), w.resolve(event));
+      for (const w of [...waiters]) if (w(event)) waiters.splice(waiters.indexOf(w), 1);
     });
-    const next = (test: (e: DomainEvent) => boolean, what: string) =>
-      new Promise<DomainEvent>((resolve, reject) => {
+    const next = <T>(pick: (e: DomainEvent) => T | undefined, what: string) =>
+      new Promise<T>((resolve, reject) => {
         const timer = setTimeout(() => reject(new BatonError('provider_error', `the demo waited too long for ${what}`)), 60_000);
-        waiters.push({ test, resolve: (e) => (clearTimeout(timer), resolve(e)) });
+        waiters.push((e) => {
+          const picked = pick(e);
+          if (picked === undefined) return false;
+          clearTimeout(timer);
+          resolve(picked);
+          return true;
+        });
       });
-    const runEnds = (runId: string) => next((e) => e.type === 'run.terminal' && (e.payload as { runId: string }).runId === runId, `run ${runId} to end`);
+    const runEnds = (runId: RunId) => next((e) => (e.type === 'run.terminal' && e.payload.runId === runId ? e : undefined), `run ${runId} to end`);
 
     say('\n1. A reply, streamed');
-    let run = ok(await client.command('thread.message.send', { threadId: threadId as never, text: 'Say hello' })) as { runId: string };
+    let run = await send('Say hello');
     await runEnds(run.runId);
 
     say('\n2. A command that needs approval');
-    const opened = next((e) => e.type === 'runtime-request.opened', 'an approval request');
-    run = ok(await client.command('thread.message.send', { threadId: threadId as never, text: 'Create hello.txt' })) as { runId: string };
-    const request = (await opened).payload as { request: { id: string } };
+    const opened = next((e) => (e.type === 'runtime-request.opened' ? e.payload.request : undefined), 'an approval request');
+    run = await send('Create hello.txt');
+    const request = await opened;
     say('  (the demo approves it)');
-    ok(await client.command('runtime-request.respond', { requestId: request.request.id as never, decision: 'accept' }));
+    accepted(await client.command('runtime-request.respond', { requestId: request.id, decision: 'accept' }));
     await runEnds(run.runId);
     say(`  hello.txt exists: ${existsSync(join(workspace, 'hello.txt'))}`);
 
     say('\n3. An interrupt');
-    run = ok(await client.command('thread.message.send', { threadId: threadId as never, text: 'Think about it for a long time' })) as { runId: string };
-    await next((e) => e.type === 'run.status-changed' && (e.payload as { to: string }).to === 'running', 'the run to start');
-    ok(await client.command('run.interrupt', { runId: run.runId as never }));
+    run = await send('Think about it for a long time');
+    await next((e) => (e.type === 'run.status-changed' && e.payload.to === 'running' ? e : undefined), 'the run to start');
+    accepted(await client.command('run.interrupt', { runId: run.runId }));
     await runEnds(run.runId);
 
     say('\n4. A rollback to run 1');
-    ok(await client.command('rollback.toRun', { threadId: threadId as never, runOrdinal: 1 }));
+    accepted(await client.command('rollback.toRun', { threadId, runOrdinal: 1 }));
     say(`  hello.txt exists: ${existsSync(join(workspace, 'hello.txt'))}`);
     say('\nDone.');
   } finally {

@@ -1,8 +1,7 @@
 import { parseArgs } from 'node:util';
 import { toErrorInfo } from '../domain/errors.js';
-import { serve } from './serve.js';
-import { demo } from './demo.js';
 import { clientCommand } from './client-commands.js';
+import { UsageError } from './arguments.js';
 
 const usage = `usage: baton <command> [options]
 
@@ -11,35 +10,46 @@ const usage = `usage: baton <command> [options]
   threads      list threads                              --url --token
   send         send a message                            <threadId> <text> [--mode auto|steer_active|queue_after_active|...]
   tail         stream a thread's events                  <threadId>
-  approve      answer a pending request                  <requestId> [--decision accept|decline|cancel]
+  approve      answer a pending request                  <requestId> [--decision accept|acceptForSession|decline|cancel]
   interrupt    interrupt a run                           <runId> [--hold]
   rollback     roll a thread back to a run               <threadId> <runOrdinal>
 
 Client commands find the server at --url (BATON_URL, default http://127.0.0.1:7420) with --token
 (BATON_TOKEN, default the token stored in the data dir).`;
 
+const options = {
+  host: { type: 'string' }, port: { type: 'string' }, 'data-dir': { type: 'string' }, token: { type: 'string' }, model: { type: 'string' },
+  url: { type: 'string' }, mode: { type: 'string' }, decision: { type: 'string' }, hold: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
+} as const;
+
+/** The command line, or a UsageError for an option Baton does not know or one without its value. */
+function readCommandLine() {
+  try {
+    return parseArgs({ allowPositionals: true, options });
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+}
+
 async function main(): Promise<void> {
-  const { positionals, values } = parseArgs({
-    allowPositionals: true,
-    options: {
-      host: { type: 'string' }, port: { type: 'string' }, 'data-dir': { type: 'string' }, token: { type: 'string' }, model: { type: 'string' },
-      url: { type: 'string' }, mode: { type: 'string' }, decision: { type: 'string' }, hold: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
-    },
-  });
+  const { positionals, values } = readCommandLine();
   const [command, ...args] = positionals;
-  const flags = values as Record<string, string | undefined>;
-  if (!command || values.help) {
+  const { hold, help, ...strings } = values;
+  const flags: Record<string, string | undefined> = strings;
+  if (!command || help) {
     console.log(usage);
     return;
   }
-  if (command === 'serve') return serve(flags);
-  if (command === 'demo') return demo();
-  await clientCommand(command, args, { ...flags, hold: values.hold ? 'true' : undefined });
+  // Loaded on demand: the client commands need no runtime, store or provider.
+  if (command === 'serve') return (await import('./serve.js')).serve(flags);
+  if (command === 'demo') return (await import('./demo.js')).demo();
+  await clientCommand(command, args, { ...flags, hold: hold ? 'true' : undefined });
 }
 
 main().catch((error) => {
   // One clear line, not a stack trace.
   const info = toErrorInfo(error);
   console.error(`baton: ${info.code === 'internal' ? '' : `${info.code}: `}${info.message}`);
-  process.exit(1);
+  // A command line Baton cannot act on exits 2 (as usage errors do); a refusal or failure, 1.
+  process.exit(error instanceof UsageError ? 2 : 1);
 });

@@ -1,6 +1,6 @@
 import { pino, type Logger } from 'pino';
 import { loadConfig } from '../config.js';
-import { startBaton } from '../server/baton-app.js';
+import { startBaton } from '../app/baton-app.js';
 
 /**
  * A stray rejection or exception (a library callback, a handshake Baton did not foresee)

@@ -3,7 +3,7 @@ import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
 import { loadConfig } from '../../src/config.js';
-import { startBaton } from '../../src/server/baton-app.js';
+import { startBaton } from '../../src/app/baton-app.js';
 import { tempDir } from '../support/temp.js';
 
 const main = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
@@ -15,7 +15,7 @@ afterEach(async () => {
 function baton(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     execFile(process.execPath, ['--import', 'tsx', main, ...args], { env: { ...process.env, ...env }, timeout: 90_000 }, (error, stdout, stderr) => {
-      resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
+      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
     });
   });
 }
@@ -58,4 +58,19 @@ describe('the baton CLI', () => {
     expect(unreachable.stderr.trim().split('\n')).toHaveLength(1);
     expect(unreachable.stderr).toMatch(/^baton: .*cannot reach Baton at http:\/\/127\.0\.0\.1:9/);
   }, 120_000);
+
+  it('a bad argument is refused before anything is sent: exit code 2 and one line naming the argument', async () => {
+    // No server listens there: a command that got as far as connecting would say "cannot reach".
+    const env = { BATON_URL: 'http://127.0.0.1:9', BATON_TOKEN: 'x' };
+    const decision = await baton(['approve', 'req_1', '--decision', 'maybe'], env);
+    expect(decision.code).toBe(2);
+    expect(decision.stderr.trim().split('\n')).toHaveLength(1);
+    expect(decision.stderr).toMatch(/^baton: invalid_command: approve --decision "maybe" is invalid: .*accept/);
+    const ordinal = await baton(['rollback', 'thr_1', 'two'], env);
+    expect(ordinal.code).toBe(2);
+    expect(ordinal.stderr.trim()).toBe('baton: invalid_command: rollback <runOrdinal> "two" is invalid: a run ordinal is a whole number');
+    const missing = await baton(['send', 'thr_1'], env);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr.trim()).toBe('baton: invalid_command: send needs <threadId> <text>');
+  }, 60_000);
 });

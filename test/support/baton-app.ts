@@ -3,7 +3,7 @@ import { pino } from 'pino';
 import { BatonClient } from '../../src/client/baton-client.js';
 import { loadConfig } from '../../src/config.js';
 import type { Responder } from '../../src/providers/model/scripted-model-server.js';
-import { startBaton, type BatonApp } from '../../src/server/baton-app.js';
+import { startBaton, type BatonApp } from '../../src/app/baton-app.js';
 import { tempDir } from './temp.js';
 
 export interface Batons {

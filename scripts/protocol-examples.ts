@@ -1,4 +1,4 @@
-import type { CommandType } from '../domain/commands.js';
+import type { CommandType } from '../src/domain/commands.js';
 
 /**
  * One example per command of the Socket.IO contract, for docs/protocol.md. A test parses
