@@ -1,14 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { io, type Socket } from 'socket.io-client';
 import type { CommandOf, CommandType } from '../domain/commands.js';
+import type { CommandAck } from '../domain/command-ack.js';
 import type { ErrorInfo } from '../domain/errors.js';
 import type { DomainEvent } from '../domain/events.js';
 import { oversize } from '../server/limits.js';
-import type { StreamRequest } from '../server/streams.js';
+import type { StreamRequest } from '../domain/stream-request.js';
 
-export type CommandAck<R = Record<string, unknown>> =
-  | { ok: true; commandId: string; sequence: number; result: R }
-  | { ok: false; commandId: string | null; error: ErrorInfo };
+export type { CommandAck, StreamRequest };
 
 export interface StreamMessage {
   subscriptionId: string;

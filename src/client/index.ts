@@ -2,4 +2,4 @@
 export { BatonClient, type CommandAck, type ClientSubscription, type StreamMessage } from './baton-client.js';
 export type { Command, CommandType, CommandOf } from '../domain/commands.js';
 export type { DomainEvent, EventType } from '../domain/events.js';
-export type { StreamRequest } from '../server/streams.js';
+export type { StreamRequest } from '../domain/stream-request.js';

@@ -9,10 +9,13 @@ import { BatonError, fromZodError, toErrorInfo } from '../domain/errors.js';
 import type { DomainEvent } from '../domain/events.js';
 import { sameToken } from './auth.js';
 import { connectParser } from './connect-parser.js';
+import { AckFirst } from './ack-first.js';
 import { answerHttp, refuseStrayUpgrade } from './http-routes.js';
 import { TRANSPORT_MAX_BYTES, oversize } from './limits.js';
 import { originPolicy } from './origin-policy.js';
-import { StreamRequest, streamMatches, streamSnapshot } from './streams.js';
+import { StreamRequest } from '../domain/stream-request.js';
+import { encodeSubscriptionId, frameCache, type StreamFrame } from './stream-frame.js';
+import { streamMatches, streamSnapshot } from './streams.js';
 
 export interface BatonServerOptions {
   runtime: Runtime;
@@ -28,6 +31,8 @@ export interface BatonServerOptions {
 
 interface Subscription {
   id: string;
+  /** The id as JSON, spliced into each frame this subscription is sent. */
+  encodedId: string;
   req: StreamRequest;
   /** The sequence of the last event this subscription has seen: nothing at or below it is sent again. */
   lastDelivered: number;
@@ -54,6 +59,7 @@ export class BatonServer {
   readonly io: IoServer;
   private readonly subscriptions = new Map<Socket, Map<string, Subscription>>();
   private nextSubscription = 0;
+  private readonly fanOut = new AckFirst<DomainEvent>((events) => this.publish(events));
   private stopEvents: (() => void) | null = null;
   /** Replaced once the port is known (it may be 0 until then). */
   private originAllowed: (origin: string | undefined) => boolean;
@@ -94,7 +100,7 @@ export class BatonServer {
       this.http.once('error', reject);
       this.http.listen(this.options.port, this.options.host, () => resolve());
     });
-    this.stopEvents = this.options.runtime.onEvents((events) => this.publish(events));
+    this.stopEvents = this.options.runtime.onEvents((events) => this.fanOut.committed(events));
     const address = this.http.address() as AddressInfo;
     this.originAllowed = originPolicy(this.options.allowedOrigins ?? [], { host: this.options.host, port: address.port });
     return { host: address.address, port: address.port };
@@ -103,6 +109,7 @@ export class BatonServer {
   /** Stops accepting connections and closes the ones there are. */
   async close(): Promise<void> {
     this.stopEvents?.();
+    this.fanOut.close();
     this.io.disconnectSockets(true);
     await new Promise<void>((resolve) => this.io.close(() => resolve()));
   }
@@ -120,10 +127,16 @@ export class BatonServer {
       const type = (cmd as { type?: unknown } | null)?.type;
       this.options.runtime.dispatch(cmd).then(
         (result) => {
-          const log = { socket: socket.id, type, commandId: result.commandId, ms: Math.round((performance.now() - started) * 100) / 100 };
-          if (result.ok) this.options.logger.debug({ ...log, sequence: result.sequence }, 'command accepted');
-          else this.options.logger.info({ ...log, error: result.error }, 'command refused');
+          // The caller's own subscriptions have the command's events before its ack, as
+          // ever; everyone else's fan-out follows the ack (AckFirst).
+          this.deliverHeld(socket);
+          // Logging is not on the client's path.
           ack(result);
+          const { logger } = this.options;
+          if (result.ok && !logger.isLevelEnabled('debug')) return;
+          const log = { socket: socket.id, type, commandId: result.commandId, ms: Math.round((performance.now() - started) * 100) / 100 };
+          if (result.ok) logger.debug({ ...log, sequence: result.sequence }, 'command accepted');
+          else logger.info({ ...log, error: result.error }, 'command refused');
         },
         (error) => {
           this.options.logger.error({ err: error, type }, 'command failed');
@@ -174,14 +187,14 @@ export class BatonServer {
     const id = `sub_${++this.nextSubscription}`;
     const snapshotSequence = req.afterSequence ?? store.lastSequence();
     const snapshot = req.afterSequence === undefined ? streamSnapshot(store, req) : null;
-    const sub: Subscription = { id, req, lastDelivered: snapshotSequence };
+    const sub: Subscription = { id, encodedId: encodeSubscriptionId(id), req, lastDelivered: snapshotSequence };
     subs.set(id, sub);
     // Missed events follow the ack at once, in the same synchronous stretch, so no live
     // event can overtake them (one socket keeps its packets in order).
     const catchUp = () => {
       if (req.afterSequence === undefined) return;
       for (let batch = store.events.readAfter(sub.lastDelivered, 1_000); batch.length; batch = store.events.readAfter(sub.lastDelivered, 1_000)) {
-        this.deliver(socket, sub, batch);
+        this.deliver(socket, sub, batch, frameCache(socket.nsp.name));
       }
     };
     return { response: { ok: true, subscriptionId: id, snapshot, snapshotSequence }, catchUp };
@@ -199,23 +212,46 @@ export class BatonServer {
     }
   }
 
+  /**
+   * The events held for the fan-out, now, to one socket's subscriptions only; the fan-out
+   * will not send them again (`lastDelivered`).
+   */
+  private deliverHeld(socket: Socket): void {
+    const subs = this.subscriptions.get(socket);
+    const held = this.fanOut.pending;
+    if (!subs?.size || held.length === 0) return;
+    const frameOf = frameCache(socket.nsp.name);
+    for (const sub of subs.values()) this.deliver(socket, sub, held, frameOf);
+  }
+
+  /**
+   * Each event is encoded once for all its subscribers (the frame differs only by the
+   * subscription id) and written to each socket's engine without awaiting anything, so
+   * one subscriber's pace costs the others nothing.
+   */
   private publish(events: DomainEvent[]): void {
+    const frameOf = frameCache(this.io.sockets.name);
+    const limit = this.options.maxBufferedPackets ?? 10_000;
     for (const [socket, subs] of this.subscriptions) {
-      const buffered = (socket.conn as unknown as { writeBuffer?: unknown[] }).writeBuffer?.length ?? 0;
-      if (buffered > (this.options.maxBufferedPackets ?? 10_000)) {
+      if (subs.size === 0) continue;
+      // Packets the engine holds because the client is not reading (engine.io keeps no public count).
+      const buffered = socket.conn['writeBuffer'].length;
+      if (buffered > limit) {
         this.options.logger.warn({ socket: socket.id, buffered }, 'disconnecting a subscriber that fell too far behind');
         socket.disconnect(true);
         continue;
       }
-      for (const sub of subs.values()) this.deliver(socket, sub, events);
+      for (const sub of subs.values()) this.deliver(socket, sub, events, frameOf);
     }
   }
 
-  private deliver(socket: Socket, sub: Subscription, events: DomainEvent[]): void {
+  /** Sends `sub` the events past its last one that its stream carries, in order, each once. */
+  private deliver(socket: Socket, sub: Subscription, events: readonly DomainEvent[], frameOf: (event: DomainEvent) => StreamFrame): void {
     for (const event of events) {
       if (event.sequence <= sub.lastDelivered) continue;
       sub.lastDelivered = event.sequence;
-      if (streamMatches(sub.req, event)) socket.emit('stream', { subscriptionId: sub.id, sequence: event.sequence, event });
+      // The packet `socket.emit('stream', { subscriptionId, sequence, event })` would write.
+      if (streamMatches(sub.req, event)) socket.conn.write(frameOf(event)(sub.encodedId));
     }
   }
 }

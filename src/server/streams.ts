@@ -1,23 +1,11 @@
-import { z } from 'zod';
 import type { DomainEvent } from '../domain/events.js';
-import { ThreadId } from '../domain/ids.js';
+import type { StreamRequest } from '../domain/stream-request.js';
 import type { Store } from '../persistence/store.js';
 import { activityEventTypes } from '../projections/activities.js';
 
-/**
- * The subscription streams of the Socket.IO API, one per projection: what a snapshot of
- * it holds, and which committed events belong to it. A subscriber gets the snapshot with
- * its `snapshotSequence`, then every matching event with a greater sequence, in order.
- */
-export const StreamRequest = z.discriminatedUnion('stream', [
-  z.object({ stream: z.literal('threads'), afterSequence: z.number().int().nonnegative().optional() }).strict(),
-  z.object({ stream: z.literal('thread'), threadId: ThreadId, afterSequence: z.number().int().nonnegative().optional() }).strict(),
-  z.object({ stream: z.literal('graph'), threadId: ThreadId, afterSequence: z.number().int().nonnegative().optional() }).strict(),
-  z.object({ stream: z.literal('activities'), threadId: ThreadId, afterSequence: z.number().int().nonnegative().optional() }).strict(),
-  z.object({ stream: z.literal('requests'), afterSequence: z.number().int().nonnegative().optional() }).strict(),
-  z.object({ stream: z.literal('sessions'), afterSequence: z.number().int().nonnegative().optional() }).strict(),
-]);
-export type StreamRequest = z.infer<typeof StreamRequest>;
+// The subscription streams of the Socket.IO API, one per projection: what a snapshot of
+// it holds, and which committed events belong to it. A subscriber gets the snapshot with
+// its `snapshotSequence`, then every matching event with a greater sequence, in order.
 
 const threadEvents = (type: string) => type.startsWith('thread.') || type.startsWith('run.');
 const requestEvents = (type: string) => type.startsWith('runtime-request.');

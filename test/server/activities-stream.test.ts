@@ -5,6 +5,8 @@ import type { ModelTurn } from '../../src/providers/model/scripted-model-server.
 import { activityEventTypes } from '../../src/projections/activities.js';
 import { useBatons } from '../support/baton-app.js';
 import { tempDir } from '../support/temp.js';
+import type { EventType } from '../../src/domain/events.js';
+import { RuntimeRequestId, ThreadId } from '../../src/domain/ids.js';
 
 /**
  * The activities stream over the real API: a real Baton, the real Codex and the scripted
@@ -26,20 +28,20 @@ describe('the activities stream', () => {
     const ws = tempDir('baton-activities-ws-');
     onCleanup(ws.cleanup);
     const { threadId } = resultOf<{ threadId: string }>(await c.command('thread.create', { cwd: ws.dir }));
-    const types: string[] = [];
+    const types: EventType[] = [];
     let wake = (): void => undefined;
     // Resolves once the stream has carried what `condition` waits for (woken by each event, no polling).
     const until = (condition: () => boolean) => new Promise<void>((resolve) => (wake = () => void (condition() && resolve()), wake()));
-    const { subscription, snapshot } = await c.subscribe({ stream: 'activities', threadId: threadId as never }, (e) => (types.push(e.type), wake()));
+    const { subscription, snapshot } = await c.subscribe({ stream: 'activities', threadId: ThreadId.parse(threadId) }, (e) => (types.push(e.type), wake()));
     expect(snapshot).toEqual({ activities: [] });
-    const { runId } = resultOf<{ runId: string }>(await c.command('thread.message.send', { threadId: threadId as never, text: 'run it' }));
+    const { runId } = resultOf<{ runId: string }>(await c.command('thread.message.send', { threadId: ThreadId.parse(threadId), text: 'run it' }));
     await until(() => types.includes('runtime-request.opened'));
     const request = app.runtime.store.projections.list('requests', threadId)[0]!;
-    resultOf(await c.command('runtime-request.respond', { requestId: request.id as never, decision: 'accept' }));
+    resultOf(await c.command('runtime-request.respond', { requestId: RuntimeRequestId.parse(request.id), decision: 'accept' }));
     // The baseline checkpoint (run 0), then the run's own.
     await until(() => types.filter((t) => t === 'checkpoint.recorded').length === 2);
     // Only the events that add activities are carried.
-    expect(types.every((t) => activityEventTypes.has(t as never))).toBe(true);
+    expect(types.every((t) => activityEventTypes.has(t))).toBe(true);
     const again = (await c.query({ type: 'snapshot', request: { stream: 'activities', threadId } })) as { result: { snapshot: { activities: Activity[] } } };
     const feed = again.result.snapshot.activities.filter((a) => a.runId === runId);
     const tool = app.runtime.store.projections.list('graph_nodes', threadId).find((n) => n.kind === 'tool_call')!;

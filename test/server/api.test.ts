@@ -5,6 +5,7 @@ import type { DomainEvent } from '../../src/domain/events.js';
 import { useBatons } from '../support/baton-app.js';
 import { tempDir } from '../support/temp.js';
 import type { ModelTurn } from '../../src/providers/model/scripted-model-server.js';
+import { RunId, RuntimeRequestId, ThreadId } from '../../src/domain/ids.js';
 
 /** Wakes a waiting test each time a callback sees something; no polling, no sleeping. */
 function watcher() {
@@ -64,7 +65,7 @@ describe('Socket.IO API', () => {
     expect(await c.socket.emitWithAck('command', { commandId: 'c1', type: 'thread.create' })).toMatchObject({ ok: false, error: { code: 'invalid_command' } });
     expect(await c.socket.emitWithAck('command', { commandId: 'c2', type: 'thread.levitate' })).toMatchObject({ ok: false, error: { code: 'unknown_command_type' } });
     expect(await c.socket.emitWithAck('command', 'not even an object')).toMatchObject({ ok: false, error: { code: 'invalid_command' } });
-    expect(await c.command('run.interrupt', { runId: 'run_nope' as never })).toMatchObject({ ok: false, error: { code: 'not_found' } });
+    expect(await c.command('run.interrupt', { runId: RunId.parse('run_nope') })).toMatchObject({ ok: false, error: { code: 'not_found' } });
     expect(await c.socket.emitWithAck('subscribe', { stream: 'nope' })).toMatchObject({ ok: false, error: { code: 'invalid_payload' } });
     expect(app.runtime.store.lastSequence()).toBe(before);
   });
@@ -83,8 +84,8 @@ describe('Socket.IO API', () => {
     const c = await client(app);
     const created = await c.command('thread.create', { cwd: workspace() });
     const threadId = resultOf<{ threadId: string }>(created).threadId;
-    const first = await c.command('thread.message.send', { commandId: 'cmd_same', threadId: threadId as never, text: 'once' });
-    const second = await c.command('thread.message.send', { commandId: 'cmd_same', threadId: threadId as never, text: 'twice?' });
+    const first = await c.command('thread.message.send', { commandId: 'cmd_same', threadId: ThreadId.parse(threadId), text: 'once' });
+    const second = await c.command('thread.message.send', { commandId: 'cmd_same', threadId: ThreadId.parse(threadId), text: 'twice?' });
     expect(second).toEqual(first);
     expect(app.runtime.store.outbox.list({ threadId }).filter((e) => e.kind === 'provider.turn.start')).toHaveLength(1);
   });
@@ -139,16 +140,16 @@ describe('Socket.IO API', () => {
     const got: Record<string, string[]> = { graph: [], requests: [], sessions: [] };
     const w = watcher();
     const subs = await Promise.all([
-      c.subscribe({ stream: 'graph', threadId: threadId as never }, (e) => (got.graph!.push(e.type), w.notify())),
+      c.subscribe({ stream: 'graph', threadId: ThreadId.parse(threadId) }, (e) => (got.graph!.push(e.type), w.notify())),
       c.subscribe({ stream: 'requests' }, (e) => (got.requests!.push(e.type), w.notify())),
       c.subscribe({ stream: 'sessions' }, (e) => (got.sessions!.push(e.type), w.notify())),
     ]);
     expect(subs.map((s) => s.snapshot)).toEqual([{ nodes: [], runs: [] }, { requests: [] }, { sessions: [] }]);
-    await c.command('thread.message.send', { threadId: threadId as never, text: 'run it' });
+    await c.command('thread.message.send', { threadId: ThreadId.parse(threadId), text: 'run it' });
     await w.until(() => got.requests!.includes('runtime-request.opened'));
     const pending = (await c.query({ type: 'snapshot', request: { stream: 'requests' } })) as { result: { snapshot: { requests: { id: string }[] } } };
     expect(pending.result.snapshot.requests).toHaveLength(1);
-    await c.command('runtime-request.respond', { requestId: pending.result.snapshot.requests[0]!.id as never, decision: 'accept' });
+    await c.command('runtime-request.respond', { requestId: RuntimeRequestId.parse(pending.result.snapshot.requests[0]!.id), decision: 'accept' });
     await w.until(() => got.requests!.includes('runtime-request.resolved') && got.graph!.includes('run.terminal'));
     expect(got.graph).toEqual(expect.arrayContaining(['node.created', 'node.status-changed', 'attempt.created', 'run.status-changed']));
     expect(got.graph!.every((t) => /^(node|attempt|run|provider-thread)\./.test(t))).toBe(true);
@@ -188,8 +189,8 @@ describe('Socket.IO API', () => {
     const threadId = resultOf<{ threadId: string }>(await c.command('thread.create', { cwd: ws })).threadId;
     const events: DomainEvent[] = [];
     const w = watcher();
-    await c.subscribe({ stream: 'thread', threadId: threadId as never }, (e) => (events.push(e), w.notify()));
-    const send = async (text: string) => resultOf<{ runId: string }>(await c.command('thread.message.send', { threadId: threadId as never, text })).runId;
+    await c.subscribe({ stream: 'thread', threadId: ThreadId.parse(threadId) }, (e) => (events.push(e), w.notify()));
+    const send = async (text: string) => resultOf<{ runId: string }>(await c.command('thread.message.send', { threadId: ThreadId.parse(threadId), text })).runId;
     const ended = (runId: string) => w.until(() => events.some((e) => e.type === 'run.terminal' && (e.payload as { runId: string }).runId === runId));
 
     const one = await send('hello');
@@ -197,13 +198,13 @@ describe('Socket.IO API', () => {
     const two = await send('make a file');
     await w.until(() => events.some((e) => e.type === 'runtime-request.opened'));
     const request = events.find((e) => e.type === 'runtime-request.opened')!.payload as { request: { id: string } };
-    expect(await c.command('runtime-request.respond', { requestId: request.request.id as never, decision: 'accept' })).toMatchObject({ ok: true });
+    expect(await c.command('runtime-request.respond', { requestId: RuntimeRequestId.parse(request.request.id), decision: 'accept' })).toMatchObject({ ok: true });
     await ended(two);
     const three = await send('take your time');
     await w.until(() => events.some((e) => e.type === 'run.status-changed' && (e.payload as { runId: string; to: string }).runId === three && (e.payload as { to: string }).to === 'running'));
-    expect(await c.command('run.interrupt', { runId: three as never })).toMatchObject({ ok: true });
+    expect(await c.command('run.interrupt', { runId: RunId.parse(three) })).toMatchObject({ ok: true });
     await ended(three);
-    expect(await c.command('rollback.toRun', { threadId: threadId as never, runOrdinal: 1 })).toMatchObject({ ok: true });
+    expect(await c.command('rollback.toRun', { threadId: ThreadId.parse(threadId), runOrdinal: 1 })).toMatchObject({ ok: true });
 
     const snapshot = (await c.query({ type: 'snapshot', request: { stream: 'thread', threadId } })) as {
       result: { snapshot: { runs: { ordinal: number; status: string }[]; turnItems: { kind: string; text: string }[]; checkpoints: { runOrdinal: number; status: string }[]; pendingRequests: unknown[] } };

@@ -5,7 +5,7 @@ import { pino } from 'pino';
 import { loadConfig } from '../../src/config.js';
 import type { DomainEvent } from '../../src/domain/events.js';
 import type { ModelTurn } from '../../src/providers/model/scripted-model-server.js';
-import { startBaton, type BatonApp } from '../../src/server/baton-app.js';
+import { startBaton, type BatonApp } from '../../src/app/baton-app.js';
 import { signal } from '../support/processes.js';
 import { TempFolders } from '../support/temp.js';
 

@@ -7,10 +7,11 @@ import { BatonClient, type CommandAck } from '../../src/client/baton-client.js';
 import { loadConfig } from '../../src/config.js';
 import type { DomainEvent } from '../../src/domain/events.js';
 import { BatonError } from '../../src/domain/errors.js';
-import { startBaton, type BatonApp } from '../../src/server/baton-app.js';
+import { startBaton, type BatonApp } from '../../src/app/baton-app.js';
 import type { ModelTurn } from '../../src/providers/model/scripted-model-server.js';
 import { tempDir } from '../support/temp.js';
 import { serveExit } from '../support/serve-process.js';
+import { RuntimeRequestId, ThreadId } from '../../src/domain/ids.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -141,7 +142,7 @@ describe('the data dir is private to its owner', () => {
     const { threadId } = ok<{ threadId: string }>(await c.command('thread.create', { cwd: ws.dir }));
     const events: DomainEvent[] = [];
     let wake = (): void => undefined;
-    await c.subscribe({ stream: 'thread', threadId: threadId as never }, (e) => (events.push(e), wake()));
+    await c.subscribe({ stream: 'thread', threadId: ThreadId.parse(threadId) }, (e) => (events.push(e), wake()));
     const until = (test: (e: DomainEvent) => boolean) =>
       new Promise<DomainEvent>((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error('event did not come')), 30_000);
@@ -153,16 +154,16 @@ describe('the data dir is private to its owner', () => {
       });
     const ended = (runId: string) => until((e) => e.type === 'run.terminal' && (e.payload as { runId: string }).runId === runId);
 
-    const one = ok<{ runId: string }>(await c.command('thread.message.send', { threadId: threadId as never, text: 'hello' })).runId;
+    const one = ok<{ runId: string }>(await c.command('thread.message.send', { threadId: ThreadId.parse(threadId), text: 'hello' })).runId;
     await ended(one);
-    const two = ok<{ runId: string }>(await c.command('thread.message.send', { threadId: threadId as never, text: 'make a file' })).runId;
+    const two = ok<{ runId: string }>(await c.command('thread.message.send', { threadId: ThreadId.parse(threadId), text: 'make a file' })).runId;
     const opened = await until((e) => e.type === 'runtime-request.opened');
-    ok(await c.command('runtime-request.respond', { requestId: (opened.payload as { request: { id: string } }).request.id as never, decision: 'accept' }));
+    ok(await c.command('runtime-request.respond', { requestId: RuntimeRequestId.parse((opened.payload as { request: { id: string } }).request.id), decision: 'accept' }));
     await ended(two);
     await until((e) => e.type === 'checkpoint.recorded' && (e.payload as { checkpoint: { runId: string } }).checkpoint.runId === two);
     // Files Codex's shell made in the user's workspace keep the user's umask.
     expect(octal(mode(join(ws.dir, 'made.txt')))).toBe('644');
-    ok(await c.command('rollback.toRun', { threadId: threadId as never, runOrdinal: 1 }));
+    ok(await c.command('rollback.toRun', { threadId: ThreadId.parse(threadId), runOrdinal: 1 }));
     await until((e) => e.type === 'checkpoint.restored');
     // git restored notes.txt (a child process writing the user's file): its mode is still the user's.
     expect(readFileSync(join(ws.dir, 'notes.txt'), 'utf8')).toBe('first\n');

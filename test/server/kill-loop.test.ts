@@ -9,6 +9,7 @@ import type { DomainEvent } from '../../src/domain/events.js';
 import { Store } from '../../src/persistence/store.js';
 import { serveProcess, type ServeProcess } from '../support/serve-process.js';
 import { TempFolders } from '../support/temp.js';
+import { ThreadId } from '../../src/domain/ids.js';
 
 const fixture = fileURLToPath(new URL('../fixtures/baton-server.ts', import.meta.url));
 const token = 'kill-loop-test-token-0123456789';
@@ -81,7 +82,7 @@ describe('crash loop', () => {
       if (!threadId) threadId = ok<{ threadId: string }>(await client.command('thread.create', { cwd: ws })).threadId;
       const phase = phases[i % phases.length]!;
       const text = `${phase === 'approval pending' ? '[approve]' : '[hang]'} message ${i}`;
-      const { runId } = ok<{ runId: string }>(await client.command('thread.message.send', { threadId: threadId as never, text }));
+      const { runId } = ok<{ runId: string }>(await client.command('thread.message.send', { threadId: ThreadId.parse(threadId), text }));
       const snapshot = async () => (await client.query({ type: 'snapshot', request: { stream: 'thread', threadId } })).result as { snapshot: { runs: { id: string; status: string }[]; pendingRequests: unknown[] } };
       if (phase === 'streaming') await until(async () => (await snapshot()).snapshot.runs.find((r) => r.id === runId)?.status === 'running', `run ${i} to run`);
       if (phase === 'approval pending') await until(async () => (await snapshot()).snapshot.pendingRequests.length > 0, `run ${i}'s approval`);
@@ -97,7 +98,7 @@ describe('crash loop', () => {
     // One more start: the last killed run ends too, and the thread answers.
     const baton = await start(dataDir);
     const client = await BatonClient.connect(baton.url, token);
-    const { runId } = ok<{ runId: string }>(await client.command('thread.message.send', { threadId: threadId as never, text: 'all good?' }));
+    const { runId } = ok<{ runId: string }>(await client.command('thread.message.send', { threadId: ThreadId.parse(threadId), text: 'all good?' }));
     await until(async () => {
       const { snapshot } = (await client.query({ type: 'snapshot', request: { stream: 'thread', threadId } })).result as { snapshot: { runs: { id: string; status: string }[] } };
       return snapshot.runs.find((r) => r.id === runId)?.status === 'completed';

@@ -3,6 +3,7 @@ import type { CommandAck } from '../../src/client/baton-client.js';
 import { PAYLOAD_MAX_BYTES, TRANSPORT_MAX_BYTES } from '../../src/server/limits.js';
 import { useBatons } from '../support/baton-app.js';
 import { tempDir } from '../support/temp.js';
+import { ThreadId } from '../../src/domain/ids.js';
 
 const { baton, client, onCleanup } = useBatons('limit-test-token-0123456789');
 
@@ -14,7 +15,7 @@ describe('message size limits', () => {
     const c = await client(app);
     const created = await c.command('thread.create', { cwd: ws.dir });
     expect(created.ok).toBe(true);
-    const threadId = (created as Extract<CommandAck, { ok: true }>).result.threadId as never;
+    const threadId = ThreadId.parse((created as Extract<CommandAck, { ok: true }>).result.threadId);
     const before = app.runtime.store.lastSequence();
 
     // Fewer characters than the text limit, more bytes than the message limit.

@@ -6,7 +6,7 @@ import { io } from 'socket.io-client';
 import { pino } from 'pino';
 import { BatonClient } from '../../src/client/baton-client.js';
 import { loadConfig } from '../../src/config.js';
-import { startBaton, type BatonApp } from '../../src/server/baton-app.js';
+import { startBaton, type BatonApp } from '../../src/app/baton-app.js';
 import { tempDir } from '../support/temp.js';
 import { serveProcess, type ServeProcess } from '../support/serve-process.js';
 

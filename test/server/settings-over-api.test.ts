@@ -4,9 +4,10 @@ import { join } from 'node:path';
 import type { BatonClient, CommandAck } from '../../src/client/baton-client.js';
 import type { DomainEvent } from '../../src/domain/events.js';
 import type { ModelTurn, RecordedRequest } from '../../src/providers/model/scripted-model-server.js';
-import type { BatonApp } from '../../src/server/baton-app.js';
+import type { BatonApp } from '../../src/app/baton-app.js';
 import { useBatons } from '../support/baton-app.js';
 import { tempDir } from '../support/temp.js';
+import { ThreadId } from '../../src/domain/ids.js';
 
 /**
  * Issue 11's acceptance, through the public API: a GUI's Socket.IO client against a real
@@ -49,10 +50,10 @@ async function scriptedBaton(): Promise<Scripted> {
     async runCommand(threadId, command) {
       if (!watched.has(threadId)) {
         watched.add(threadId);
-        await c.subscribe({ stream: 'thread', threadId: threadId as never }, (e) => (events.push(e), waiters.forEach((w) => w())));
+        await c.subscribe({ stream: 'thread', threadId: ThreadId.parse(threadId) }, (e) => (events.push(e), waiters.forEach((w) => w())));
       }
       turns.push({ kind: 'exec', command }, { kind: 'text', text: 'done' });
-      const { runId } = ok<{ runId: string }>(await c.command('thread.message.send', { threadId: threadId as never, text: `run: ${command}` }));
+      const { runId } = ok<{ runId: string }>(await c.command('thread.message.send', { threadId: ThreadId.parse(threadId), text: `run: ${command}` }));
       return new Promise((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(`run ${runId} did not end`)), 60_000);
         const check = () => {
@@ -92,7 +93,7 @@ describe('thread settings through the public API (Socket.IO, the real Codex)', (
     await runCommand(reader, 'echo one > one.txt');
     expect(existsSync(join(wsRead, 'one.txt'))).toBe(false);
     // The same provider thread, now workspace_write: its next run can write.
-    ok(await c.command('thread.settings.update', { threadId: reader as never, runtimeMode: 'workspace_write' }));
+    ok(await c.command('thread.settings.update', { threadId: ThreadId.parse(reader), runtimeMode: 'workspace_write' }));
     await runCommand(reader, 'echo two > two.txt');
     expect(readFileSync(join(wsRead, 'two.txt'), 'utf8')).toBe('two\n');
 
@@ -110,7 +111,7 @@ describe('thread settings through the public API (Socket.IO, the real Codex)', (
     // The idle reaper releases the Codex process: the next run must resume the thread.
     const pid = app.codex.adapter(threadId).pid;
     expect(app.codex.reapIdle()).toBe(1);
-    ok(await c.command('thread.settings.update', { threadId: threadId as never, model: 'baton-model-b' }));
+    ok(await c.command('thread.settings.update', { threadId: ThreadId.parse(threadId), model: 'baton-model-b' }));
     const before = requests.length;
     await runCommand(threadId, 'true');
     expect(requests.slice(before).map((r) => r.body.model)).toEqual(['baton-model-b', 'baton-model-b']);

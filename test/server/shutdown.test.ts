@@ -6,6 +6,7 @@ import type { DomainEvent } from '../../src/domain/events.js';
 import { Store } from '../../src/persistence/store.js';
 import { tempDir } from '../support/temp.js';
 import { serveProcess } from '../support/serve-process.js';
+import { ThreadId } from '../../src/domain/ids.js';
 
 const token = 'shutdown-test-token-0123456789';
 const children: ChildProcess[] = [];
@@ -48,8 +49,8 @@ describe('graceful shutdown', () => {
       const { threadId } = ok<{ threadId: string }>(await c1.command('thread.create', { cwd: ws.dir }));
       const events: DomainEvent[] = [];
       const listeners: (() => void)[] = [];
-      await c1.subscribe({ stream: 'thread', threadId: threadId as never }, (e) => (events.push(e), listeners.forEach((l) => l())));
-      const { runId } = ok<{ runId: string }>(await c1.command('thread.message.send', { threadId: threadId as never, text: 'stream a long answer please, word by word' }));
+      await c1.subscribe({ stream: 'thread', threadId: ThreadId.parse(threadId) }, (e) => (events.push(e), listeners.forEach((l) => l())));
+      const { runId } = ok<{ runId: string }>(await c1.command('thread.message.send', { threadId: ThreadId.parse(threadId), text: 'stream a long answer please, word by word' }));
       await waitFor(events, listeners, (e) => e.type === 'message.delta');
       c1.close();
 
@@ -68,11 +69,11 @@ describe('graceful shutdown', () => {
       const c2 = await BatonClient.connect(second.url, token);
       const after: DomainEvent[] = [];
       const wake: (() => void)[] = [];
-      const { snapshotSequence } = await c2.subscribe({ stream: 'thread', threadId: threadId as never, afterSequence: sequences.at(-1)! }, (e) => (after.push(e), wake.forEach((l) => l())));
+      const { snapshotSequence } = await c2.subscribe({ stream: 'thread', threadId: ThreadId.parse(threadId), afterSequence: sequences.at(-1)! }, (e) => (after.push(e), wake.forEach((l) => l())));
       expect(snapshotSequence).toBe(sequences.at(-1));
       const terminal = await waitFor(after, wake, (e) => e.type === 'run.terminal');
       expect(terminal.payload).toMatchObject({ runId, status: 'interrupted' });
-      const next = ok<{ runId: string }>(await c2.command('thread.message.send', { threadId: threadId as never, text: 'and again' }));
+      const next = ok<{ runId: string }>(await c2.command('thread.message.send', { threadId: ThreadId.parse(threadId), text: 'and again' }));
       const done = await waitFor(after, wake, (e) => e.type === 'run.terminal' && (e.payload as { runId: string }).runId === next.runId);
       expect(done.payload).toMatchObject({ status: 'completed' });
       c2.close();
