@@ -7,7 +7,7 @@ import { useScriptedModel } from '../support/model.js';
 import type { Harness } from '../support/runtime.js';
 import { TempFolders, tempDir } from '../support/temp.js';
 import type { CodexScenario } from './codex-scenarios.js';
-import { runScenario } from './scenario-runner.js';
+import { runCodexScenario as runScenario } from './codex-scenario-channels.js';
 
 /**
  * Live against the real `codex app-server` and the scripted model: a run that ended (Baton
