@@ -9,14 +9,26 @@ import { machineDescription, type BenchSection } from './measure.js';
 /**
  * `npm run bench`: runs every benchmark section, prints it and rewrites BENCHMARKS.md.
  * Every figure stands beside a baseline measured in the same run on the same machine.
+ * `npm run bench -- store api` runs only the named sections and prints them (BENCHMARKS.md
+ * is written only by a full run, so it never mixes runs).
  */
+const all = { store: benchStore, runtime: benchRuntime, streaming: benchStreaming, checkpoints: benchCheckpoints, api: benchApi };
+const wanted = process.argv.slice(2);
+const unknown = wanted.filter((name) => !(name in all));
+if (unknown.length) {
+  console.error(`unknown bench section(s): ${unknown.join(', ')}; known: ${Object.keys(all).join(', ')}`);
+  process.exit(2);
+}
 const sections: BenchSection[] = [];
-for (const run of [benchStore, benchRuntime, benchStreaming, benchCheckpoints, benchApi]) {
+for (const [name, run] of Object.entries(all)) {
+  if (wanted.length && !wanted.includes(name)) continue;
   const section = await run();
   sections.push(section);
   console.log(`\n${section.title}`);
   for (const r of section.rows) console.log(`  ${r.metric}: ${r.value} (baseline ${r.baseline}; ${r.ratio}; target ${r.target}: ${r.verdict})`);
 }
+
+if (wanted.length) process.exit(0);
 
 const lines = [
   '# Benchmarks',
