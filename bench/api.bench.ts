@@ -17,7 +17,8 @@ import { tempDir } from '../test/support/temp.js';
 import { fmt, type BenchSection } from './measure.js';
 import { codexRegistry } from '../test/support/providers.js';
 
-export const pct = (xs: number[], p: number): number => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
+export const pct = (xs: number[], p: number): number =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
 /** Paces the workload (a fixed send rate); never used to wait for a result. */
 const tick = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** Exposed by `npm run bench` (--expose-gc): a collection between blocks, so no side pays for the other's garbage. */
@@ -33,7 +34,10 @@ function resultOf(ack: CommandAck): Record<string, unknown> {
  * commit (its event, the thread's snapshot and projection row, the receipt) on a database
  * opened as Baton opens its own, with no validation, no actor, no projection code.
  */
-function commitFloor(path: string): { commit: (message: { commandId?: unknown; threadId?: unknown }) => void; close: () => void } {
+function commitFloor(path: string): {
+  commit: (message: { commandId?: unknown; threadId?: unknown }) => void;
+  close: () => void;
+} {
   const db = openDatabase(path);
   db.exec(`CREATE TABLE events (sequence INTEGER PRIMARY KEY, event_id TEXT NOT NULL UNIQUE, thread_id TEXT NOT NULL, type TEXT NOT NULL, payload TEXT NOT NULL, at INTEGER NOT NULL);
     CREATE INDEX events_by_thread ON events (thread_id, sequence);
@@ -41,8 +45,12 @@ function commitFloor(path: string): { commit: (message: { commandId?: unknown; t
     CREATE TABLE rows (id TEXT PRIMARY KEY, data TEXT NOT NULL, sequence INTEGER NOT NULL);
     CREATE TABLE receipts (command_id TEXT PRIMARY KEY, result TEXT NOT NULL, sequence INTEGER NOT NULL);`);
   const event = db.prepare('INSERT INTO events VALUES (?, ?, ?, ?, ?, ?)');
-  const entity = db.prepare('INSERT INTO entities VALUES (?, ?, ?) ON CONFLICT (entity_id) DO UPDATE SET snapshot = excluded.snapshot, last_sequence = excluded.last_sequence');
-  const row = db.prepare('INSERT INTO rows VALUES (?, ?, ?) ON CONFLICT (id) DO UPDATE SET data = excluded.data, sequence = excluded.sequence');
+  const entity = db.prepare(
+    'INSERT INTO entities VALUES (?, ?, ?) ON CONFLICT (entity_id) DO UPDATE SET snapshot = excluded.snapshot, last_sequence = excluded.last_sequence',
+  );
+  const row = db.prepare(
+    'INSERT INTO rows VALUES (?, ?, ?) ON CONFLICT (id) DO UPDATE SET data = excluded.data, sequence = excluded.sequence',
+  );
   const receipt = db.prepare('INSERT INTO receipts VALUES (?, ?, ?)');
   // The sizes a settings update writes: a 741-byte thread snapshot, a 633-byte projection row.
   const snapshot = 's'.repeat(741);
@@ -89,7 +97,12 @@ const connect = (url: string, token?: string): Promise<Socket> =>
   });
 
 /** Sends at a fixed rate (not as fast as possible) and records each round trip. */
-async function atRate(count: number, perSecond: number, send: (i: number) => Promise<unknown>, from = 0): Promise<number[]> {
+async function atRate(
+  count: number,
+  perSecond: number,
+  send: (i: number) => Promise<unknown>,
+  from = 0,
+): Promise<number[]> {
   const out: Promise<number>[] = [];
   for (let i = from; i < from + count; i++) {
     const start = performance.now();
@@ -104,7 +117,11 @@ async function atRate(count: number, perSecond: number, send: (i: number) => Pro
  * the machine's load drifts (other processes come and go), and alternating puts every
  * side under the same drift instead of giving one the quiet part of the run.
  */
-async function alternating<K extends string>(total: number, blocks: number, sides: Record<K, (from: number, count: number) => Promise<number[]>>): Promise<Record<K, number[]>> {
+async function alternating<K extends string>(
+  total: number,
+  blocks: number,
+  sides: Record<K, (from: number, count: number) => Promise<number[]>>,
+): Promise<Record<K, number[]>> {
   const names = Object.keys(sides) as K[];
   const out = Object.fromEntries(names.map((k) => [k, [] as number[]])) as Record<K, number[]>;
   const size = Math.ceil(total / blocks);
@@ -137,7 +154,11 @@ export async function apiRig(): Promise<ApiRig> {
   const echo = await echoServer(join(floor.dir, 'floor.sqlite'));
   // The model accepts each turn and never answers: a run stays running with no deltas of
   // its own, so the fan-out measures the bench's deltas alone.
-  const app = await startBaton(loadConfig({}, { dataDir: data.dir, port: 0, token: 'bench-token-0123456789', model: 'scripted' }), pino({ level: 'silent' }), { responder: () => ({ kind: 'silent' }) });
+  const app = await startBaton(
+    loadConfig({}, { dataDir: data.dir, port: 0, token: 'bench-token-0123456789', model: 'scripted' }),
+    pino({ level: 'silent' }),
+    { responder: () => ({ kind: 'silent' }) },
+  );
   const client = await BatonClient.connect(app.url, app.token);
   const echoSocket = await connect(echo.url);
   return {
@@ -146,7 +167,8 @@ export async function apiRig(): Promise<ApiRig> {
     echo,
     echoSocket,
     workspace: workspace.dir,
-    newThread: async () => ThreadId.parse(resultOf(await client.command('thread.create', { cwd: workspace.dir })).threadId),
+    newThread: async () =>
+      ThreadId.parse(resultOf(await client.command('thread.create', { cwd: workspace.dir })).threadId),
     close: async () => {
       echoSocket.close();
       client.close();
@@ -168,13 +190,18 @@ const BLOCKS = 5;
  * Command to ack: `count` settings updates at `rate`/s, beside a bare echo of the same
  * payload and an echo after one commit of a command's size, at the same rate.
  */
-export async function measureCommandAck(rig: ApiRig, count = COMMANDS, rate = COMMAND_RATE): Promise<{ latency: number[]; baseline: number[]; floor: number[] }> {
+export async function measureCommandAck(
+  rig: ApiRig,
+  count = COMMANDS,
+  rate = COMMAND_RATE,
+): Promise<{ latency: number[]; baseline: number[]; floor: number[] }> {
   const threadId = await rig.newThread();
   const payload = (i: number) => ({ commandId: `c${i}`, type: 'thread.settings.update', threadId, title: `t${i}` });
   const { latency, baseline, floor } = await alternating(count, BLOCKS, {
     baseline: (from, n) => atRate(n, rate, (i) => rig.echoSocket.emitWithAck('echo', payload(i)), from),
     floor: (from, n) => atRate(n, rate, (i) => rig.echoSocket.emitWithAck('commit', payload(i)), from),
-    latency: (from, n) => atRate(n, rate, (i) => rig.client.command('thread.settings.update', { threadId, title: `title ${i}` }), from),
+    latency: (from, n) =>
+      atRate(n, rate, (i) => rig.client.command('thread.settings.update', { threadId, title: `title ${i}` }), from),
   });
   return { latency, baseline, floor };
 }
@@ -185,7 +212,13 @@ const DELTA_RATE = 200;
 const BENCH_MESSAGE = 'msg_bench';
 
 /** Sends `count` items at `perSecond`, then resolves once every client has seen each: the lag from send to each client's listener. */
-async function fanOut(count: number, perSecond: number, clients: number, send: (i: number) => void, listen: (onItem: (i: number) => void) => void): Promise<number[]> {
+async function fanOut(
+  count: number,
+  perSecond: number,
+  clients: number,
+  send: (i: number) => void,
+  listen: (onItem: (i: number) => void) => void,
+): Promise<number[]> {
   const sent = new Map<number, number>();
   const lags: number[] = [];
   let all!: () => void;
@@ -208,7 +241,11 @@ async function fanOut(count: number, perSecond: number, clients: number, send: (
  * listener, beside a bare `io.emit` to as many clients at the same rate, in alternating
  * blocks (every client stays connected throughout).
  */
-export async function measureFanOut(rig: ApiRig, subs = SUBSCRIBERS, deltas = DELTAS): Promise<{ lags: number[]; rawLags: number[] }> {
+export async function measureFanOut(
+  rig: ApiRig,
+  subs = SUBSCRIBERS,
+  deltas = DELTAS,
+): Promise<{ lags: number[]; rawLags: number[] }> {
   const { app } = rig;
   const threadId = await rig.newThread();
   const subscribers = await Promise.all(Array.from({ length: subs }, () => BatonClient.connect(app.url, app.token)));
@@ -221,8 +258,10 @@ export async function measureFanOut(rig: ApiRig, subs = SUBSCRIBERS, deltas = DE
     await Promise.all(
       subscribers.map((s, n) =>
         s.subscribe({ stream: 'thread', threadId }, (e) => {
-          if (n === 0 && e.type === 'run.status-changed' && (e.payload as { to?: unknown }).to === 'running') runStarted();
-          if (e.type === 'message.delta' && (e.payload as { messageId?: unknown }).messageId === BENCH_MESSAGE) onDelta(Number((e.payload as { delta: string }).delta));
+          if (n === 0 && e.type === 'run.status-changed' && (e.payload as { to?: unknown }).to === 'running')
+            runStarted();
+          if (e.type === 'message.delta' && (e.payload as { messageId?: unknown }).messageId === BENCH_MESSAGE)
+            onDelta(Number((e.payload as { delta: string }).delta));
         }),
       ),
     );
@@ -233,9 +272,30 @@ export async function measureFanOut(rig: ApiRig, subs = SUBSCRIBERS, deltas = DE
     // Streaming starts once the provider runs the turn: its start (checkpoint, process spawn) is not fan-out.
     await running;
     return await alternating(deltas, BLOCKS, {
-      rawLags: (from, n) => fanOut(n, DELTA_RATE, subs, (i) => rig.echo.io.emit('delta', from + i), (on) => (onRaw = (i) => on(i - from))),
+      rawLags: (from, n) =>
+        fanOut(
+          n,
+          DELTA_RATE,
+          subs,
+          (i) => rig.echo.io.emit('delta', from + i),
+          (on) => (onRaw = (i) => on(i - from)),
+        ),
       lags: (from, n) =>
-        fanOut(n, DELTA_RATE, subs, (i) => void app.runtime.ingest({ type: 'message.delta', threadId, runId, nodeId: rootNodeId, messageId: BENCH_MESSAGE, delta: String(from + i) }), (on) => (onDelta = (i) => on(i - from))),
+        fanOut(
+          n,
+          DELTA_RATE,
+          subs,
+          (i) =>
+            void app.runtime.ingest({
+              type: 'message.delta',
+              threadId,
+              runId,
+              nodeId: rootNodeId,
+              messageId: BENCH_MESSAGE,
+              delta: String(from + i),
+            }),
+          (on) => (onDelta = (i) => on(i - from)),
+        ),
     });
   } finally {
     subscribers.forEach((s) => s.close());
@@ -247,13 +307,28 @@ export async function measureFanOut(rig: ApiRig, subs = SUBSCRIBERS, deltas = DE
 export async function measureColdStart(workspace: string): Promise<{ coldMs: number; bareMs: number }> {
   const cold = tempDir('baton-bench-cold-');
   try {
-    const seed = new Runtime({ store: Store.open(`${cold.dir}/baton.sqlite`), providers: codexRegistry(), ids: new SequentialIds('seed'), maxLiveThreads: 100 });
-    await Promise.all(Array.from({ length: 10_000 }, (_, i) => seed.dispatch({ commandId: `seed_${i}`, type: 'thread.create', threadId: `thr_${i}`, cwd: workspace })));
+    const seed = new Runtime({
+      store: Store.open(`${cold.dir}/baton.sqlite`),
+      providers: codexRegistry(),
+      ids: new SequentialIds('seed'),
+      maxLiveThreads: 100,
+    });
+    await Promise.all(
+      Array.from({ length: 10_000 }, (_, i) =>
+        seed.dispatch({ commandId: `seed_${i}`, type: 'thread.create', threadId: `thr_${i}`, cwd: workspace }),
+      ),
+    );
     seed.store.close();
     const t0 = performance.now();
-    const coldApp = await startBaton(loadConfig({}, { dataDir: cold.dir, port: 0, token: 'bench-token-0123456789', model: 'scripted' }), pino({ level: 'silent' }));
+    const coldApp = await startBaton(
+      loadConfig({}, { dataDir: cold.dir, port: 0, token: 'bench-token-0123456789', model: 'scripted' }),
+      pino({ level: 'silent' }),
+    );
     const coldClient = await BatonClient.connect(coldApp.url, coldApp.token);
-    const ack = await coldClient.command('thread.settings.update', { threadId: ThreadId.parse('thr_4321'), title: 'first command' });
+    const ack = await coldClient.command('thread.settings.update', {
+      threadId: ThreadId.parse('thr_4321'),
+      title: 'first command',
+    });
     const coldMs = performance.now() - t0;
     if (!ack.ok) throw new Error(JSON.stringify(ack));
     coldClient.close();
@@ -305,11 +380,46 @@ export async function benchApi(): Promise<BenchSection> {
       'Cold start: a data dir holding 10,000 threads; from starting Baton (store, runtime, recovery scan, Codex provider, offline model, server) to the first command acked, beside a bare Socket.IO server start and first echo.',
     ],
     rows: [
-      { metric: 'command-to-ack latency p50', value: `${fmt(pct(latency, 50), 2)} ms`, baseline: `${fmt(pct(baseline, 50), 2)} ms echo`, ratio: `${fmt(pct(latency, 50) / pct(baseline, 50), 1)}×`, target: 'info', verdict: 'info' },
-      { metric: 'command-to-ack latency p99', value: `${fmt(p99, 2)} ms`, baseline: `${fmt(pct(baseline, 99), 2)} ms echo`, ratio: `${fmt(ackRatio, 1)}×`, target: '≤ 2× echo', verdict: ackRatio <= 2 ? 'met' : 'missed' },
-      { metric: 'command-to-ack floor p99: echo after one commit of a command\'s size', value: `${fmt(pct(floor, 99), 2)} ms`, baseline: `${fmt(pct(baseline, 99), 2)} ms echo`, ratio: `${fmt(pct(floor, 99) / pct(baseline, 99), 1)}×`, target: 'info', verdict: 'info' },
-      { metric: `fan-out to ${SUBSCRIBERS} subscribers, delivery lag p99`, value: `${fmt(pct(lags, 99), 1)} ms`, baseline: `${fmt(pct(rawLags, 99), 1)} ms bare emit`, ratio: `${fmt(fanRatio, 1)}×`, target: '≤ 3× bare emit', verdict: fanRatio <= 3 ? 'met' : 'missed' },
-      { metric: 'cold start, 10,000 threads, to first command acked', value: `${fmt(coldMs, 0)} ms`, baseline: `${fmt(bareMs, 0)} ms bare server`, ratio: `${fmt(coldMs / bareMs, 1)}×`, target: '< 1,000 ms', verdict: coldMs < 1_000 ? 'met' : 'missed' },
+      {
+        metric: 'command-to-ack latency p50',
+        value: `${fmt(pct(latency, 50), 2)} ms`,
+        baseline: `${fmt(pct(baseline, 50), 2)} ms echo`,
+        ratio: `${fmt(pct(latency, 50) / pct(baseline, 50), 1)}×`,
+        target: 'info',
+        verdict: 'info',
+      },
+      {
+        metric: 'command-to-ack latency p99',
+        value: `${fmt(p99, 2)} ms`,
+        baseline: `${fmt(pct(baseline, 99), 2)} ms echo`,
+        ratio: `${fmt(ackRatio, 1)}×`,
+        target: '≤ 2× echo',
+        verdict: ackRatio <= 2 ? 'met' : 'missed',
+      },
+      {
+        metric: "command-to-ack floor p99: echo after one commit of a command's size",
+        value: `${fmt(pct(floor, 99), 2)} ms`,
+        baseline: `${fmt(pct(baseline, 99), 2)} ms echo`,
+        ratio: `${fmt(pct(floor, 99) / pct(baseline, 99), 1)}×`,
+        target: 'info',
+        verdict: 'info',
+      },
+      {
+        metric: `fan-out to ${SUBSCRIBERS} subscribers, delivery lag p99`,
+        value: `${fmt(pct(lags, 99), 1)} ms`,
+        baseline: `${fmt(pct(rawLags, 99), 1)} ms bare emit`,
+        ratio: `${fmt(fanRatio, 1)}×`,
+        target: '≤ 3× bare emit',
+        verdict: fanRatio <= 3 ? 'met' : 'missed',
+      },
+      {
+        metric: 'cold start, 10,000 threads, to first command acked',
+        value: `${fmt(coldMs, 0)} ms`,
+        baseline: `${fmt(bareMs, 0)} ms bare server`,
+        ratio: `${fmt(coldMs / bareMs, 1)}×`,
+        target: '< 1,000 ms',
+        verdict: coldMs < 1_000 ? 'met' : 'missed',
+      },
     ],
   };
 }

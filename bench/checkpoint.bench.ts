@@ -12,12 +12,14 @@ const ROUNDS = 15;
 function makeWorkspace(dir: string): void {
   for (let d = 0; d < FILES / 100; d++) {
     mkdirSync(join(dir, `pkg${d}`), { recursive: true });
-    for (let f = 0; f < 100; f++) writeFileSync(join(dir, `pkg${d}`, `file${f}.ts`), `export const v${d}_${f} = ${d * 100 + f};\n`);
+    for (let f = 0; f < 100; f++)
+      writeFileSync(join(dir, `pkg${d}`, `file${f}.ts`), `export const v${d}_${f} = ${d * 100 + f};\n`);
   }
 }
 
 function touch(dir: string, round: number): void {
-  for (let i = 0; i < CHANGED; i++) writeFileSync(join(dir, `pkg${i * 7}`, `file${round % 100}.ts`), `export const changed = ${round}_${i};\n`);
+  for (let i = 0; i < CHANGED; i++)
+    writeFileSync(join(dir, `pkg${i * 7}`, `file${round % 100}.ts`), `export const changed = ${round}_${i};\n`);
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
@@ -68,8 +70,22 @@ export async function benchCheckpoints(): Promise<BenchSection> {
         'Baseline: `git add -A && git write-tree` in an ordinary repository holding the same tree, same machine, same run.',
       ],
       rows: [
-        { metric: 'capture, 10 changed of 10,000 files', value: `${fmt(median(capture), 1)} ms`, baseline: `${fmt(median(baseline), 1)} ms plain git`, ratio: `${fmt(ratio, 2)}×`, target: '≤ 1.5× baseline', verdict: ratio <= 1.5 ? 'met' : 'missed' },
-        { metric: 'restore (whole workspace to a checkpoint)', value: `${fmt(median(restore), 1)} ms`, baseline: `${fmt(median(baseline), 1)} ms plain git add+write-tree`, ratio: `${fmt(median(restore) / median(baseline), 2)}×`, target: 'info', verdict: 'info' },
+        {
+          metric: 'capture, 10 changed of 10,000 files',
+          value: `${fmt(median(capture), 1)} ms`,
+          baseline: `${fmt(median(baseline), 1)} ms plain git`,
+          ratio: `${fmt(ratio, 2)}×`,
+          target: '≤ 1.5× baseline',
+          verdict: ratio <= 1.5 ? 'met' : 'missed',
+        },
+        {
+          metric: 'restore (whole workspace to a checkpoint)',
+          value: `${fmt(median(restore), 1)} ms`,
+          baseline: `${fmt(median(baseline), 1)} ms plain git add+write-tree`,
+          ratio: `${fmt(median(restore) / median(baseline), 2)}×`,
+          target: 'info',
+          verdict: 'info',
+        },
       ],
     };
   } finally {

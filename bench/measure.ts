@@ -1,7 +1,11 @@
 import { cpus, totalmem } from 'node:os';
 
 /** Runs `fn` `iterations` times after a warm-up and returns operations per second. */
-export function opsPerSecond(iterations: number, fn: (i: number) => void, warmup = Math.min(1_000, iterations)): number {
+export function opsPerSecond(
+  iterations: number,
+  fn: (i: number) => void,
+  warmup = Math.min(1_000, iterations),
+): number {
   for (let i = 0; i < warmup; i++) fn(-1 - i);
   const start = process.hrtime.bigint();
   for (let i = 0; i < iterations; i++) fn(i);
@@ -21,7 +25,8 @@ export function machineDescription(): string {
   return `${cpus().length} × ${cpu}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, ${process.platform}/${process.arch}`;
 }
 
-export const fmt = (n: number, digits = 0): string => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+export const fmt = (n: number, digits = 0): string =>
+  n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
 export interface BenchRow {
   metric: string;

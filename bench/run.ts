@@ -12,7 +12,13 @@ import { machineDescription, type BenchSection } from './measure.js';
  * `npm run bench -- store api` runs only the named sections and prints them (BENCHMARKS.md
  * is written only by a full run, so it never mixes runs).
  */
-const all = { store: benchStore, runtime: benchRuntime, streaming: benchStreaming, checkpoints: benchCheckpoints, api: benchApi };
+const all = {
+  store: benchStore,
+  runtime: benchRuntime,
+  streaming: benchStreaming,
+  checkpoints: benchCheckpoints,
+  api: benchApi,
+};
 const wanted = process.argv.slice(2);
 const unknown = wanted.filter((name) => !(name in all));
 if (unknown.length) {
@@ -25,7 +31,8 @@ for (const [name, run] of Object.entries(all)) {
   const section = await run();
   sections.push(section);
   console.log(`\n${section.title}`);
-  for (const r of section.rows) console.log(`  ${r.metric}: ${r.value} (baseline ${r.baseline}; ${r.ratio}; target ${r.target}: ${r.verdict})`);
+  for (const r of section.rows)
+    console.log(`  ${r.metric}: ${r.value} (baseline ${r.baseline}; ${r.ratio}; target ${r.target}: ${r.verdict})`);
 }
 
 if (wanted.length) process.exit(0);
@@ -42,7 +49,8 @@ const lines = [
 for (const s of sections) {
   lines.push(`## ${s.title}`, '', ...s.notes.map((n) => `- ${n}`), '');
   lines.push('| metric | value | baseline (same run) | ratio | target | verdict |', '|---|---|---|---|---|---|');
-  for (const r of s.rows) lines.push(`| ${r.metric} | ${r.value} | ${r.baseline} | ${r.ratio} | ${r.target} | ${r.verdict} |`);
+  for (const r of s.rows)
+    lines.push(`| ${r.metric} | ${r.value} | ${r.baseline} | ${r.ratio} | ${r.target} | ${r.verdict} |`);
   lines.push('');
 }
 writeFileSync(new URL('../BENCHMARKS.md', import.meta.url), lines.join('\n'));

@@ -16,13 +16,23 @@ export function sqliteFloor(path: string, units: number, perTransaction: number,
     const series = 'WITH RECURSIVE u(i) AS (SELECT @from UNION ALL SELECT i + 1 FROM u WHERE i < @from + @count - 1)';
     const id = (prefix: string) => `'${prefix}_' || printf('%026d', i)`;
     const thread = `'thr_floor' || (i % ${threads})`;
-    const events = db.prepare(`${series} INSERT INTO events (sequence, event_id, command_id, causation_id, thread_id, type, payload, at)
+    const events =
+      db.prepare(`${series} INSERT INTO events (sequence, event_id, command_id, causation_id, thread_id, type, payload, at)
       SELECT i, ${id('evt')}, NULL, NULL, ${thread}, 'run.status-changed', @event, 1 FROM u`);
-    const entities = db.prepare(`${series} INSERT INTO entities (entity_id, kind, thread_id, machine_id, machine_version, snapshot, last_sequence, updated_at)
+    const entities =
+      db.prepare(`${series} INSERT INTO entities (entity_id, kind, thread_id, machine_id, machine_version, snapshot, last_sequence, updated_at)
       SELECT ${id('run')}, 'run', ${thread}, 'run', 1, @snapshot, i, 1 FROM u`);
-    const rows = db.prepare(`${series} INSERT INTO proj_runs (id, thread_id, ord, data, sequence) SELECT ${id('run')}, ${thread}, i, @row, i FROM u`);
+    const rows = db.prepare(
+      `${series} INSERT INTO proj_runs (id, thread_id, ord, data, sequence) SELECT ${id('run')}, ${thread}, i, @row, i FROM u`,
+    );
     const payloads = {
-      event: JSON.stringify({ threadId: 'thr_floor', runId: 'run_floor', from: 'starting', to: 'running', reason: null }),
+      event: JSON.stringify({
+        threadId: 'thr_floor',
+        runId: 'run_floor',
+        from: 'starting',
+        to: 'running',
+        reason: null,
+      }),
       snapshot: JSON.stringify({ status: 'active', value: 'running', context: { runId: 'run_floor', ordinal: 1 } }),
       row: JSON.stringify(runView('thr_floor', 1)),
     };

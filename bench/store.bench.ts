@@ -48,13 +48,16 @@ export async function benchStore(): Promise<BenchSection> {
       const queue = new CommitQueue(store);
       const build = (from: number, count: number) => {
         const units = Array.from({ length: actors }, (): CommitUnit[] => []);
-        for (let i = 0; i < count; i++) for (let a = 0; a < actors; a++) units[a]!.push(typicalUnit(`thr_q${a}`, from + i, { ids }));
+        for (let i = 0; i < count; i++)
+          for (let a = 0; a < actors; a++) units[a]!.push(typicalUnit(`thr_q${a}`, from + i, { ids }));
         return units;
       };
       const drive = (units: CommitUnit[][]) =>
-        Promise.all(units.map(async (mine) => {
-          for (const unit of mine) await queue.submit(unit);
-        }));
+        Promise.all(
+          units.map(async (mine) => {
+            for (const unit of mine) await queue.submit(unit);
+          }),
+        );
       await drive(build(1, 20)); // warm-up
       const units = build(1_000, perActor);
       const start = process.hrtime.bigint();
@@ -77,12 +80,26 @@ export async function benchStore(): Promise<BenchSection> {
         store.close();
         return rate;
       });
-    const groupRate = groupCommit('group', (n) => typicalUnit('thr_group', n, { ids }), (store, units) => store.commitMany(units));
+    const groupRate = groupCommit(
+      'group',
+      (n) => typicalUnit('thr_group', n, { ids }),
+      (store, units) => store.commitMany(units),
+    );
     // The same group commit with the units validated beforehand: what binding and writing alone cost.
-    const writeOnlyRate = groupCommit('write', (n) => validateUnit(typicalUnit('thr_write', n, { ids })), (store, units) => store.commitIsolated(units));
-    const groupFloor = bestOf(rounds, () => sqliteFloor(join(dir, `floor-g-${round++}.sqlite`), batch * batches, batch, 1));
+    const writeOnlyRate = groupCommit(
+      'write',
+      (n) => validateUnit(typicalUnit('thr_write', n, { ids })),
+      (store, units) => store.commitIsolated(units),
+    );
+    const groupFloor = bestOf(rounds, () =>
+      sqliteFloor(join(dir, `floor-g-${round++}.sqlite`), batch * batches, batch, 1),
+    );
     // The same group commit with units that carry only their event (a stream of deltas, say).
-    const eventOnlyRate = groupCommit('events', (n) => ({ events: typicalUnit('thr_events', n, { ids }).events }), (store, units) => store.commitMany(units));
+    const eventOnlyRate = groupCommit(
+      'events',
+      (n) => ({ events: typicalUnit('thr_events', n, { ids }).events }),
+      (store, units) => store.commitMany(units),
+    );
 
     /** A row beside the raw-insert baseline; `met` given only for rows with a target. */
     const vsRaw = (metric: string, rate: number, as: '%' | '×', target: string, met?: boolean): BenchRow => ({
@@ -105,15 +122,44 @@ export async function benchStore(): Promise<BenchSection> {
         'A typical unit touches eight B-trees (events: table, event id, thread index; entities: table, key; projection: table, key, thread index). With 64 threads per commit the two thread indexes dirty about 64 pages each, and the WAL commit writes each page as a frame: that, not Baton, is why the floor sits near half the raw rate.',
       ],
       rows: [
-        vsRaw('commit path: durable commits/s, 64 actors in flight (CommitQueue)', queueRate, '%', '≥ 50% of raw', queueRatio >= 0.5),
-        vsRaw('SQLite floor for the commit path: the same rows made inside SQLite, 64 units of 64 threads per transaction', queueFloor, '%',
-          `info: the commit path reaches ${fmt((queueRate / queueFloor) * 100, 0)}% of this`),
-        vsRaw('one unit alone per transaction: durable commits/s (Store.commit)', commitRate, '%', 'info: latency-bound, one WAL commit per unit'),
+        vsRaw(
+          'commit path: durable commits/s, 64 actors in flight (CommitQueue)',
+          queueRate,
+          '%',
+          '≥ 50% of raw',
+          queueRatio >= 0.5,
+        ),
+        vsRaw(
+          'SQLite floor for the commit path: the same rows made inside SQLite, 64 units of 64 threads per transaction',
+          queueFloor,
+          '%',
+          `info: the commit path reaches ${fmt((queueRate / queueFloor) * 100, 0)}% of this`,
+        ),
+        vsRaw(
+          'one unit alone per transaction: durable commits/s (Store.commit)',
+          commitRate,
+          '%',
+          'info: latency-bound, one WAL commit per unit',
+        ),
         vsRaw('group commit events/s, typical units', groupRate, '×', '≥ 100,000 events/s', groupRate >= 100_000),
-        vsRaw('group commit events/s, typical units validated beforehand (binding and writing only)', writeOnlyRate, '×', 'info: validation excluded'),
-        vsRaw('SQLite floor for group commit: the same rows made inside SQLite, 1,000 units per transaction', groupFloor, '×',
-          `info: group commit reaches ${fmt((groupRate / groupFloor) * 100, 0)}% of this`),
-        vsRaw('group commit events/s, event-only units', eventOnlyRate, '×', 'info (the target row above is the typical unit)'),
+        vsRaw(
+          'group commit events/s, typical units validated beforehand (binding and writing only)',
+          writeOnlyRate,
+          '×',
+          'info: validation excluded',
+        ),
+        vsRaw(
+          'SQLite floor for group commit: the same rows made inside SQLite, 1,000 units per transaction',
+          groupFloor,
+          '×',
+          `info: group commit reaches ${fmt((groupRate / groupFloor) * 100, 0)}% of this`,
+        ),
+        vsRaw(
+          'group commit events/s, event-only units',
+          eventOnlyRate,
+          '×',
+          'info (the target row above is the typical unit)',
+        ),
       ],
     };
   } finally {

@@ -21,7 +21,14 @@ export async function benchStreaming(): Promise<BenchSection> {
     const store = Store.open(join(dir, 'stream.sqlite'));
     const runtime = new Runtime({ store, providers: codexRegistry(), ids: new SequentialIds('s') });
     const delta = (threadId: string, run: ActiveRun, messageId: string) =>
-      runtime.ingest({ type: 'message.delta', threadId, runId: run.runId, nodeId: run.rootNodeId, messageId, delta: 'token ' });
+      runtime.ingest({
+        type: 'message.delta',
+        threadId,
+        runId: run.runId,
+        nodeId: run.rootNodeId,
+        messageId,
+        delta: 'token ',
+      });
 
     // Warm-up on another thread, so the first 1,000 of the measured message are not cold.
     const warm = await threadWithActiveRun(runtime, 'thr_warm');
@@ -59,7 +66,8 @@ export async function benchStreaming(): Promise<BenchSection> {
     const fed = await threadWithActiveRun(runtime, 'thr_burst');
     const burstRun = async (messageId: string): Promise<number> => {
       const start = process.hrtime.bigint();
-      for (let b = 0; b < bursts; b++) await Promise.all(Array.from({ length: burst }, () => delta('thr_burst', fed, messageId)));
+      for (let b = 0; b < bursts; b++)
+        await Promise.all(Array.from({ length: burst }, () => delta('thr_burst', fed, messageId)));
       return (burst * bursts) / seconds(start);
     };
     await burstRun('msg_burst_warm');
@@ -75,8 +83,22 @@ export async function benchStreaming(): Promise<BenchSection> {
         `Bursts: one thread, ${fmt(bursts)} bursts of ${fmt(burst)} deltas ingested together (one step and one commit per burst; every delta stays one event in the log), after a warm-up message of the same size. Baseline: one delta persisted per step (first ${fmt(window)} above).`,
       ],
       rows: [
-        { metric: `deltas/s, deltas ${fmt(total - window + 1)}–${fmt(total)} of one message`, value: fmt(lastRate), baseline: `${fmt(firstRate)} deltas/s for its first ${fmt(window)}`, ratio: `${fmt(ratio * 100, 1)}%`, target: 'within 10% of baseline', verdict: Math.abs(ratio - 1) <= 0.1 ? 'met' : 'missed' },
-        { metric: `deltas/s, one thread, bursts of ${burst}`, value: fmt(burstRate), baseline: `${fmt(firstRate)} deltas/s one per step`, ratio: `${fmt(burstRate / firstRate, 2)}×`, target: '≥ 10,000 deltas/s', verdict: burstRate >= 10_000 ? 'met' : 'missed' },
+        {
+          metric: `deltas/s, deltas ${fmt(total - window + 1)}–${fmt(total)} of one message`,
+          value: fmt(lastRate),
+          baseline: `${fmt(firstRate)} deltas/s for its first ${fmt(window)}`,
+          ratio: `${fmt(ratio * 100, 1)}%`,
+          target: 'within 10% of baseline',
+          verdict: Math.abs(ratio - 1) <= 0.1 ? 'met' : 'missed',
+        },
+        {
+          metric: `deltas/s, one thread, bursts of ${burst}`,
+          value: fmt(burstRate),
+          baseline: `${fmt(firstRate)} deltas/s one per step`,
+          ratio: `${fmt(burstRate / firstRate, 2)}×`,
+          target: '≥ 10,000 deltas/s',
+          verdict: burstRate >= 10_000 ? 'met' : 'missed',
+        },
       ],
     };
   } finally {

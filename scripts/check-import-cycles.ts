@@ -19,10 +19,12 @@ function sourceFiles(dir: string): string[] {
 }
 
 /** `import ... from './x.js'`, `import './x.js'`, `export ... from './x.js'`, `import('./x.js')`: the relative specifiers. */
-const specifierPattern = /(?:^|[\s;}])(?:import|export)\s+(?:type\s+)?(?:[^;'"]*?\s+from\s+)?['"](\.{1,2}\/[^'"]+)['"]|import\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)/g;
+const specifierPattern =
+  /(?:^|[\s;}])(?:import|export)\s+(?:type\s+)?(?:[^;'"]*?\s+from\s+)?['"](\.{1,2}\/[^'"]+)['"]|import\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)/g;
 
 /** Comments are dropped first, so an example in a doc comment is not an import. */
-const withoutComments = (text: string): string => text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`])\/\/.*$/gm, '$1');
+const withoutComments = (text: string): string =>
+  text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`])\/\/.*$/gm, '$1');
 
 /** The file a relative specifier names: NodeNext writes `.js` for a `.ts` source. */
 function resolveSpecifier(from: string, specifier: string): string | null {

@@ -4,23 +4,40 @@ import type { CommandType } from '../src/domain/commands.js';
  * One example per command of the Socket.IO contract, for docs/protocol.md. A test parses
  * every example with the command schema, so the documentation cannot drift from it.
  */
-export const commandExamples: Record<CommandType, { example: Record<string, unknown>; result: Record<string, unknown>; notes: string }> = {
+export const commandExamples: Record<
+  CommandType,
+  { example: Record<string, unknown>; result: Record<string, unknown>; notes: string }
+> = {
   'thread.create': {
-    example: { commandId: 'cmd_1', type: 'thread.create', cwd: '/home/me/project', title: 'Fix the parser', provider: 'codex', runtimeMode: 'workspace_write' },
+    example: {
+      commandId: 'cmd_1',
+      type: 'thread.create',
+      cwd: '/home/me/project',
+      title: 'Fix the parser',
+      provider: 'codex',
+      runtimeMode: 'workspace_write',
+    },
     result: { threadId: 'thr_01' },
     notes:
-      'Creates an AppThread. No provider work happens until the first message. `threadId` may be given by the client. `provider` must be one this Baton runs (today `codex`; `claude` and `acp` are refused `unsupported`). `runtimeMode` (default `workspace_write`), `model` (default: the endpoint\'s) and `interactionMode` (default `default`; `plan` is Codex\'s plan collaboration mode) are sent to the provider on every turn. Codex: `read_only` = read-only sandbox, approvals on request; `workspace_write` = the thread\'s cwd (and the system temp dirs) writable, approvals on request; `full_access` = no sandbox, no approvals.',
+      "Creates an AppThread. No provider work happens until the first message. `threadId` may be given by the client. `provider` must be one this Baton runs (today `codex`; `claude` and `acp` are refused `unsupported`). `runtimeMode` (default `workspace_write`), `model` (default: the endpoint's) and `interactionMode` (default `default`; `plan` is Codex's plan collaboration mode) are sent to the provider on every turn. Codex: `read_only` = read-only sandbox, approvals on request; `workspace_write` = the thread's cwd (and the system temp dirs) writable, approvals on request; `full_access` = no sandbox, no approvals.",
   },
   'thread.message.send': {
-    example: { commandId: 'cmd_2', type: 'thread.message.send', threadId: 'thr_01', text: 'Make the tests pass', dispatchMode: 'auto' },
+    example: {
+      commandId: 'cmd_2',
+      type: 'thread.message.send',
+      threadId: 'thr_01',
+      text: 'Make the tests pass',
+      dispatchMode: 'auto',
+    },
     result: { runId: 'run_01', messageId: 'msg_01', dispatched: 'started' },
     notes:
-      '`dispatched` is `started`, `queued` or `steered`. Modes: `start_immediately` (refused while a run is active), `steer_active` and `auto` (steer natively when the provider can, else interrupt and restart the active run with a `steering_restart` attempt; `auto` queues when neither is possible), `restart_active`, `queue_after_active`. `targetRunId` (only with `steer_active` / `restart_active`, else `invalid_command`) names the run to steer: if it is not the active run, or is finalizing, the message is refused with `conflict` and nothing happens. `model` is this run\'s model (the thread\'s when omitted). `provider` may only name the thread\'s own provider (a switch needs a handoff: `unsupported`).',
+      "`dispatched` is `started`, `queued` or `steered`. Modes: `start_immediately` (refused while a run is active), `steer_active` and `auto` (steer natively when the provider can, else interrupt and restart the active run with a `steering_restart` attempt; `auto` queues when neither is possible), `restart_active`, `queue_after_active`. `targetRunId` (only with `steer_active` / `restart_active`, else `invalid_command`) names the run to steer: if it is not the active run, or is finalizing, the message is refused with `conflict` and nothing happens. `model` is this run's model (the thread's when omitted). `provider` may only name the thread's own provider (a switch needs a handoff: `unsupported`).",
   },
   'run.interrupt': {
     example: { commandId: 'cmd_3', type: 'run.interrupt', runId: 'run_01', holdQueue: true },
     result: { runId: 'run_01', holdQueue: true },
-    notes: 'Asks the provider to stop. The ack is not the end: the run ends when the provider confirms (`run.terminal`). `holdQueue` (the Stop button) keeps queued runs from starting.',
+    notes:
+      'Asks the provider to stop. The ack is not the end: the run ends when the provider confirms (`run.terminal`). `holdQueue` (the Stop button) keeps queued runs from starting.',
   },
   'thread.stop': {
     example: { commandId: 'cmd_4', type: 'thread.stop', threadId: 'thr_01' },
@@ -30,7 +47,8 @@ export const commandExamples: Record<CommandType, { example: Record<string, unkn
   'runtime-request.respond': {
     example: { commandId: 'cmd_5', type: 'runtime-request.respond', requestId: 'req_01', decision: 'accept' },
     result: { requestId: 'req_01', status: 'answering' },
-    notes: '`decision` is `accept`, `acceptForSession`, `decline` or `cancel`; questions take `answers: { [questionId]: string | string[] }` (an approval with `answers`, or questions with a `decision`, are `invalid_command`). A request whose provider callback is gone fails with `not_resumable`. The answer is `answering` until the provider takes it: then `runtime-request.resolved`, or `runtime-request.cancelled` with the reason.',
+    notes:
+      '`decision` is `accept`, `acceptForSession`, `decline` or `cancel`; questions take `answers: { [questionId]: string | string[] }` (an approval with `answers`, or questions with a `decision`, are `invalid_command`). A request whose provider callback is gone fails with `not_resumable`. The answer is `answering` until the provider takes it: then `runtime-request.resolved`, or `runtime-request.cancelled` with the reason.',
   },
   'queued-run.reorder': {
     example: { commandId: 'cmd_6', type: 'queued-run.reorder', threadId: 'thr_01', order: ['run_03', 'run_02'] },
@@ -45,12 +63,18 @@ export const commandExamples: Record<CommandType, { example: Record<string, unkn
   'queued-message.promote': {
     example: { commandId: 'cmd_8', type: 'queued-message.promote', runId: 'run_03' },
     result: { runId: 'run_01', promotedRunId: 'run_03' },
-    notes: "Turns a queued message into a steer of the active run (the queued run is cancelled).",
+    notes: 'Turns a queued message into a steer of the active run (the queued run is cancelled).',
   },
   'thread.fork': {
-    example: { commandId: 'cmd_9', type: 'thread.fork', sourceThreadId: 'thr_01', source: { type: 'run', threadId: 'thr_01', runId: 'run_01' } },
+    example: {
+      commandId: 'cmd_9',
+      type: 'thread.fork',
+      sourceThreadId: 'thr_01',
+      source: { type: 'run', threadId: 'thr_01', runId: 'run_01' },
+    },
     result: { threadId: 'thr_02', forkedFrom: { threadId: 'thr_01', runId: 'run_01', runOrdinal: 1 } },
-    notes: 'Records lineage and a pending source point only; the fork\'s first run resolves it (a native provider fork at that turn). Forks from finished runs only.',
+    notes:
+      "Records lineage and a pending source point only; the fork's first run resolves it (a native provider fork at that turn). Forks from finished runs only.",
   },
   'thread.merge_back': {
     example: { commandId: 'cmd_10', type: 'thread.merge_back', threadId: 'thr_01', forkThreadId: 'thr_02' },
@@ -59,18 +83,39 @@ export const commandExamples: Record<CommandType, { example: Record<string, unkn
   },
   'rollback.toRun': {
     example: { commandId: 'cmd_11', type: 'rollback.toRun', threadId: 'thr_01', runOrdinal: 2 },
-    result: { threadId: 'thr_01', runOrdinal: 2, checkpointId: 'ckpt_02', changedPaths: ['src/parser.ts'], staleCheckpointIds: ['ckpt_03'] },
-    notes: 'Restores the files of run 2\'s checkpoint, marks later runs `rolled_back` and later checkpoints `stale`, and asks the provider to roll back its conversation. The next run is run 3.',
+    result: {
+      threadId: 'thr_01',
+      runOrdinal: 2,
+      checkpointId: 'ckpt_02',
+      changedPaths: ['src/parser.ts'],
+      staleCheckpointIds: ['ckpt_03'],
+    },
+    notes:
+      "Restores the files of run 2's checkpoint, marks later runs `rolled_back` and later checkpoints `stale`, and asks the provider to roll back its conversation. The next run is run 3.",
   },
   'rollback.node': {
     example: { commandId: 'cmd_12', type: 'rollback.node', nodeId: 'node_07', checkpointId: 'ckpt_09' },
-    result: { nodeId: 'node_07', checkpointId: 'ckpt_09', changedPaths: ['a.txt'], parentFilesChanged: true, parentOverlap: ['a.txt'] },
-    notes: 'Restores a child scope (a subagent\'s checkpoint); `parentOverlap` lists restored files the parent run changed too.',
+    result: {
+      nodeId: 'node_07',
+      checkpointId: 'ckpt_09',
+      changedPaths: ['a.txt'],
+      parentFilesChanged: true,
+      parentOverlap: ['a.txt'],
+    },
+    notes:
+      "Restores a child scope (a subagent's checkpoint); `parentOverlap` lists restored files the parent run changed too.",
   },
   'thread.settings.update': {
-    example: { commandId: 'cmd_13', type: 'thread.settings.update', threadId: 'thr_01', title: 'Parser work', interactionMode: 'plan' },
+    example: {
+      commandId: 'cmd_13',
+      type: 'thread.settings.update',
+      threadId: 'thr_01',
+      title: 'Parser work',
+      interactionMode: 'plan',
+    },
     result: { threadId: 'thr_01' },
-    notes: 'Changes apply from the next run on (a queued run takes the settings as they are when it starts; the active run keeps its own): `runtimeMode`, `model` and `interactionMode` are sent to the provider on every turn, so they reach a provider thread that already exists. `provider` may only name the thread\'s own (a switch needs a handoff: `unsupported`).',
+    notes:
+      "Changes apply from the next run on (a queued run takes the settings as they are when it starts; the active run keeps its own): `runtimeMode`, `model` and `interactionMode` are sent to the provider on every turn, so they reach a provider thread that already exists. `provider` may only name the thread's own (a switch needs a handoff: `unsupported`).",
   },
   'thread.archive': {
     example: { commandId: 'cmd_14', type: 'thread.archive', threadId: 'thr_01' },

@@ -15,7 +15,9 @@ import { dataDirOf, runCodexScenario as runScenario } from '../test/providers/co
  * to test/fixtures/transcripts/codex/NAME.ndjson for the replay tests.
  */
 const args = process.argv.slice(2);
-const wanted: string[] = args.includes('--all') ? codexScenarios.map((s) => s.name) : [args[args.indexOf('--scenario') + 1] ?? ''];
+const wanted: string[] = args.includes('--all')
+  ? codexScenarios.map((s) => s.name)
+  : [args[args.indexOf('--scenario') + 1] ?? ''];
 const outDir = fileURLToPath(new URL('../test/fixtures/transcripts/codex/', import.meta.url));
 const version = execFileSync(codexBinaryPath(), ['--version']).toString().trim().split(' ').at(-1)!;
 
@@ -56,8 +58,18 @@ for (const name of wanted) {
     const file = sessions.length === 1 ? `${name}.ndjson` : `${name}.${i + 1}.ndjson`;
     writeTranscript(join(outDir, file), {
       header: {
-        kind: 'header', provider: 'codex', protocol: 'app-server', version, scenario: name,
-        metadata: { recordedWith: 'npm run record:codex', session: i + 1, sessions: sessions.length, modelTurns: scenario.model, vars: ['cwd', 'dataDir'] },
+        kind: 'header',
+        provider: 'codex',
+        protocol: 'app-server',
+        version,
+        scenario: name,
+        metadata: {
+          recordedWith: 'npm run record:codex',
+          session: i + 1,
+          sessions: sessions.length,
+          modelTurns: scenario.model,
+          vars: ['cwd', 'dataDir'],
+        },
       },
       entries,
     });

@@ -22,7 +22,11 @@ function guardLabel(guard: unknown): string {
     return g.name || 'guard';
   }
   const o = guard as { type?: string; params?: Record<string, unknown> };
-  const params = o.params ? Object.values(o.params).map((v) => (Array.isArray(v) ? v.join('|') : String(v))).join(',') : '';
+  const params = o.params
+    ? Object.values(o.params)
+        .map((v) => (Array.isArray(v) ? v.join('|') : String(v)))
+        .join(',')
+    : '';
   return params ? `${o.type}(${params})` : (o.type ?? 'guard');
 }
 
@@ -34,7 +38,7 @@ function actionLabel(actions: readonly unknown[] | undefined): string {
 }
 
 /** A mermaid-safe id for a state node path. */
-const sid = (node: AnyStateNode): string => node.path.length === 0 ? 'root' : node.path.join('__');
+const sid = (node: AnyStateNode): string => (node.path.length === 0 ? 'root' : node.path.join('__'));
 
 function collectEdges(node: AnyStateNode, edges: Edge[]): void {
   for (const [eventType, transitions] of node.transitions) {
@@ -44,12 +48,18 @@ function collectEdges(node: AnyStateNode, edges: Edge[]): void {
       // A transition without a target stays put but still acts (an acknowledgement, a steer): draw it as a loop.
       const targets = t.target?.length ? t.target : [node];
       const acts = actionLabel(t.actions);
-      for (const target of targets) edges.push({ source: sid(node), target: sid(target), label: t.target?.length ? label : `${label}${acts ? ` / ${acts}` : ''}` });
+      for (const target of targets)
+        edges.push({
+          source: sid(node),
+          target: sid(target),
+          label: t.target?.length ? label : `${label}${acts ? ` / ${acts}` : ''}`,
+        });
     }
   }
   for (const t of node.always ?? []) {
     const guard = guardLabel(t.guard);
-    for (const target of t.target ?? []) edges.push({ source: sid(node), target: sid(target), label: `always${guard ? ` [${guard}]` : ''}` });
+    for (const target of t.target ?? [])
+      edges.push({ source: sid(node), target: sid(target), label: `always${guard ? ` [${guard}]` : ''}` });
   }
   for (const child of Object.values(node.states)) collectEdges(child, edges);
 }
@@ -64,7 +74,8 @@ export function unlabelledTransitions(machine: AnyStateMachine): string[] {
     for (const [eventType, transitions] of node.transitions) {
       for (const t of transitions) {
         const where = `${machine.id}.${node.path.join('.') || '(root)'} on ${eventType || 'always'}`;
-        if (!t.target?.length && (t.actions ?? []).length && !actionLabel(t.actions)) found.push(`${where}: an anonymous action`);
+        if (!t.target?.length && (t.actions ?? []).length && !actionLabel(t.actions))
+          found.push(`${where}: an anonymous action`);
         if (t.guard && guardLabel(t.guard) === 'guard') found.push(`${where}: an anonymous guard`);
       }
     }
@@ -114,7 +125,10 @@ export function toMermaid(machine: AnyStateMachine): string {
 }
 
 export function toDot(machine: AnyStateMachine): string {
-  const lines = [`digraph "${machine.id}" {`, '  compound=true; rankdir=LR; node [shape=box, style=rounded, fontname="Helvetica"]; edge [fontname="Helvetica", fontsize=10];'];
+  const lines = [
+    `digraph "${machine.id}" {`,
+    '  compound=true; rankdir=LR; node [shape=box, style=rounded, fontname="Helvetica"]; edge [fontname="Helvetica", fontsize=10];',
+  ];
   const declare = (node: AnyStateNode, indent: string): void => {
     for (const child of Object.values(node.states)) {
       if (Object.keys(child.states).length) {
@@ -123,13 +137,19 @@ export function toDot(machine: AnyStateMachine): string {
         declare(child, `${indent}  `);
         lines.push(`${indent}}`);
       } else {
-        lines.push(`${indent}"${sid(child)}" [label="${child.key}"${child.type === 'final' ? ', peripheries=2' : ''}];`);
+        lines.push(
+          `${indent}"${sid(child)}" [label="${child.key}"${child.type === 'final' ? ', peripheries=2' : ''}];`,
+        );
       }
     }
   };
   declare(machine.root, '  ');
   const initial = machine.root.initial?.target?.[0];
-  if (initial) lines.push(`  "__start" [shape=circle, label="", width=0.2, style=filled, fillcolor=black];`, `  "__start" -> "${sid(initial)}";`);
+  if (initial)
+    lines.push(
+      `  "__start" [shape=circle, label="", width=0.2, style=filled, fillcolor=black];`,
+      `  "__start" -> "${sid(initial)}";`,
+    );
   for (const e of edgesOf(machine)) {
     if (e.source === 'root') continue;
     lines.push(`  "${e.source}" -> "${e.target}" [label="${e.label.replace(/"/g, "'")}"];`);

@@ -26,14 +26,27 @@ for (const { name, machine, version, summary } of allMachines) {
   files.set(`${name}.mmd`, mermaid);
   files.set(`${name}.svg`, graphviz.dot(toDot(machine)));
   files.set(`${name}.json`, `${JSON.stringify(machine.toJSON(), null, 2)}\n`);
-  readme.push(`## ${name} (v${version})`, '', summary, '', `![${name}](./${name}.svg)`, '', '```mermaid', mermaid.trimEnd(), '```', '');
+  readme.push(
+    `## ${name} (v${version})`,
+    '',
+    summary,
+    '',
+    `![${name}](./${name}.svg)`,
+    '',
+    '```mermaid',
+    mermaid.trimEnd(),
+    '```',
+    '',
+  );
 }
 files.set('README.md', readme.join('\n'));
 
 // Every transition must read in the charts: a named action or target, a named guard.
 const unlabelled = allMachines.flatMap(({ machine }) => unlabelledTransitions(machine));
 if (unlabelled.length) {
-  console.error(`transitions without a label (name their actions and guards in setup()):\n  ${unlabelled.join('\n  ')}`);
+  console.error(
+    `transitions without a label (name their actions and guards in setup()):\n  ${unlabelled.join('\n  ')}`,
+  );
   process.exit(1);
 }
 

@@ -41,17 +41,31 @@ async function captureEvents(): Promise<Map<string, DomainEvent>> {
   const clock = new ManualClock();
   const store = Store.open(join(dir, 'doc.sqlite'), { clock });
   const providers = new ProviderRegistry();
-  const runtime = new Runtime({ store, clock, ids: new SequentialIds(), providers, requestTtlMs: 60_000, checkpoints: new CheckpointStore({ root: join(dir, 'checkpoints') }) });
+  const runtime = new Runtime({
+    store,
+    clock,
+    ids: new SequentialIds(),
+    providers,
+    requestTtlMs: 60_000,
+    checkpoints: new CheckpointStore({ root: join(dir, 'checkpoints') }),
+  });
   // The scripted provider (Codex's declaration and normalizer) takes answers (a request is resolved once it does).
   providers.register({
     id: 'codex',
     capabilities: codexCapabilities,
     createNormalizer: createCodexNormalizer,
-    handlers: { 'provider.runtime-request.respond': async (effect, w) => void (await w.settle(effect, 'completed', (t) => reportEffectOutcome(t, effect, null))) },
+    handlers: {
+      'provider.runtime-request.respond': async (effect, w) =>
+        void (await w.settle(effect, 'completed', (t) => reportEffectOutcome(t, effect, null))),
+    },
   });
   const worker = new EffectWorker(runtime, checkpointHandlers(runtime.checkpoints));
   const seen = new Map<string, DomainEvent>();
-  runtime.onEvents((events) => events.forEach((e) => seen.has(e.type) || seen.set(e.type, JSON.parse(JSON.stringify(e).split(ws).join('/home/me/project')))));
+  runtime.onEvents((events) =>
+    events.forEach(
+      (e) => seen.has(e.type) || seen.set(e.type, JSON.parse(JSON.stringify(e).split(ws).join('/home/me/project'))),
+    ),
+  );
   let n = 0;
   const cmd = async (c: Record<string, unknown>) => {
     const ack = await runtime.dispatch({ commandId: `cmd_${++n}`, ...c });
@@ -63,8 +77,16 @@ async function captureEvents(): Promise<Map<string, DomainEvent>> {
     if (!out.ok) throw new Error(`doc session: ${JSON.stringify(out)}`);
   };
   const turn = (threadId: string) => {
-    const e = store.outbox.list({ threadId }).filter((x) => x.kind === 'provider.turn.start').at(-1)!;
-    return { threadId, runId: e.runId!, attemptId: String(e.payload.attemptId), rootNodeId: String(e.payload.rootNodeId) };
+    const e = store.outbox
+      .list({ threadId })
+      .filter((x) => x.kind === 'provider.turn.start')
+      .at(-1)!;
+    return {
+      threadId,
+      runId: e.runId!,
+      attemptId: String(e.payload.attemptId),
+      rootNodeId: String(e.payload.rootNodeId),
+    };
   };
   try {
     const { threadId } = Created.parse(await cmd({ type: 'thread.create', cwd: ws, title: 'Docs' }));
@@ -72,59 +94,258 @@ async function captureEvents(): Promise<Map<string, DomainEvent>> {
     await cmd({ type: 'thread.message.send', threadId, text: 'Make the tests pass' });
     await worker.drain();
     let t = turn(threadId);
-    await feed({ type: 'session.status', threadId, sessionId: 'psess_1', provider: 'codex', status: 'ready', reason: null });
-    await feed({ type: 'thread.loaded', threadId, providerThreadId: store.projections.get('threads', threadId)!.activeProviderThreadId, nativeThreadRef: 'native-thread', resumeCursor: null });
-    await feed({ type: 'turn.started', threadId, runId: t.runId, attemptId: t.attemptId, nodeId: t.rootNodeId, nativeTurnRef: 'native-turn-1' });
-    await feed({ type: 'plan.updated', threadId, runId: t.runId, nodeId: t.rootNodeId, planId: 'plan_1', kind: 'todo_list', text: null, steps: [{ text: 'run the tests', status: 'in_progress' }] });
-    await feed({ type: 'node.started', threadId, runId: t.runId, nodeId: 'node_tool', parentNodeId: t.rootNodeId, attemptId: t.attemptId, kind: 'tool_call', title: 'npm test' });
-    await feed({ type: 'request.opened', threadId, runId: t.runId, requestId: 'req_1', nodeId: 'node_req', parentNodeId: 'node_tool', kind: 'command', prompt: 'npm test', details: { command: 'npm test' }, providerSessionId: 'psess_1' });
+    await feed({
+      type: 'session.status',
+      threadId,
+      sessionId: 'psess_1',
+      provider: 'codex',
+      status: 'ready',
+      reason: null,
+    });
+    await feed({
+      type: 'thread.loaded',
+      threadId,
+      providerThreadId: store.projections.get('threads', threadId)!.activeProviderThreadId,
+      nativeThreadRef: 'native-thread',
+      resumeCursor: null,
+    });
+    await feed({
+      type: 'turn.started',
+      threadId,
+      runId: t.runId,
+      attemptId: t.attemptId,
+      nodeId: t.rootNodeId,
+      nativeTurnRef: 'native-turn-1',
+    });
+    await feed({
+      type: 'plan.updated',
+      threadId,
+      runId: t.runId,
+      nodeId: t.rootNodeId,
+      planId: 'plan_1',
+      kind: 'todo_list',
+      text: null,
+      steps: [{ text: 'run the tests', status: 'in_progress' }],
+    });
+    await feed({
+      type: 'node.started',
+      threadId,
+      runId: t.runId,
+      nodeId: 'node_tool',
+      parentNodeId: t.rootNodeId,
+      attemptId: t.attemptId,
+      kind: 'tool_call',
+      title: 'npm test',
+    });
+    await feed({
+      type: 'request.opened',
+      threadId,
+      runId: t.runId,
+      requestId: 'req_1',
+      nodeId: 'node_req',
+      parentNodeId: 'node_tool',
+      kind: 'command',
+      prompt: 'npm test',
+      details: { command: 'npm test' },
+      providerSessionId: 'psess_1',
+    });
     await cmd({ type: 'runtime-request.respond', requestId: 'req_1', decision: 'accept' });
     await worker.drain();
     await feed({ type: 'node.delta', threadId, runId: t.runId, nodeId: 'node_tool', delta: '42 passed\n' });
-    await feed({ type: 'node.detail', threadId, runId: t.runId, nodeId: 'node_tool', text: null, detail: { exitCode: 0, durationMs: 2150, output: '42 passed\n' } });
+    await feed({
+      type: 'node.detail',
+      threadId,
+      runId: t.runId,
+      nodeId: 'node_tool',
+      text: null,
+      detail: { exitCode: 0, durationMs: 2150, output: '42 passed\n' },
+    });
     await feed({ type: 'node.completed', threadId, runId: t.runId, nodeId: 'node_tool', status: 'completed' });
-    await feed({ type: 'node.started', threadId, runId: t.runId, nodeId: 'node_reasoning', parentNodeId: t.rootNodeId, attemptId: t.attemptId, kind: 'reasoning', title: null });
+    await feed({
+      type: 'node.started',
+      threadId,
+      runId: t.runId,
+      nodeId: 'node_reasoning',
+      parentNodeId: t.rootNodeId,
+      attemptId: t.attemptId,
+      kind: 'reasoning',
+      title: null,
+    });
     await feed({ type: 'node.delta', threadId, runId: t.runId, nodeId: 'node_reasoning', delta: 'The parser ' });
-    await feed({ type: 'node.detail', threadId, runId: t.runId, nodeId: 'node_reasoning', text: 'The parser is off by one.', detail: {} });
+    await feed({
+      type: 'node.detail',
+      threadId,
+      runId: t.runId,
+      nodeId: 'node_reasoning',
+      text: 'The parser is off by one.',
+      detail: {},
+    });
     await feed({ type: 'node.completed', threadId, runId: t.runId, nodeId: 'node_reasoning', status: 'completed' });
-    await feed({ type: 'plan.updated', threadId, runId: t.runId, nodeId: t.rootNodeId, planId: 'plan_2', kind: 'proposed_plan', text: '', steps: [] });
+    await feed({
+      type: 'plan.updated',
+      threadId,
+      runId: t.runId,
+      nodeId: t.rootNodeId,
+      planId: 'plan_2',
+      kind: 'proposed_plan',
+      text: '',
+      steps: [],
+    });
     await feed({ type: 'plan.delta', threadId, runId: t.runId, planId: 'plan_2', delta: '# Fix the parser\n' });
-    await feed({ type: 'diff.updated', threadId, runId: t.runId, diff: 'diff --git a/src/parser.ts b/src/parser.ts\n--- a/src/parser.ts\n+++ b/src/parser.ts\n@@ -1 +1 @@\n-const x = 1\n+const x = 2\n' });
-    await feed({ type: 'message.delta', threadId, runId: t.runId, nodeId: t.rootNodeId, messageId: 'msg_reply', delta: 'All tests ' });
-    await feed({ type: 'message.completed', threadId, runId: t.runId, nodeId: t.rootNodeId, messageId: 'msg_reply', text: 'All tests pass.' });
+    await feed({
+      type: 'diff.updated',
+      threadId,
+      runId: t.runId,
+      diff: 'diff --git a/src/parser.ts b/src/parser.ts\n--- a/src/parser.ts\n+++ b/src/parser.ts\n@@ -1 +1 @@\n-const x = 1\n+const x = 2\n',
+    });
+    await feed({
+      type: 'message.delta',
+      threadId,
+      runId: t.runId,
+      nodeId: t.rootNodeId,
+      messageId: 'msg_reply',
+      delta: 'All tests ',
+    });
+    await feed({
+      type: 'message.completed',
+      threadId,
+      runId: t.runId,
+      nodeId: t.rootNodeId,
+      messageId: 'msg_reply',
+      text: 'All tests pass.',
+    });
     await feed({ type: 'warning', threadId, runId: t.runId, message: 'Codex: a warning from the provider' });
     await cmd({ type: 'thread.message.send', threadId, text: 'Also update the docs', dispatchMode: 'steer_active' });
-    await feed({ type: 'turn.completed', threadId, runId: t.runId, attemptId: t.attemptId, nodeId: t.rootNodeId, status: 'completed', error: null });
+    await feed({
+      type: 'turn.completed',
+      threadId,
+      runId: t.runId,
+      attemptId: t.attemptId,
+      nodeId: t.rootNodeId,
+      status: 'completed',
+      error: null,
+    });
     await worker.drain();
-    activitySample = z.array(Activity).parse(JSON.parse(JSON.stringify(store.projections.list('activities', threadId)).split(ws).join('/home/me/project')));
+    activitySample = z
+      .array(Activity)
+      .parse(
+        JSON.parse(JSON.stringify(store.projections.list('activities', threadId)).split(ws).join('/home/me/project')),
+      );
     await cmd({ type: 'thread.message.send', threadId, text: 'Second run' });
-    const queued = Sent.parse(await cmd({ type: 'thread.message.send', threadId, text: 'Later', dispatchMode: 'queue_after_active' }));
-    const other = Sent.parse(await cmd({ type: 'thread.message.send', threadId, text: 'Even later', dispatchMode: 'queue_after_active' }));
+    const queued = Sent.parse(
+      await cmd({ type: 'thread.message.send', threadId, text: 'Later', dispatchMode: 'queue_after_active' }),
+    );
+    const other = Sent.parse(
+      await cmd({ type: 'thread.message.send', threadId, text: 'Even later', dispatchMode: 'queue_after_active' }),
+    );
     await cmd({ type: 'queued-run.reorder', threadId, order: [other.runId, queued.runId] });
     await cmd({ type: 'queued-run.cancel', runId: other.runId });
     await worker.drain();
     t = turn(threadId);
     await cmd({ type: 'thread.stop', threadId });
     await feed({ type: 'interrupt.acknowledged', threadId, runId: t.runId });
-    await feed({ type: 'turn.completed', threadId, runId: t.runId, attemptId: t.attemptId, nodeId: t.rootNodeId, status: 'interrupted', error: null });
+    await feed({
+      type: 'turn.completed',
+      threadId,
+      runId: t.runId,
+      attemptId: t.attemptId,
+      nodeId: t.rootNodeId,
+      status: 'interrupted',
+      error: null,
+    });
     await worker.drain();
-    const fork = Created.parse(await cmd({ type: 'thread.fork', sourceThreadId: threadId, source: { type: 'run', threadId, runId: store.projections.list('runs', threadId)[0]!.id } }));
+    const fork = Created.parse(
+      await cmd({
+        type: 'thread.fork',
+        sourceThreadId: threadId,
+        source: { type: 'run', threadId, runId: store.projections.list('runs', threadId)[0]!.id },
+      }),
+    );
     await cmd({ type: 'thread.message.send', threadId: fork.threadId, text: 'Continue on the fork' });
-    await feed({ type: 'thread.loaded', threadId: fork.threadId, providerThreadId: store.projections.get('threads', fork.threadId)!.activeProviderThreadId, nativeThreadRef: 'native-fork', resumeCursor: null, resolution: 'native_fork' });
+    await feed({
+      type: 'thread.loaded',
+      threadId: fork.threadId,
+      providerThreadId: store.projections.get('threads', fork.threadId)!.activeProviderThreadId,
+      nativeThreadRef: 'native-fork',
+      resumeCursor: null,
+      resolution: 'native_fork',
+    });
     // Requests: one the provider withdraws, one that expires, one whose callback dies.
     const r = turn(fork.threadId);
-    await feed({ type: 'turn.started', threadId: fork.threadId, runId: r.runId, attemptId: r.attemptId, nodeId: r.rootNodeId, nativeTurnRef: 'native-turn-f' });
-    await feed({ type: 'request.opened', threadId: fork.threadId, runId: r.runId, requestId: 'req_2', nodeId: 'node_req_2', parentNodeId: r.rootNodeId, kind: 'command', prompt: 'rm -rf build', details: {}, providerSessionId: 'psess_2' });
-    await feed({ type: 'request.closed', threadId: fork.threadId, requestId: 'req_2', reason: 'resolved by the provider' });
-    await feed({ type: 'request.opened', threadId: fork.threadId, runId: r.runId, requestId: 'req_3', nodeId: 'node_req_3', parentNodeId: r.rootNodeId, kind: 'file_change', prompt: 'edit README.md', details: {}, providerSessionId: 'psess_2' });
+    await feed({
+      type: 'turn.started',
+      threadId: fork.threadId,
+      runId: r.runId,
+      attemptId: r.attemptId,
+      nodeId: r.rootNodeId,
+      nativeTurnRef: 'native-turn-f',
+    });
+    await feed({
+      type: 'request.opened',
+      threadId: fork.threadId,
+      runId: r.runId,
+      requestId: 'req_2',
+      nodeId: 'node_req_2',
+      parentNodeId: r.rootNodeId,
+      kind: 'command',
+      prompt: 'rm -rf build',
+      details: {},
+      providerSessionId: 'psess_2',
+    });
+    await feed({
+      type: 'request.closed',
+      threadId: fork.threadId,
+      requestId: 'req_2',
+      reason: 'resolved by the provider',
+    });
+    await feed({
+      type: 'request.opened',
+      threadId: fork.threadId,
+      runId: r.runId,
+      requestId: 'req_3',
+      nodeId: 'node_req_3',
+      parentNodeId: r.rootNodeId,
+      kind: 'file_change',
+      prompt: 'edit README.md',
+      details: {},
+      providerSessionId: 'psess_2',
+    });
     clock.advance(60_001);
     await runtime.fireDueTimers();
-    await feed({ type: 'request.opened', threadId: fork.threadId, runId: r.runId, requestId: 'req_4', nodeId: 'node_req_4', parentNodeId: r.rootNodeId, kind: 'user_input', prompt: 'Which file?', details: {}, providerSessionId: 'psess_2' });
-    await feed({ type: 'runtime.lost', threadId: fork.threadId, sessionId: null, runStatus: 'failed', error: { code: 'provider_error', message: 'the Codex process exited' } });
+    await feed({
+      type: 'request.opened',
+      threadId: fork.threadId,
+      runId: r.runId,
+      requestId: 'req_4',
+      nodeId: 'node_req_4',
+      parentNodeId: r.rootNodeId,
+      kind: 'user_input',
+      prompt: 'Which file?',
+      details: {},
+      providerSessionId: 'psess_2',
+    });
+    await feed({
+      type: 'runtime.lost',
+      threadId: fork.threadId,
+      sessionId: null,
+      runStatus: 'failed',
+      error: { code: 'provider_error', message: 'the Codex process exited' },
+    });
     await worker.drain();
     await cmd({ type: 'rollback.toRun', threadId, runOrdinal: 1 });
-    await feed({ type: 'runtime.lost', threadId, sessionId: 'psess_1', runStatus: 'failed', error: { code: 'provider_error', message: 'the Codex process exited' } });
-    await feed({ type: 'thread.failed', threadId, providerThreadId: store.projections.get('threads', threadId)!.activeProviderThreadId, reason: 'resume failed' });
+    await feed({
+      type: 'runtime.lost',
+      threadId,
+      sessionId: 'psess_1',
+      runStatus: 'failed',
+      error: { code: 'provider_error', message: 'the Codex process exited' },
+    });
+    await feed({
+      type: 'thread.failed',
+      threadId,
+      providerThreadId: store.projections.get('threads', threadId)!.activeProviderThreadId,
+      reason: 'resume failed',
+    });
     await cmd({ type: 'thread.archive', threadId });
     await cmd({ type: 'thread.delete', threadId });
     return seen;
@@ -145,7 +366,7 @@ const lines: string[] = [
   '',
   '## Connecting',
   '',
-  'Socket.IO over HTTP on `BATON_HOST:BATON_PORT` (default `127.0.0.1:7420`). The handshake must carry the token: `io(url, { auth: { token } })`. Without it, or with a wrong one, the connection is refused with `unauthorized`; from a browser, the page\'s origin must also be allowed (see [Security](#security)). `GET /healthz` answers `{ ok, lastSequence, liveThreads }`.',
+  "Socket.IO over HTTP on `BATON_HOST:BATON_PORT` (default `127.0.0.1:7420`). The handshake must carry the token: `io(url, { auth: { token } })`. Without it, or with a wrong one, the connection is refused with `unauthorized`; from a browser, the page's origin must also be allowed (see [Security](#security)). `GET /healthz` answers `{ ok, lastSequence, liveThreads }`.",
   '',
   'The typed client (`src/client/`, the package export) does all of this: `BatonClient.connect(url, token)`, `client.command(type, payload)` (a commandId is added), `client.subscribe(request, onEvent)` (resubscribes with `afterSequence` after a reconnect, so `onEvent` sees every event once, in order).',
   '',
@@ -158,7 +379,18 @@ const lines: string[] = [
 for (const type of commandTypes) {
   const { example, result, notes } = commandExamples[type];
   Command.parse(example);
-  lines.push(`### \`${type}\``, '', notes, '', json(example), '', 'Ack:', '', json({ ok: true, commandId: example.commandId, sequence: 42, result }), '');
+  lines.push(
+    `### \`${type}\``,
+    '',
+    notes,
+    '',
+    json(example),
+    '',
+    'Ack:',
+    '',
+    json({ ok: true, commandId: example.commandId, sequence: 42, result }),
+    '',
+  );
 }
 lines.push(
   '## Subscriptions',
@@ -169,14 +401,18 @@ lines.push(
   '|---|---|---|---|',
   '| `threads` | | `{ threads: ThreadShell[] }` (the sidebar) | `thread.*`, `run.*` |',
   '| `thread` | `threadId` | `{ thread, runs, turnItems, visibleTurnItems, messages, plans, pendingRequests, checkpoints }` (items and messages of rolled-back runs stay in `turnItems` and `messages` with `rolledBack: true`; `visibleTurnItems` is the conversation as it stands; a `system` item with `data.contextSeed` is the context Baton gave a provider thread that lacked it) | every event of the thread |',
-  '| `graph` | `threadId` | `{ nodes, runs }` (the execution graph; a node\'s `detail` holds its item\'s facts: exit code, duration, output, files, result) | `node.*`, `attempt.*`, `run.*`, `provider-thread.*` |',
-  '| `activities` | `threadId` | `{ activities: Activity[] }` (the feed, oldest first) | the events that add an activity: ' + [...activityEventTypes].map((t) => `\`${t}\``).join(', ') + ' |',
+  "| `graph` | `threadId` | `{ nodes, runs }` (the execution graph; a node's `detail` holds its item's facts: exit code, duration, output, files, result) | `node.*`, `attempt.*`, `run.*`, `provider-thread.*` |",
+  '| `activities` | `threadId` | `{ activities: Activity[] }` (the feed, oldest first) | the events that add an activity: ' +
+    [...activityEventTypes].map((t) => `\`${t}\``).join(', ') +
+    ' |',
   '| `requests` | | `{ requests }` (pending runtime requests) | `runtime-request.*` |',
   '| `sessions` | | `{ sessions }` (provider sessions) | `provider-session.*` |',
   '',
   json({ stream: 'thread', threadId: 'thr_01' }),
   '',
-  'An `Activity` is `{ id, threadId, runId, nodeId, kind, title, status, position, at }`, keyed by run and node so a client can group it; `kind` is one of ' + ActivityKind.options.map((k) => `\`${k}\``).join(', ') + '. A client applies the stream\'s events the way the projection does, or re-reads the snapshot. From the scripted session:',
+  'An `Activity` is `{ id, threadId, runId, nodeId, kind, title, status, position, at }`, keyed by run and node so a client can group it; `kind` is one of ' +
+    ActivityKind.options.map((k) => `\`${k}\``).join(', ') +
+    ". A client applies the stream's events the way the projection does, or re-reads the snapshot. From the scripted session:",
   '',
   json(activitySample),
   '',
@@ -196,7 +432,12 @@ lines.push(
 );
 for (const type of eventTypes) {
   const example = events.get(type);
-  lines.push(`### \`${type}\``, '', example ? json(example) : '_Not produced by the scripted session; see `schema/events.json` for its payload._', '');
+  lines.push(
+    `### \`${type}\``,
+    '',
+    example ? json(example) : '_Not produced by the scripted session; see `schema/events.json` for its payload._',
+    '',
+  );
 }
 const text = lines.join('\n');
 if (check) {
@@ -208,5 +449,7 @@ if (check) {
 } else {
   mkdirSync(new URL('../docs/', import.meta.url), { recursive: true });
   writeFileSync(target, text);
-  console.log(`wrote docs/protocol.md (${commandTypes.length} commands, ${events.size} of ${eventTypes.length} events with captured examples)`);
+  console.log(
+    `wrote docs/protocol.md (${commandTypes.length} commands, ${events.size} of ${eventTypes.length} events with captured examples)`,
+  );
 }

@@ -22,11 +22,21 @@ export const Config = z.object({
   /** The offline scripted model streams its replies this slowly (ms between chunks). */
   scriptedDelayMs: z.coerce.number().int().min(0).max(10_000).default(0),
   /** A turn with no word from its agent for this long is interrupted and fails with `timeout`. */
-  turnIdleTimeoutMs: z.coerce.number().int().min(1_000).max(24 * 3_600_000).default(300_000),
+  turnIdleTimeoutMs: z.coerce
+    .number()
+    .int()
+    .min(1_000)
+    .max(24 * 3_600_000)
+    .default(300_000),
   /** An interrupt the agent does not answer (or does not end) in this time kills its session. */
   interruptTimeoutMs: z.coerce.number().int().min(100).max(600_000).default(10_000),
   /** One git call of a checkpoint capture or restore is killed after this long. */
-  gitTimeoutMs: z.coerce.number().int().min(100).max(24 * 3_600_000).default(300_000),
+  gitTimeoutMs: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .max(24 * 3_600_000)
+    .default(300_000),
 });
 export type Config = z.infer<typeof Config>;
 
@@ -47,7 +57,10 @@ const envNames: Record<keyof Config, string> = {
   gitTimeoutMs: 'BATON_GIT_TIMEOUT_MS',
 };
 
-export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Record<keyof Config, unknown>> = {}): Config {
+export function loadConfig(
+  env: NodeJS.ProcessEnv = process.env,
+  overrides: Partial<Record<keyof Config, unknown>> = {},
+): Config {
   const raw: Record<string, unknown> = {};
   for (const key of Config.keyof().options) {
     const value = overrides[key] ?? env[envNames[key]];

@@ -11,14 +11,40 @@ import { ManualClock, SequentialIds, timeOrderedIds } from '../src/domain/source
 describe('contracts', () => {
   it('parse a command of every type of the Socket.IO contract and refuse unknown or malformed ones', () => {
     expect(commandTypes).toEqual(
-      expect.arrayContaining(['thread.create', 'thread.message.send', 'run.interrupt', 'thread.stop', 'runtime-request.respond', 'queued-run.reorder',
-        'queued-run.cancel', 'queued-message.promote', 'thread.fork', 'thread.merge_back', 'rollback.toRun', 'rollback.node',
-        'thread.settings.update', 'thread.archive', 'thread.delete']),
+      expect.arrayContaining([
+        'thread.create',
+        'thread.message.send',
+        'run.interrupt',
+        'thread.stop',
+        'runtime-request.respond',
+        'queued-run.reorder',
+        'queued-run.cancel',
+        'queued-message.promote',
+        'thread.fork',
+        'thread.merge_back',
+        'rollback.toRun',
+        'rollback.node',
+        'thread.settings.update',
+        'thread.archive',
+        'thread.delete',
+      ]),
     );
-    expect(Command.parse({ commandId: 'c1', type: 'thread.message.send', threadId: 't1', text: 'hi', dispatchMode: 'auto' })).toMatchObject({ type: 'thread.message.send' });
+    expect(
+      Command.parse({ commandId: 'c1', type: 'thread.message.send', threadId: 't1', text: 'hi', dispatchMode: 'auto' }),
+    ).toMatchObject({ type: 'thread.message.send' });
     expect(Command.safeParse({ commandId: 'c1', type: 'thread.teleport', threadId: 't1' }).success).toBe(false);
-    expect(Command.safeParse({ commandId: 'c1', type: 'thread.message.send', threadId: 't1', text: '' }).success).toBe(false);
-    expect(Command.safeParse({ commandId: 'c1', type: 'thread.message.send', threadId: 't1', text: 'x', dispatchMode: 'yolo' }).success).toBe(false);
+    expect(Command.safeParse({ commandId: 'c1', type: 'thread.message.send', threadId: 't1', text: '' }).success).toBe(
+      false,
+    );
+    expect(
+      Command.safeParse({
+        commandId: 'c1',
+        type: 'thread.message.send',
+        threadId: 't1',
+        text: 'x',
+        dispatchMode: 'yolo',
+      }).success,
+    ).toBe(false);
     expect(Command.safeParse({ commandId: 'c1', type: 'run.interrupt', runId: 'r1', extra: true }).success).toBe(false);
   });
 
@@ -29,10 +55,15 @@ describe('contracts', () => {
   });
 
   it('take a client-chosen new thread id only in the thread id format, and a production thread id as one', () => {
-    for (const threadId of ['thr_1', 'thr_kill', timeOrderedIds().next('thread')]) expect(NewThreadId.safeParse(threadId).success, threadId).toBe(true);
-    for (const threadId of ['run_1', 'pthr_1', 'thr_', 'thr', 'thr_a b', 'THR_1']) expect(NewThreadId.safeParse(threadId).success, threadId).toBe(false);
+    for (const threadId of ['thr_1', 'thr_kill', timeOrderedIds().next('thread')])
+      expect(NewThreadId.safeParse(threadId).success, threadId).toBe(true);
+    for (const threadId of ['run_1', 'pthr_1', 'thr_', 'thr', 'thr_a b', 'THR_1'])
+      expect(NewThreadId.safeParse(threadId).success, threadId).toBe(false);
     for (const type of ['thread.create', 'thread.fork'] as const) {
-      const base = type === 'thread.create' ? { cwd: '/w' } : { sourceThreadId: 'thr_a', source: { type: 'run', threadId: 'thr_a', runId: 'run_1' } };
+      const base =
+        type === 'thread.create'
+          ? { cwd: '/w' }
+          : { sourceThreadId: 'thr_a', source: { type: 'run', threadId: 'thr_a', runId: 'run_1' } };
       expect(Command.safeParse({ commandId: 'c1', type, threadId: 'run_1', ...base }).success, type).toBe(false);
       expect(Command.safeParse({ commandId: 'c1', type, threadId: 'thr_new', ...base }).success, type).toBe(true);
     }
@@ -54,7 +85,7 @@ describe('contracts', () => {
     expect(timeOrderedIds(clock).next('event') > made[made.length - 1]!).toBe(true);
   });
 
-  it('make each family\'s ids as that family\'s branded type, and refuse to brand a malformed one', () => {
+  it("make each family's ids as that family's branded type, and refuse to brand a malformed one", () => {
     for (const ids of [timeOrderedIds(), new SequentialIds('s')]) {
       expectTypeOf(ids.next('run')).toEqualTypeOf<RunId>();
       expectTypeOf(ids.next('attempt')).toEqualTypeOf<RunAttemptId>();
@@ -66,7 +97,11 @@ describe('contracts', () => {
 
   it('declare the eleven capability groups', () => {
     expect(capabilityGroups).toHaveLength(11);
-    expect(Object.keys(ProviderCapabilities.shape).filter((k) => k !== 'version').sort()).toEqual([...capabilityGroups].sort());
+    expect(
+      Object.keys(ProviderCapabilities.shape)
+        .filter((k) => k !== 'version')
+        .sort(),
+    ).toEqual([...capabilityGroups].sort());
   });
 
   it('generate JSON Schema for commands and events from the zod schemas', () => {

@@ -17,8 +17,15 @@ export function performBarrierStep(thread: StepContext, runId: RunId, step: Barr
       // Deltas are appended as events as they arrive; nothing is held back in memory.
       break;
     case 'close_messages':
-      for (const m of view.list('messages', threadId, (m) => m.runId === runId && m.role === 'assistant' && !m.completed)) {
-        thread.current.addEvent({ type: 'message.completed', payload: { threadId: m.threadId, messageId: m.id, text: m.text } });
+      for (const m of view.list(
+        'messages',
+        threadId,
+        (m) => m.runId === runId && m.role === 'assistant' && !m.completed,
+      )) {
+        thread.current.addEvent({
+          type: 'message.completed',
+          payload: { threadId: m.threadId, messageId: m.id, text: m.text },
+        });
       }
       break;
     case 'finalize_plans':
@@ -28,10 +35,15 @@ export function performBarrierStep(thread: StepContext, runId: RunId, step: Barr
       break;
     case 'close_children': {
       const run = thread.context({ kind: 'run', id: runId });
-      const status = run?.terminalStatus === 'completed' ? 'completed' : run?.terminalStatus === 'failed' ? 'failed' : 'interrupted';
+      const status =
+        run?.terminalStatus === 'completed' ? 'completed' : run?.terminalStatus === 'failed' ? 'failed' : 'interrupted';
       // Subagents own live provider threads of their own, and root nodes end only by their own
       // turn; every other node still open is closed.
-      for (const node of view.list('graph_nodes', threadId, (n) => n.runId === runId && !closedStatuses.has(n.status) && n.kind !== 'subagent' && !n.countsForRun)) {
+      for (const node of view.list(
+        'graph_nodes',
+        threadId,
+        (n) => n.runId === runId && !closedStatuses.has(n.status) && n.kind !== 'subagent' && !n.countsForRun,
+      )) {
         thread.enqueue({ kind: 'execution_node', id: node.id }, { type: 'CLOSE', status });
       }
       break;

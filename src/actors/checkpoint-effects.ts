@@ -12,7 +12,10 @@ type Fields = Omit<Checkpoint, 'id' | 'threadId'>;
 function record(worker: EffectWorkerPort, effect: Effect, fields: Fields, notifyRun: boolean) {
   return worker.settle(effect, 'completed', (thread) => {
     const id = thread.current.newId('checkpoint');
-    thread.current.addEvent({ type: 'checkpoint.recorded', payload: { checkpoint: { id, threadId: effect.threadId, ...fields } } });
+    thread.current.addEvent({
+      type: 'checkpoint.recorded',
+      payload: { checkpoint: { id, threadId: effect.threadId, ...fields } },
+    });
     if (notifyRun && effect.runId) {
       const status = fields.status === 'stale' ? 'error' : fields.status;
       thread.deliver({ kind: 'run', id: effect.runId }, { type: 'CHECKPOINT_RECORDED', checkpointId: id, status });
@@ -22,7 +25,13 @@ function record(worker: EffectWorkerPort, effect: Effect, fields: Fields, notify
 }
 
 /** The workspace is checked again: it may have been replaced (by a link to `/`, say) since the thread was made. */
-async function tryCapture(worker: EffectWorkerPort, store: CheckpointStore, cwd: string, ref: string, base: string | null): Promise<{ capture: Capture } | { error: string }> {
+async function tryCapture(
+  worker: EffectWorkerPort,
+  store: CheckpointStore,
+  cwd: string,
+  ref: string,
+  base: string | null,
+): Promise<{ capture: Capture } | { error: string }> {
   try {
     await worker.runtime.checkWorkspace(cwd);
     return { capture: await store.capture(cwd, ref, base) };
@@ -31,8 +40,11 @@ async function tryCapture(worker: EffectWorkerPort, store: CheckpointStore, cwd:
   }
 }
 
-function fromCapture(result: { capture: Capture } | { error: string }): Pick<Fields, 'status' | 'treeRef' | 'diff' | 'skippedFiles' | 'reason'> {
-  if ('error' in result) return { status: 'error', treeRef: null, diff: null, skippedFiles: [], reason: `capture failed: ${result.error}` };
+function fromCapture(
+  result: { capture: Capture } | { error: string },
+): Pick<Fields, 'status' | 'treeRef' | 'diff' | 'skippedFiles' | 'reason'> {
+  if ('error' in result)
+    return { status: 'error', treeRef: null, diff: null, skippedFiles: [], reason: `capture failed: ${result.error}` };
   const { capture } = result;
   return {
     status: 'ready',
@@ -48,9 +60,13 @@ function fromCapture(result: { capture: Capture } | { error: string }): Pick<Fie
  * configured with no data dir for them), the barrier's step is recorded `missing` with
  * its reason, so a run is never held open by it.
  */
-export function checkpointHandlers(checkpoints: CheckpointStore | null): Record<'checkpoint.baseline' | 'checkpoint.capture', EffectHandler> {
-  const cwdOf = (worker: EffectWorkerPort, threadId: string) => worker.runtime.store.projections.get('threads', threadId)?.workspace.cwd ?? null;
-  const scopeOf = (threadId: string, runId: string | null, nodeId: string | null) => idOf('checkpointScope', nodeId ? `cscope_${nodeId}` : runId ? `cscope_${runId}` : `cscope_${threadId}_base`);
+export function checkpointHandlers(
+  checkpoints: CheckpointStore | null,
+): Record<'checkpoint.baseline' | 'checkpoint.capture', EffectHandler> {
+  const cwdOf = (worker: EffectWorkerPort, threadId: string) =>
+    worker.runtime.store.projections.get('threads', threadId)?.workspace.cwd ?? null;
+  const scopeOf = (threadId: string, runId: string | null, nodeId: string | null) =>
+    idOf('checkpointScope', nodeId ? `cscope_${nodeId}` : runId ? `cscope_${runId}` : `cscope_${threadId}_base`);
 
   const baseline: EffectHandler = async (effect, worker) => {
     const { ordinal } = effectPayloads['checkpoint.baseline'].parse(effect.payload);
@@ -59,9 +75,29 @@ export function checkpointHandlers(checkpoints: CheckpointStore | null): Record<
       await worker.settle(effect, 'completed', () => ({}));
       return;
     }
-    const base = ordinal > 0 ? rootCheckpointAt(worker.runtime.store, effect.threadId, ordinal - 1)?.treeRef ?? null : null;
-    const result = await tryCapture(worker, checkpoints, cwd, `${effect.threadId}/baseline-${ordinal}-${effect.id}`, base);
-    await record(worker, effect, { scopeId: scopeOf(effect.threadId, null, null), scopeKind: 'root_run', runId: null, nodeId: null, runOrdinal: ordinal, runStatus: null, ...fromCapture(result) }, false);
+    const base =
+      ordinal > 0 ? (rootCheckpointAt(worker.runtime.store, effect.threadId, ordinal - 1)?.treeRef ?? null) : null;
+    const result = await tryCapture(
+      worker,
+      checkpoints,
+      cwd,
+      `${effect.threadId}/baseline-${ordinal}-${effect.id}`,
+      base,
+    );
+    await record(
+      worker,
+      effect,
+      {
+        scopeId: scopeOf(effect.threadId, null, null),
+        scopeKind: 'root_run',
+        runId: null,
+        nodeId: null,
+        runOrdinal: ordinal,
+        runStatus: null,
+        ...fromCapture(result),
+      },
+      false,
+    );
   };
 
   const capture: EffectHandler = async (effect, worker) => {
@@ -72,16 +108,34 @@ export function checkpointHandlers(checkpoints: CheckpointStore | null): Record<
     const status = RunStatus.safeParse(effect.payload['runStatus']);
     const runStatus = child || !status.success ? null : status.data;
     const scope = child
-      ? { scopeId: scopeOf(effect.threadId, effect.runId, effect.nodeId), scopeKind: 'subagent' as const, nodeId: effect.nodeId }
+      ? {
+          scopeId: scopeOf(effect.threadId, effect.runId, effect.nodeId),
+          scopeKind: 'subagent' as const,
+          nodeId: effect.nodeId,
+        }
       : { scopeId: scopeOf(effect.threadId, effect.runId, null), scopeKind: 'root_run' as const, nodeId: null };
     const common = { ...scope, runId: effect.runId, runOrdinal: ordinal, runStatus };
     const cwd = cwdOf(worker, effect.threadId);
     if (!checkpoints || !cwd) {
-      await record(worker, effect, { ...common, status: 'missing', treeRef: null, diff: null, skippedFiles: [], reason: 'no checkpoint store is configured' }, !child);
+      await record(
+        worker,
+        effect,
+        {
+          ...common,
+          status: 'missing',
+          treeRef: null,
+          diff: null,
+          skippedFiles: [],
+          reason: 'no checkpoint store is configured',
+        },
+        !child,
+      );
       return;
     }
     // A run diffs against checkpoint N-1; a child scope against the newest capture inside its run.
-    const inRun = store.projections.list('checkpoints', effect.threadId).filter((c) => c.runId === effect.runId && c.status === 'ready');
+    const inRun = store.projections
+      .list('checkpoints', effect.threadId)
+      .filter((c) => c.runId === effect.runId && c.status === 'ready');
     const previous = ordinal !== null ? rootCheckpointAt(store, effect.threadId, ordinal - 1) : null;
     const base = (child ? inRun.at(-1)?.treeRef : null) ?? previous?.treeRef ?? null;
     const result = await tryCapture(worker, checkpoints, cwd, `${effect.threadId}/${effect.id}`, base);

@@ -19,7 +19,11 @@ export interface HandlerEnv {
   store: Store;
 }
 
-type Handler<K extends CommandType> = (thread: StepContext, command: CommandOf<K>, env: HandlerEnv) => Record<string, unknown>;
+type Handler<K extends CommandType> = (
+  thread: StepContext,
+  command: CommandOf<K>,
+  env: HandlerEnv,
+) => Record<string, unknown>;
 
 const supervisorOf = (thread: StepContext) => ({ kind: 'thread_supervisor' as const, id: thread.threadId });
 
@@ -40,7 +44,11 @@ function claimNewThreadId(thread: StepContext, store: Store): void {
   const id = thread.threadId;
   const holder = store.entities.get(id)?.kind ?? projectionNames.find((p) => store.projections.get(p, id) !== null);
   if (holder || thread.state(supervisorOf(thread))) {
-    throw new BatonError('conflict', `id ${id} is already in use${holder ? ` (${holder})` : ''}: a new thread needs an id of its own`, { id, heldBy: holder ?? 'thread_supervisor' });
+    throw new BatonError(
+      'conflict',
+      `id ${id} is already in use${holder ? ` (${holder})` : ''}: a new thread needs an id of its own`,
+      { id, heldBy: holder ?? 'thread_supervisor' },
+    );
   }
 }
 
@@ -78,11 +86,20 @@ export const commandHandlers: { [K in CommandType]: Handler<K> } = {
     requireSameProvider(sup, c.provider);
     if (c.targetRunId) {
       if (mode !== 'steer_active' && mode !== 'restart_active') {
-        throw new BatonError('invalid_command', `targetRunId names the run to steer: send it with dispatchMode steer_active or restart_active, not ${mode}`);
+        throw new BatonError(
+          'invalid_command',
+          `targetRunId names the run to steer: send it with dispatchMode steer_active or restart_active, not ${mode}`,
+        );
       }
       if (!targetsActiveRun(sup, c.targetRunId)) {
-        const why = sup.activeRunId === c.targetRunId ? 'is finalizing and can no longer be steered' : `is not the active run (active: ${sup.activeRunId ?? 'none'})`;
-        throw new BatonError('conflict', `run ${c.targetRunId} ${why}`, { targetRunId: c.targetRunId, activeRunId: sup.activeRunId });
+        const why =
+          sup.activeRunId === c.targetRunId
+            ? 'is finalizing and can no longer be steered'
+            : `is not the active run (active: ${sup.activeRunId ?? 'none'})`;
+        throw new BatonError('conflict', `run ${c.targetRunId} ${why}`, {
+          targetRunId: c.targetRunId,
+          activeRunId: sup.activeRunId,
+        });
       }
     }
     const runId = thread.current.newId('run');
@@ -90,8 +107,16 @@ export const commandHandlers: { [K in CommandType]: Handler<K> } = {
     thread.deliver(
       supervisorOf(thread),
       {
-        type: 'SEND', runId, messageId, rootNodeId: thread.current.newId('node'), attemptId: thread.current.newId('attempt'), text: c.text,
-        mode, provider: sup.provider, model: c.model ?? sup.model, targetRunId: c.targetRunId ?? null,
+        type: 'SEND',
+        runId,
+        messageId,
+        rootNodeId: thread.current.newId('node'),
+        attemptId: thread.current.newId('attempt'),
+        text: c.text,
+        mode,
+        provider: sup.provider,
+        model: c.model ?? sup.model,
+        targetRunId: c.targetRunId ?? null,
       },
       { mustAccept: true },
     );
@@ -107,7 +132,11 @@ export const commandHandlers: { [K in CommandType]: Handler<K> } = {
     const run = thread.require({ kind: 'run', id: c.runId });
     const ctx = run.context;
     if (isSettled(run)) return { runId: c.runId, status: ctx.status, alreadyTerminal: true };
-    thread.deliver(supervisorOf(thread), { type: 'INTERRUPT', runId: c.runId, holdQueue: c.holdQueue ?? false }, { mustAccept: true });
+    thread.deliver(
+      supervisorOf(thread),
+      { type: 'INTERRUPT', runId: c.runId, holdQueue: c.holdQueue ?? false },
+      { mustAccept: true },
+    );
     return { runId: c.runId, holdQueue: c.holdQueue ?? false };
   },
 
@@ -120,14 +149,28 @@ export const commandHandlers: { [K in CommandType]: Handler<K> } = {
   'runtime-request.respond': (thread, c) => {
     const ctx = thread.require({ kind: 'runtime_request', id: c.requestId }).context;
     if (ctx.notResumableReason !== null) {
-      throw new BatonError('not_resumable', `request ${c.requestId} can no longer be answered: ${ctx.notResumableReason}`, { requestId: c.requestId, reason: ctx.notResumableReason });
+      throw new BatonError(
+        'not_resumable',
+        `request ${c.requestId} can no longer be answered: ${ctx.notResumableReason}`,
+        { requestId: c.requestId, reason: ctx.notResumableReason },
+      );
     }
-    if (ctx.status !== 'pending') throw new BatonError('conflict', `request ${c.requestId} is already ${ctx.status}`, { status: ctx.status });
+    if (ctx.status !== 'pending')
+      throw new BatonError('conflict', `request ${c.requestId} is already ${ctx.status}`, { status: ctx.status });
     const wantsAnswers = ctx.kind === 'user_input';
     if (wantsAnswers ? !c.answers || c.decision : !c.decision || c.answers) {
-      throw new BatonError('invalid_command', wantsAnswers ? `request ${c.requestId} asks questions: send answers (and no decision)` : `request ${c.requestId} needs a decision (and no answers)`);
+      throw new BatonError(
+        'invalid_command',
+        wantsAnswers
+          ? `request ${c.requestId} asks questions: send answers (and no decision)`
+          : `request ${c.requestId} needs a decision (and no answers)`,
+      );
     }
-    thread.deliver({ kind: 'runtime_request', id: c.requestId }, { type: 'RESPOND', decision: c.decision ?? null, answers: c.answers ?? null }, { mustAccept: true });
+    thread.deliver(
+      { kind: 'runtime_request', id: c.requestId },
+      { type: 'RESPOND', decision: c.decision ?? null, answers: c.answers ?? null },
+      { mustAccept: true },
+    );
     // Resolved only once the provider takes the answer (the respond effect).
     return { requestId: c.requestId, status: 'answering' };
   },
@@ -146,18 +189,25 @@ export const commandHandlers: { [K in CommandType]: Handler<K> } = {
     const run = thread.require({ kind: 'run', id: c.runId }).context;
     thread.deliver(
       supervisorOf(thread),
-      { type: 'PROMOTE', runId: c.runId, messageId: run.userMessageId, text: run.text, attemptId: thread.current.newId('attempt'), rootNodeId: thread.current.newId('node') },
+      {
+        type: 'PROMOTE',
+        runId: c.runId,
+        messageId: run.userMessageId,
+        text: run.text,
+        attemptId: thread.current.newId('attempt'),
+        rootNodeId: thread.current.newId('node'),
+      },
       { mustAccept: true },
     );
     return { runId: supervisorContext(thread).activeRunId, promotedRunId: c.runId };
   },
 
-
   /** Each change applies from the next run on: the run that starts next sends it to the provider. */
   'thread.settings.update': (thread, c) => {
     const { commandId: _c, type: _t, threadId: _id, ...changes } = c;
     // An update that names nothing would be acknowledged and change nothing.
-    if (Object.values(changes).every((v) => v === undefined)) throw new BatonError('invalid_command', 'thread.settings.update names no setting to change');
+    if (Object.values(changes).every((v) => v === undefined))
+      throw new BatonError('invalid_command', 'thread.settings.update names no setting to change');
     requireSameProvider(supervisorContext(thread), changes.provider);
     thread.deliver(supervisorOf(thread), { type: 'SETTINGS_UPDATE', changes }, { mustAccept: true });
     return { threadId: thread.threadId };
@@ -187,8 +237,12 @@ export const commandHandlers: { [K in CommandType]: Handler<K> } = {
       throw new BatonError('not_found', `no run ${c.source.runId} on thread ${c.sourceThreadId}`);
     }
     // Stable fork points only: a finished run (an interrupted or failed one with its checkpoint).
-    const stable = run.status === 'completed' || ((run.status === 'interrupted' || run.status === 'failed') && run.checkpointId);
-    if (!stable) throw new BatonError('invalid_transition', `run ${run.id} is ${run.status}: fork from a finished run`, { status: run.status });
+    const stable =
+      run.status === 'completed' || ((run.status === 'interrupted' || run.status === 'failed') && run.checkpointId);
+    if (!stable)
+      throw new BatonError('invalid_transition', `run ${run.id} is ${run.status}: fork from a finished run`, {
+        status: run.status,
+      });
     thread.spawn('thread_supervisor', thread.threadId, {
       threadId: thread.threadId,
       title: c.title ?? `${source.title} (fork)`,
@@ -221,7 +275,10 @@ export const commandHandlers: { [K in CommandType]: Handler<K> } = {
 
 /** Rollbacks restore files before their step, so `Runtime.dispatch` runs them itself; reaching this is a bug. */
 function runByTheRuntime(type: string): never {
-  throw new BatonError('internal', `${type} runs through Runtime.dispatch (files are restored before its step), not as a plain handler`);
+  throw new BatonError(
+    'internal',
+    `${type} runs through Runtime.dispatch (files are restored before its step), not as a plain handler`,
+  );
 }
 
 function unsupported(type: string): never {
@@ -230,14 +287,22 @@ function unsupported(type: string): never {
 
 function requireAvailable(provider: ProviderKind, env: HandlerEnv): void {
   if (!env.providers.includes(provider)) {
-    throw new BatonError('unsupported', `no ${provider} provider is available in this Baton yet (available: ${env.providers.join(', ')})`, { provider, available: env.providers });
+    throw new BatonError(
+      'unsupported',
+      `no ${provider} provider is available in this Baton yet (available: ${env.providers.join(', ')})`,
+      { provider, available: env.providers },
+    );
   }
 }
 
 /** A thread keeps its provider: moving it to another one needs a handoff, which is not built yet. */
 function requireSameProvider(sup: SupervisorContext, provider: ProviderKind | undefined): void {
   if (provider && provider !== sup.provider) {
-    throw new BatonError('unsupported', `switching thread ${sup.threadId} from ${sup.provider} to ${provider} needs a provider handoff, which is not built yet in this version of Baton`, { provider: sup.provider, requested: provider });
+    throw new BatonError(
+      'unsupported',
+      `switching thread ${sup.threadId} from ${sup.provider} to ${provider} needs a provider handoff, which is not built yet in this version of Baton`,
+      { provider: sup.provider, requested: provider },
+    );
   }
 }
 
@@ -247,6 +312,11 @@ export function handleCommand(thread: StepContext, command: Command, env: Handle
 }
 
 /** The handler table indexed by the command's own type, so the handler and the command agree. */
-function handleOf<K extends CommandType>(type: K, command: CommandOf<K>, thread: StepContext, env: HandlerEnv): Record<string, unknown> {
+function handleOf<K extends CommandType>(
+  type: K,
+  command: CommandOf<K>,
+  thread: StepContext,
+  env: HandlerEnv,
+): Record<string, unknown> {
   return commandHandlers[type](thread, command, env);
 }

@@ -31,7 +31,12 @@ export interface EffectWorkerPort {
   readonly owner: string;
   readonly runtime: EffectHost;
   /** Marks the effect completed (or failed) in the same step as `work`. */
-  settle<T extends Record<string, unknown>>(effect: Effect, status: 'completed' | 'failed', work: (ctx: StepContext) => T, error?: string | null): Promise<StepOutcome<T>>;
+  settle<T extends Record<string, unknown>>(
+    effect: Effect,
+    status: 'completed' | 'failed',
+    work: (ctx: StepContext) => T,
+    error?: string | null,
+  ): Promise<StepOutcome<T>>;
   /** Settles the effect completed, telling what waited on it (an answer's request) that it was carried out. */
   complete(effect: Effect): Promise<void>;
   /**

@@ -138,7 +138,12 @@ export class EffectWorker implements EffectWorkerPort {
   }
 
   /** Marks the effect completed (or failed) in the same step as `work`. */
-  settle<T extends Record<string, unknown>>(effect: Effect, status: 'completed' | 'failed', work: (ctx: StepContext) => T, error: string | null = null): Promise<StepOutcome<T>> {
+  settle<T extends Record<string, unknown>>(
+    effect: Effect,
+    status: 'completed' | 'failed',
+    work: (ctx: StepContext) => T,
+    error: string | null = null,
+  ): Promise<StepOutcome<T>> {
     return this.runtime.step(effect.threadId, (thread) => {
       const result = work(thread);
       thread.current.effectUpdates.push({ effectId: effect.id, status, error, leaseOwner: this.owner });
@@ -174,7 +179,9 @@ export class EffectWorker implements EffectWorkerPort {
     const handler = effect.provider ? this.runtime.providers.handler(effect.provider, kind) : null;
     if (handler) return handler(effect, this);
     const registered = effect.provider ? this.runtime.providers.get(effect.provider) : null;
-    const error = registered ? { code: 'unsupported' as const, message: `the ${registered.id} provider does not carry out ${kind}` } : unsupportedProvider(effect.provider).toInfo();
+    const error = registered
+      ? { code: 'unsupported' as const, message: `the ${registered.id} provider does not carry out ${kind}` }
+      : unsupportedProvider(effect.provider).toInfo();
     await this.fail(effect, error);
   }
 

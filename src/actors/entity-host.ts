@@ -7,7 +7,17 @@ import type { MachineOutput, SendTo, Spawn } from '../machines/outputs.js';
 import type { EntitySnapshotWrite } from '../persistence/commit-unit.js';
 import type { Store } from '../persistence/store.js';
 import { performBarrierStep } from './barrier.js';
-import { entityLogics, entityRefOf, isHostedKind, type EntityContext, type EntityIds, type EntityEvent, type EntityInput, type EntityRef, type HostedKind } from './entity-machines.js';
+import {
+  entityLogics,
+  entityRefOf,
+  isHostedKind,
+  type EntityContext,
+  type EntityIds,
+  type EntityEvent,
+  type EntityInput,
+  type EntityRef,
+  type HostedKind,
+} from './entity-machines.js';
 import { PersistedSnapshot, type HostedEntity } from './hosted-entity.js';
 import { cancelLiveWorkEffects } from './live-work-effects.js';
 import type { DeliverOptions, EntityState, StepContext } from './step-context.js';
@@ -113,7 +123,8 @@ export class EntityHost implements StepContext {
     }
     this.dirty.clear();
     const supervisor = this.tables.thread_supervisor?.get(this.threadId);
-    if (!supervisor?.context().activeRunId) for (const e of [...this.live.values()]) if (e.kind !== 'thread_supervisor') this.evict(e);
+    if (!supervisor?.context().activeRunId)
+      for (const e of [...this.live.values()]) if (e.kind !== 'thread_supervisor') this.evict(e);
   }
 
   /** Drops every in-memory change of a failed step: the rows on disk are the truth. */
@@ -135,7 +146,11 @@ export class EntityHost implements StepContext {
     if (options.mustAccept) {
       const entity = this.require(to);
       if (!entity.can(event)) {
-        throw new BatonError('invalid_transition', `${to.kind} ${to.id} cannot take ${typeOf(event)} in state ${JSON.stringify(entity.value)}`, { entity: to, state: entity.value });
+        throw new BatonError(
+          'invalid_transition',
+          `${to.kind} ${to.id} cannot take ${typeOf(event)} in state ${JSON.stringify(entity.value)}`,
+          { entity: to, state: entity.value },
+        );
       }
     }
     this.enqueue(to, event);
@@ -152,7 +167,8 @@ export class EntityHost implements StepContext {
   }
 
   spawn<K extends HostedKind>(kind: K, id: EntityIds[K], input: EntityInput<K>): void {
-    if (this.entity({ kind, id }) || this.live.has(id)) throw new BatonError('conflict', `${kind} ${id} exists already`);
+    if (this.entity({ kind, id }) || this.live.has(id))
+      throw new BatonError('conflict', `${kind} ${id} exists already`);
     this.attach({ kind, id }, entityLogics[kind].create(input));
     this.drain();
   }
@@ -190,13 +206,21 @@ export class EntityHost implements StepContext {
     if (!row || row.kind !== ref.kind || row.threadId !== this.threadId) return null;
     const logic = entityLogics[ref.kind];
     if (row.machineVersion !== logic.version || row.machineId !== logic.machineId) {
-      throw new BatonError('internal', `${ref.kind} ${ref.id} was stored by ${row.machineId} v${row.machineVersion}; this Baton runs ${logic.machineId} v${logic.version} and has no migration for it`);
+      throw new BatonError(
+        'internal',
+        `${ref.kind} ${ref.id} was stored by ${row.machineId} v${row.machineVersion}; this Baton runs ${logic.machineId} v${logic.version} and has no migration for it`,
+      );
     }
     const snapshot = PersistedSnapshot.safeParse(row.snapshot);
-    if (!snapshot.success) throw new BatonError('internal', `${ref.kind} ${ref.id} has a stored snapshot XState cannot restore: ${snapshot.error.message}`);
+    if (!snapshot.success)
+      throw new BatonError(
+        'internal',
+        `${ref.kind} ${ref.id} has a stored snapshot XState cannot restore: ${snapshot.error.message}`,
+      );
     const entity = logic.restore(snapshot.data);
     this.attach(ref, entity, false);
-    if (entity.status() === 'error') throw new BatonError('internal', `${ref.kind} ${ref.id} restored into an error state`);
+    if (entity.status() === 'error')
+      throw new BatonError('internal', `${ref.kind} ${ref.id} restored into an error state`);
     return entity;
   }
 
@@ -221,7 +245,10 @@ export class EntityHost implements StepContext {
     if (target.status() === 'done') {
       // A finished entity takes nothing more, and its row need not be rewritten. Late
       // provider events (a turn that completes after its run ended by policy) are normal.
-      this.deps.logger.debug({ threadId: this.threadId, entity: to, event: typeOf(event) }, 'event for a finished entity ignored');
+      this.deps.logger.debug(
+        { threadId: this.threadId, entity: to, event: typeOf(event) },
+        'event for a finished entity ignored',
+      );
       return;
     }
     target.send(event);
@@ -239,12 +266,19 @@ export class EntityHost implements StepContext {
   private messageNow<K extends HostedKind>(to: EntityRef<K>, event: EventObject): void {
     const typed = entityLogics[to.kind].eventOf(event);
     // The machine has no such event: it would ignore it, so it is not sent.
-    if (typed === null) return this.deps.logger.debug({ threadId: this.threadId, entity: to, event: event.type }, 'event its machine does not take ignored');
+    if (typed === null)
+      return this.deps.logger.debug(
+        { threadId: this.threadId, entity: to, event: event.type },
+        'event its machine does not take ignored',
+      );
     this.sendNow(to, typed);
   }
 
   private dropForUnknown(to: { kind: EntityKind; id: string }, type: string): void {
-    this.current.addEvent({ type: 'runtime.warning', payload: { threadId: this.threadId, runId: null, message: `${type} for unknown ${to.kind} ${to.id} was dropped` } });
+    this.current.addEvent({
+      type: 'runtime.warning',
+      payload: { threadId: this.threadId, runId: null, message: `${type} for unknown ${to.kind} ${to.id} was dropped` },
+    });
   }
 
   private handle(from: LiveEntity, output: MachineOutput): void {
@@ -273,7 +307,14 @@ export class EntityHost implements StepContext {
         const timerId = timerIdOf(from.id, output.key);
         step.timers.push(
           output.op === 'schedule'
-            ? { op: 'schedule', timerId, threadId: this.threadId, entityId: from.id, dueAt: output.dueAt, event: { kind: from.kind, event: output.event } }
+            ? {
+                op: 'schedule',
+                timerId,
+                threadId: this.threadId,
+                entityId: from.id,
+                dueAt: output.dueAt,
+                event: { kind: from.kind, event: output.event },
+              }
             : { op: 'cancel', timerId },
         );
         return;

@@ -1,6 +1,22 @@
 import type { EntityKind } from '../domain/entities.js';
-import { NodeId, ProviderSessionId, ProviderThreadId, RunAttemptId, RunId, RuntimeRequestId, ThreadId } from '../domain/ids.js';
-import { machinesByKind, machineVersions, type EntityContexts, type EntityEvents, type EntityIds, type EntityInputs, type MachineKind } from '../machines/index.js';
+import {
+  NodeId,
+  ProviderSessionId,
+  ProviderThreadId,
+  RunAttemptId,
+  RunId,
+  RuntimeRequestId,
+  ThreadId,
+} from '../domain/ids.js';
+import {
+  machinesByKind,
+  machineVersions,
+  type EntityContexts,
+  type EntityEvents,
+  type EntityIds,
+  type EntityInputs,
+  type MachineKind,
+} from '../machines/index.js';
 import { entityLogic, type EntityLogic } from './hosted-entity.js';
 
 export type { EntityIds } from '../machines/index.js';
@@ -16,9 +32,13 @@ export type EntityEvent<K extends HostedKind> = EntityEvents[K];
 export type EntityInput<K extends HostedKind> = EntityInputs[K];
 
 /** Every hosted kind's context, events and input. */
-export type EntityTypes = { [K in HostedKind]: { context: EntityContext<K>; event: EntityEvent<K>; input: EntityInput<K> } };
+export type EntityTypes = {
+  [K in HostedKind]: { context: EntityContext<K>; event: EntityEvent<K>; input: EntityInput<K> };
+};
 
-const entityIdSchemas: { [K in HostedKind]: { safeParse(raw: unknown): { success: true; data: EntityIds[K] } | { success: false } } } = {
+const entityIdSchemas: {
+  [K in HostedKind]: { safeParse(raw: unknown): { success: true; data: EntityIds[K] } | { success: false } };
+} = {
   thread_supervisor: ThreadId,
   run: RunId,
   run_attempt: RunAttemptId,

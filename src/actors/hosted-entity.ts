@@ -1,4 +1,11 @@
-import { Actor, type EventObject, type MachineContext, type Snapshot, type StateMachine, type StateValue } from 'xstate';
+import {
+  Actor,
+  type EventObject,
+  type MachineContext,
+  type Snapshot,
+  type StateMachine,
+  type StateValue,
+} from 'xstate';
 import { z } from 'zod';
 import type { MachineOutput } from '../machines/outputs.js';
 import { isSettled } from '../machines/status-actions.js';
@@ -37,18 +44,37 @@ export interface EntityLogic<C, E extends EventObject, I> {
  * other type parameters (children, actions, guards, ...) are the machine's own business,
  * left open here; the host never touches them.
  */
-type HostableMachine<C extends MachineContext, E extends EventObject, I, T extends string> = StateMachine<C, E, any, any, any, any, any, any, T, I, any, MachineOutput, any, any>;
+type HostableMachine<C extends MachineContext, E extends EventObject, I, T extends string> = StateMachine<
+  C,
+  E,
+  any,
+  any,
+  any,
+  any,
+  any,
+  any,
+  T,
+  I,
+  any,
+  MachineOutput,
+  any,
+  any
+>;
 
 /**
  * The logic of one kind of entity. Actors are made with `new Actor` (what `createActor`
  * does): its options are typed without the conditional that makes `input` required, so a
  * restored snapshot needs no cast.
  */
-export function entityLogic<C extends MachineContext, E extends EventObject, I, T extends string>(machine: HostableMachine<C, E, I, T>, version: number): EntityLogic<C, E, I> {
+export function entityLogic<C extends MachineContext, E extends EventObject, I, T extends string>(
+  machine: HostableMachine<C, E, I, T>,
+  version: number,
+): EntityLogic<C, E, I> {
   const types = new Set(machine.events.map(String));
   // XState descriptors: an exact type, `*`, or a prefix wildcard such as `TURN.*`.
   const prefixes = [...types].filter((t) => t.endsWith('.*')).map((t) => t.slice(0, -1));
-  const takes = (type: string): boolean => types.has(type) || types.has('*') || prefixes.some((p) => type.startsWith(p));
+  const takes = (type: string): boolean =>
+    types.has(type) || types.has('*') || prefixes.some((p) => type.startsWith(p));
   /*
    * Machines' messages and spawns are typed per kind (SendTo and Spawn in machines/outputs.ts),
    * but a durable timer's event comes back from its row as JSON: this check is where it
@@ -105,8 +131,14 @@ class HostedActor<C extends MachineContext, E extends EventObject, I, T extends 
 }
 
 /** Absent in stored JSON when undefined (`undefined` is not written). */
-const unset = z.undefined().optional().transform((): undefined => undefined);
-const anyValue = z.unknown().optional().transform((value): unknown => value);
+const unset = z
+  .undefined()
+  .optional()
+  .transform((): undefined => undefined);
+const anyValue = z
+  .unknown()
+  .optional()
+  .transform((value): unknown => value);
 
 /**
  * A stored row's snapshot, as `new Actor` takes it: XState's persisted snapshot with its

@@ -22,7 +22,11 @@ export const liveWorkEffectKinds: ReadonlySet<EffectKind> = new Set<EffectKind>(
   'provider.runtime-request.respond',
 ]);
 
-const turnEffectKinds: ReadonlySet<EffectKind> = new Set<EffectKind>(['provider.turn.start', 'provider.turn.steer', 'provider.turn.interrupt']);
+const turnEffectKinds: ReadonlySet<EffectKind> = new Set<EffectKind>([
+  'provider.turn.start',
+  'provider.turn.steer',
+  'provider.turn.interrupt',
+]);
 
 /**
  * Cancels, in this step's unit, the run's live-work effects that are still waiting: the
@@ -41,7 +45,10 @@ export function cancelLiveWorkEffects(step: Step, open: readonly Effect[], runId
  * What the gate reads of a stored run and request (their committed rows, outside any
  * step): parsed, since a row is JSON written by whichever version of the machine.
  */
-const StoredRun = z.object({ value: z.unknown(), context: z.object({ status: z.string(), activeAttemptId: z.string().nullable() }) });
+const StoredRun = z.object({
+  value: z.unknown(),
+  context: z.object({ status: z.string(), activeAttemptId: z.string().nullable() }),
+});
 const StoredRequest = z.object({ value: z.unknown() });
 
 const storedRow = <T>(schema: z.ZodType<T>, store: Store, id: string): T | null => {
@@ -76,11 +83,19 @@ export function staleEffectReason(store: Store, effect: Effect): string | null {
  * Tells the entities an effect was for how it ended, inside the step that settles it:
  * an answer the provider took resolves its request, one it could not take cancels it.
  */
-export function reportEffectOutcome(thread: StepContext, effect: Effect, failure: string | null): Record<string, unknown> {
-  const answer = effect.kind === 'provider.runtime-request.respond' ? effectPayloads['provider.runtime-request.respond'].safeParse(effect.payload) : null;
+export function reportEffectOutcome(
+  thread: StepContext,
+  effect: Effect,
+  failure: string | null,
+): Record<string, unknown> {
+  const answer =
+    effect.kind === 'provider.runtime-request.respond'
+      ? effectPayloads['provider.runtime-request.respond'].safeParse(effect.payload)
+      : null;
   if (answer?.success) {
     const ref = { kind: 'runtime_request' as const, id: answer.data.requestId };
-    if (thread.state(ref)?.value === 'answering') thread.deliver(ref, failure === null ? { type: 'ANSWER_DELIVERED' } : { type: 'ANSWER_FAILED', reason: failure });
+    if (thread.state(ref)?.value === 'answering')
+      thread.deliver(ref, failure === null ? { type: 'ANSWER_DELIVERED' } : { type: 'ANSWER_FAILED', reason: failure });
   }
   return {};
 }
@@ -92,7 +107,12 @@ export function reportEffectOutcome(thread: StepContext, effect: Effect, failure
 export async function cancelStaleEffect(worker: EffectWorkerPort, effect: Effect, reason: string): Promise<boolean> {
   const outcome = await worker.runtime.step(effect.threadId, (thread) => {
     const result = reportEffectOutcome(thread, effect, reason);
-    thread.current.effectUpdates.push({ effectId: effect.id, status: 'cancelled', error: reason, leaseOwner: worker.owner });
+    thread.current.effectUpdates.push({
+      effectId: effect.id,
+      status: 'cancelled',
+      error: reason,
+      leaseOwner: worker.owner,
+    });
     return result;
   });
   return outcome.ok;

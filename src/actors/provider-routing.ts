@@ -14,24 +14,48 @@ export function routeProviderEvent(thread: StepContext, event: ProviderEvent): v
     case 'turn.started':
       bindNativeTurn(thread, event);
       thread.deliver({ kind: 'execution_node', id: event.nodeId }, { type: 'START' });
-      thread.deliver({ kind: 'run_attempt', id: event.attemptId }, { type: 'TURN_STARTED', attemptId: event.attemptId });
+      thread.deliver(
+        { kind: 'run_attempt', id: event.attemptId },
+        { type: 'TURN_STARTED', attemptId: event.attemptId },
+      );
       thread.deliver({ kind: 'run', id: event.runId }, { type: 'TURN_STARTED', attemptId: event.attemptId });
       providerThreadTurn(thread, event.runId, 'TURN_BEGAN');
       return;
     case 'turn.completed':
       thread.deliver({ kind: 'execution_node', id: event.nodeId }, { type: 'END', status: event.status });
-      thread.deliver({ kind: 'run_attempt', id: event.attemptId }, { type: 'TURN_TERMINAL', attemptId: event.attemptId, nodeId: event.nodeId, status: event.status });
+      thread.deliver(
+        { kind: 'run_attempt', id: event.attemptId },
+        { type: 'TURN_TERMINAL', attemptId: event.attemptId, nodeId: event.nodeId, status: event.status },
+      );
       if (thread.context({ kind: 'run', id: event.runId })?.rootNodeId === event.nodeId) {
         providerThreadTurn(thread, event.runId, 'TURN_ENDED');
       }
-      thread.deliver({ kind: 'run', id: event.runId }, { type: 'TURN_TERMINAL', attemptId: event.attemptId, nodeId: event.nodeId, status: event.status, error: event.error });
+      thread.deliver(
+        { kind: 'run', id: event.runId },
+        {
+          type: 'TURN_TERMINAL',
+          attemptId: event.attemptId,
+          nodeId: event.nodeId,
+          status: event.status,
+          error: event.error,
+        },
+      );
       return;
     case 'interrupt.acknowledged':
       thread.deliver({ kind: 'run', id: event.runId }, { type: 'INTERRUPT_ACKNOWLEDGED' });
       return;
     case 'node.started':
       if (!thread.state({ kind: 'execution_node', id: event.nodeId })) {
-        thread.spawn('execution_node', event.nodeId, { nodeId: event.nodeId, runId: event.runId, threadId: event.threadId, attemptId: event.attemptId, parentNodeId: event.parentNodeId, kind: event.kind, countsForRun: false, title: event.title });
+        thread.spawn('execution_node', event.nodeId, {
+          nodeId: event.nodeId,
+          runId: event.runId,
+          threadId: event.threadId,
+          attemptId: event.attemptId,
+          parentNodeId: event.parentNodeId,
+          kind: event.kind,
+          countsForRun: false,
+          title: event.title,
+        });
       }
       thread.deliver({ kind: 'execution_node', id: event.nodeId }, { type: 'START' });
       return;
@@ -39,33 +63,64 @@ export function routeProviderEvent(thread: StepContext, event: ProviderEvent): v
       thread.deliver({ kind: 'execution_node', id: event.nodeId }, { type: 'END', status: event.status });
       return;
     case 'node.delta':
-      thread.current.addEvent({ type: 'node.output', payload: { threadId: event.threadId, runId: event.runId, nodeId: event.nodeId, delta: event.delta } });
+      thread.current.addEvent({
+        type: 'node.output',
+        payload: { threadId: event.threadId, runId: event.runId, nodeId: event.nodeId, delta: event.delta },
+      });
       return;
     case 'node.detail':
-      thread.current.addEvent({ type: 'node.detail', payload: { threadId: event.threadId, runId: event.runId, nodeId: event.nodeId, text: event.text, detail: event.detail } });
+      thread.current.addEvent({
+        type: 'node.detail',
+        payload: {
+          threadId: event.threadId,
+          runId: event.runId,
+          nodeId: event.nodeId,
+          text: event.text,
+          detail: event.detail,
+        },
+      });
       return;
     case 'message.delta':
       ensureAssistantMessage(thread, event);
-      thread.current.addEvent({ type: 'message.delta', payload: { threadId: event.threadId, messageId: event.messageId, delta: event.delta } });
+      thread.current.addEvent({
+        type: 'message.delta',
+        payload: { threadId: event.threadId, messageId: event.messageId, delta: event.delta },
+      });
       return;
     case 'message.completed':
       ensureAssistantMessage(thread, event);
-      thread.current.addEvent({ type: 'message.completed', payload: { threadId: event.threadId, messageId: event.messageId, text: event.text } });
-      thread.deliver({ kind: 'execution_node', id: messageNodeId(event.messageId) }, { type: 'END', status: 'completed' });
+      thread.current.addEvent({
+        type: 'message.completed',
+        payload: { threadId: event.threadId, messageId: event.messageId, text: event.text },
+      });
+      thread.deliver(
+        { kind: 'execution_node', id: messageNodeId(event.messageId) },
+        { type: 'END', status: 'completed' },
+      );
       return;
     case 'plan.updated':
       thread.current.addEvent({
         type: 'plan.updated',
         payload: {
           plan: {
-            id: event.planId, threadId: event.threadId, runId: event.runId, nodeId: event.nodeId, kind: event.kind, text: event.text, steps: event.steps,
-            ...(event.questions ? { questions: event.questions } : {}), final: event.final ?? false,
+            id: event.planId,
+            threadId: event.threadId,
+            runId: event.runId,
+            nodeId: event.nodeId,
+            kind: event.kind,
+            text: event.text,
+            steps: event.steps,
+            ...(event.questions ? { questions: event.questions } : {}),
+            final: event.final ?? false,
           },
         },
       });
       return;
     case 'plan.delta':
-      thread.current.addEvent({ type: 'plan.delta', payload: { threadId: event.threadId, runId: event.runId, planId: event.planId, delta: event.delta } });
+      thread.current.addEvent({
+        type: 'plan.delta',
+        payload: { threadId: event.threadId, runId: event.runId, planId: event.planId, delta: event.delta },
+      });
       return;
     case 'request.opened':
       openRequest(thread, event);
@@ -75,27 +130,52 @@ export function routeProviderEvent(thread: StepContext, event: ProviderEvent): v
       return;
     case 'session.status': {
       const ref = { kind: 'provider_session' as const, id: event.sessionId };
-      if (!thread.state(ref)) thread.spawn('provider_session', event.sessionId, { sessionId: event.sessionId, threadId: event.threadId, provider: event.provider });
-      const byStatus = { starting: 'RESTART', ready: 'READY', running: 'BUSY', waiting: 'WAITING', stopped: 'STOPPED', error: 'FAILED' } as const;
+      if (!thread.state(ref))
+        thread.spawn('provider_session', event.sessionId, {
+          sessionId: event.sessionId,
+          threadId: event.threadId,
+          provider: event.provider,
+        });
+      const byStatus = {
+        starting: 'RESTART',
+        ready: 'READY',
+        running: 'BUSY',
+        waiting: 'WAITING',
+        stopped: 'STOPPED',
+        error: 'FAILED',
+      } as const;
       // "ready" after work is the session going idle; before any, it is the session coming up.
       const working = ['running', 'waiting'].includes(thread.context(ref)?.status ?? '');
-      thread.deliver(ref, { type: event.status === 'ready' && working ? 'IDLE' : byStatus[event.status], reason: event.reason ?? event.status });
+      thread.deliver(ref, {
+        type: event.status === 'ready' && working ? 'IDLE' : byStatus[event.status],
+        reason: event.reason ?? event.status,
+      });
       return;
     }
     case 'thread.loaded':
       bindNativeThread(thread, event);
-      thread.deliver({ kind: 'provider_thread', id: event.providerThreadId }, { type: 'LOADED', nativeThreadRef: event.nativeThreadRef, resumeCursor: event.resumeCursor });
-      if (event.resolution) thread.current.addEvent({ type: 'thread.fork-resolved', payload: { threadId: event.threadId, providerThreadId: event.providerThreadId, strategy: event.resolution } });
+      thread.deliver(
+        { kind: 'provider_thread', id: event.providerThreadId },
+        { type: 'LOADED', nativeThreadRef: event.nativeThreadRef, resumeCursor: event.resumeCursor },
+      );
+      if (event.resolution)
+        thread.current.addEvent({
+          type: 'thread.fork-resolved',
+          payload: { threadId: event.threadId, providerThreadId: event.providerThreadId, strategy: event.resolution },
+        });
       return;
     case 'thread.failed':
-      thread.deliver({ kind: 'thread_supervisor', id: event.threadId }, {
-        type: 'PROVIDER_THREAD_FAILED',
-        reason: event.reason,
-        failedProviderThreadId: event.providerThreadId,
-        replacementProviderThreadId: thread.current.newId('providerThread'),
-        recoveryAttemptId: thread.current.newId('attempt'),
-        recoveryRootNodeId: thread.current.newId('node'),
-      });
+      thread.deliver(
+        { kind: 'thread_supervisor', id: event.threadId },
+        {
+          type: 'PROVIDER_THREAD_FAILED',
+          reason: event.reason,
+          failedProviderThreadId: event.providerThreadId,
+          replacementProviderThreadId: thread.current.newId('providerThread'),
+          recoveryAttemptId: thread.current.newId('attempt'),
+          recoveryRootNodeId: thread.current.newId('node'),
+        },
+      );
       return;
     case 'thread.reverted':
       reconciled(thread, event);
@@ -104,10 +184,16 @@ export function routeProviderEvent(thread: StepContext, event: ProviderEvent): v
       runtimeLost(thread, event);
       return;
     case 'diff.updated':
-      thread.current.addEvent({ type: 'run.diff-updated', payload: { threadId: event.threadId, runId: event.runId, diff: event.diff } });
+      thread.current.addEvent({
+        type: 'run.diff-updated',
+        payload: { threadId: event.threadId, runId: event.runId, diff: event.diff },
+      });
       return;
     case 'warning':
-      thread.current.addEvent({ type: 'runtime.warning', payload: { threadId: event.threadId, runId: event.runId, message: event.message } });
+      thread.current.addEvent({
+        type: 'runtime.warning',
+        payload: { threadId: event.threadId, runId: event.runId, message: event.message },
+      });
       return;
   }
 }
@@ -119,24 +205,60 @@ function ensureAssistantMessage(thread: StepContext, event: Of<'message.delta'> 
   if (thread.current.view.get('messages', event.messageId)) return;
   const nodeId = messageNodeId(event.messageId);
   const run = thread.context({ kind: 'run', id: event.runId });
-  thread.spawn('execution_node', nodeId, { nodeId, runId: event.runId, threadId: event.threadId, attemptId: run?.activeAttemptId ?? null, parentNodeId: event.nodeId, kind: 'assistant_message', countsForRun: false, title: null });
+  thread.spawn('execution_node', nodeId, {
+    nodeId,
+    runId: event.runId,
+    threadId: event.threadId,
+    attemptId: run?.activeAttemptId ?? null,
+    parentNodeId: event.nodeId,
+    kind: 'assistant_message',
+    countsForRun: false,
+    title: null,
+  });
   thread.deliver({ kind: 'execution_node', id: nodeId }, { type: 'START' });
   thread.current.addEvent({
     type: 'message.created',
-    payload: { message: { id: event.messageId, threadId: event.threadId, runId: event.runId, nodeId, role: 'assistant', text: '', completed: false } },
+    payload: {
+      message: {
+        id: event.messageId,
+        threadId: event.threadId,
+        runId: event.runId,
+        nodeId,
+        role: 'assistant',
+        text: '',
+        completed: false,
+      },
+    },
   });
 }
 
 function openRequest(thread: StepContext, event: Of<'request.opened'>): void {
   const kind = event.kind === 'user_input' ? 'user_input_request' : 'approval_request';
   const run = thread.context({ kind: 'run', id: event.runId });
-  thread.spawn('execution_node', event.nodeId, { nodeId: event.nodeId, runId: event.runId, threadId: event.threadId, attemptId: run?.activeAttemptId ?? null, parentNodeId: event.parentNodeId, kind, countsForRun: false, title: event.prompt });
+  thread.spawn('execution_node', event.nodeId, {
+    nodeId: event.nodeId,
+    runId: event.runId,
+    threadId: event.threadId,
+    attemptId: run?.activeAttemptId ?? null,
+    parentNodeId: event.parentNodeId,
+    kind,
+    countsForRun: false,
+    title: event.prompt,
+  });
   thread.deliver({ kind: 'execution_node', id: event.nodeId }, { type: 'START' });
   thread.deliver({ kind: 'execution_node', id: event.nodeId }, { type: 'WAIT' });
   // The answer goes back to the provider that asked: the run's (its thread's if the run is unknown).
   const provider = run?.provider ?? thread.require({ kind: 'thread_supervisor', id: event.threadId }).context.provider;
   thread.spawn('runtime_request', event.requestId, {
-    requestId: event.requestId, threadId: event.threadId, runId: event.runId, nodeId: event.nodeId, provider, kind: event.kind, prompt: event.prompt, details: event.details, providerSessionId: event.providerSessionId,
+    requestId: event.requestId,
+    threadId: event.threadId,
+    runId: event.runId,
+    nodeId: event.nodeId,
+    provider,
+    kind: event.kind,
+    prompt: event.prompt,
+    details: event.details,
+    providerSessionId: event.providerSessionId,
     expiresAt: thread.requestTtlMs === null ? null : thread.current.at + thread.requestTtlMs,
   });
 }
@@ -158,19 +280,28 @@ function reconciled(thread: StepContext, event: Of<'thread.reverted'>): void {
 
 /** The provider process died: its callbacks are gone and the active run ends by policy. */
 function runtimeLost(thread: StepContext, event: Of<'runtime.lost'>): void {
-  for (const r of thread.current.view.list('requests', event.threadId, (r) => (r.status === 'pending' || r.status === 'answering') && r.responseCapability.type === 'live')) {
+  for (const r of thread.current.view.list(
+    'requests',
+    event.threadId,
+    (r) => (r.status === 'pending' || r.status === 'answering') && r.responseCapability.type === 'live',
+  )) {
     thread.deliver({ kind: 'runtime_request', id: r.id }, { type: 'CALLBACK_LOST', reason: event.error.message });
   }
-  if (event.sessionId) thread.deliver({ kind: 'provider_session', id: event.sessionId }, { type: 'FAILED', reason: event.error.message });
+  if (event.sessionId)
+    thread.deliver({ kind: 'provider_session', id: event.sessionId }, { type: 'FAILED', reason: event.error.message });
   const supervisor = thread.context({ kind: 'thread_supervisor', id: event.threadId });
-  if (supervisor?.activeRunId) thread.deliver({ kind: 'run', id: supervisor.activeRunId }, { type: 'PROVIDER_LOST', status: event.runStatus, error: event.error });
+  if (supervisor?.activeRunId)
+    thread.deliver(
+      { kind: 'run', id: supervisor.activeRunId },
+      { type: 'PROVIDER_LOST', status: event.runStatus, error: event.error },
+    );
 }
 
 function providerThreadTurn(thread: StepContext, runId: RunId, type: 'TURN_BEGAN' | 'TURN_ENDED'): void {
   const run = thread.context({ kind: 'run', id: runId });
-  if (run?.providerThreadId) thread.deliver({ kind: 'provider_thread', id: run.providerThreadId }, { type, runOrdinal: run.ordinal });
+  if (run?.providerThreadId)
+    thread.deliver({ kind: 'provider_thread', id: run.providerThreadId }, { type, runOrdinal: run.ordinal });
 }
-
 
 /** A native turn id is evidence: bound, scoped to its provider thread, to the attempt it ran. */
 function bindNativeTurn(thread: StepContext, event: Of<'turn.started'>): void {

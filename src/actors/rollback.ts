@@ -25,7 +25,11 @@ export type WorkspaceCheck = (cwd: string) => Promise<void>;
 async function restorableCwd(thread: StepContext, check: WorkspaceCheck): Promise<string> {
   const cwd = supervisor(thread).context.cwd;
   await check(cwd).catch((error: unknown) => {
-    throw new BatonError('conflict', `thread ${thread.threadId}'s workspace cannot be restored: ${error instanceof Error ? error.message : String(error)}`, { cwd });
+    throw new BatonError(
+      'conflict',
+      `thread ${thread.threadId}'s workspace cannot be restored: ${error instanceof Error ? error.message : String(error)}`,
+      { cwd },
+    );
   });
   return cwd;
 }
@@ -36,65 +40,142 @@ function supervisor(thread: StepContext): EntityState<'thread_supervisor'> {
   return state;
 }
 
-export async function prepareRollbackToRun(thread: StepContext, c: CommandOf<'rollback.toRun'>, store: Store, checkpoints: CheckpointStore | null, check: WorkspaceCheck): Promise<Restored> {
+export async function prepareRollbackToRun(
+  thread: StepContext,
+  c: CommandOf<'rollback.toRun'>,
+  store: Store,
+  checkpoints: CheckpointStore | null,
+  check: WorkspaceCheck,
+): Promise<Restored> {
   const sup = supervisor(thread);
   if (!sup.can({ type: 'ROLLBACK', runOrdinal: c.runOrdinal })) {
-    throw new BatonError('invalid_transition', `thread ${thread.threadId} cannot roll back to run ${c.runOrdinal} now (a run is active, or there is no such run)`, { state: sup.value });
+    throw new BatonError(
+      'invalid_transition',
+      `thread ${thread.threadId} cannot roll back to run ${c.runOrdinal} now (a run is active, or there is no such run)`,
+      { state: sup.value },
+    );
   }
-  const stale = store.projections.list('checkpoints', thread.threadId).filter((k) => k.status !== 'stale' && (k.runOrdinal ?? 0) > c.runOrdinal).map((k) => k.id);
+  const stale = store.projections
+    .list('checkpoints', thread.threadId)
+    .filter((k) => k.status !== 'stale' && (k.runOrdinal ?? 0) > c.runOrdinal)
+    .map((k) => k.id);
   if (!checkpoints) return { checkpointId: null, changedPaths: [], parentOverlap: [], stale };
   const target = rootCheckpointAt(store, thread.threadId, c.runOrdinal);
   if (!target || target.status !== 'ready' || !target.treeRef) {
-    throw new BatonError('not_found', `run ${c.runOrdinal} of thread ${thread.threadId} has no ready checkpoint to restore`, { checkpoint: target });
+    throw new BatonError(
+      'not_found',
+      `run ${c.runOrdinal} of thread ${thread.threadId} has no ready checkpoint to restore`,
+      { checkpoint: target },
+    );
   }
   const { changed } = await checkpoints.restore(await restorableCwd(thread, check), target.treeRef);
   return { checkpointId: target.id, changedPaths: changed, parentOverlap: [], stale };
 }
 
-export function commitRollbackToRun(thread: StepContext, c: CommandOf<'rollback.toRun'>, r: Restored): Record<string, unknown> {
+export function commitRollbackToRun(
+  thread: StepContext,
+  c: CommandOf<'rollback.toRun'>,
+  r: Restored,
+): Record<string, unknown> {
   // A provider that cannot roll back has diverged: the supervisor replaces its thread with this one.
   const replacementProviderThreadId = thread.current.newId('providerThread');
-  thread.deliver({ kind: 'thread_supervisor', id: thread.threadId }, { type: 'ROLLBACK', runOrdinal: c.runOrdinal, replacementProviderThreadId }, { mustAccept: true });
+  thread.deliver(
+    { kind: 'thread_supervisor', id: thread.threadId },
+    { type: 'ROLLBACK', runOrdinal: c.runOrdinal, replacementProviderThreadId },
+    { mustAccept: true },
+  );
   recordRestore(thread, r);
-  return { threadId: thread.threadId, runOrdinal: c.runOrdinal, checkpointId: r.checkpointId, changedPaths: r.changedPaths, staleCheckpointIds: r.stale };
+  return {
+    threadId: thread.threadId,
+    runOrdinal: c.runOrdinal,
+    checkpointId: r.checkpointId,
+    changedPaths: r.changedPaths,
+    staleCheckpointIds: r.stale,
+  };
 }
 
-export async function prepareRollbackNode(thread: StepContext, c: CommandOf<'rollback.node'>, store: Store, checkpoints: CheckpointStore | null, check: WorkspaceCheck): Promise<Restored> {
+export async function prepareRollbackNode(
+  thread: StepContext,
+  c: CommandOf<'rollback.node'>,
+  store: Store,
+  checkpoints: CheckpointStore | null,
+  check: WorkspaceCheck,
+): Promise<Restored> {
   if (!checkpoints) throw new BatonError('unsupported', 'no checkpoint store is configured');
   const checkpoint = store.projections.get('checkpoints', c.checkpointId);
-  if (!checkpoint || checkpoint.threadId !== thread.threadId || checkpoint.nodeId !== c.nodeId || checkpoint.scopeKind === 'root_run') {
+  if (
+    !checkpoint ||
+    checkpoint.threadId !== thread.threadId ||
+    checkpoint.nodeId !== c.nodeId ||
+    checkpoint.scopeKind === 'root_run'
+  ) {
     throw new BatonError('not_found', `no checkpoint ${c.checkpointId} of node ${c.nodeId}`);
   }
-  if (checkpoint.status !== 'ready' || !checkpoint.treeRef) throw new BatonError('conflict', `checkpoint ${c.checkpointId} is ${checkpoint.status}`);
+  if (checkpoint.status !== 'ready' || !checkpoint.treeRef)
+    throw new BatonError('conflict', `checkpoint ${c.checkpointId} is ${checkpoint.status}`);
   const cwd = await restorableCwd(thread, check);
   const { changed, previousTree } = await checkpoints.restore(cwd, checkpoint.treeRef);
   // What the parent run changed: from its baseline to its own checkpoint, or to now while it runs.
   const ordinal = checkpoint.runOrdinal ?? 0;
   const baseline = rootCheckpointAt(store, thread.threadId, ordinal - 1);
   const runCheckpoint = rootCheckpointAt(store, thread.threadId, ordinal);
-  const parentPaths = baseline?.treeRef ? await checkpoints.changedPaths(cwd, baseline.treeRef, runCheckpoint?.treeRef ?? previousTree) : [];
+  const parentPaths = baseline?.treeRef
+    ? await checkpoints.changedPaths(cwd, baseline.treeRef, runCheckpoint?.treeRef ?? previousTree)
+    : [];
   const all = store.projections.list('checkpoints', thread.threadId);
-  const later = all.slice(all.findIndex((k) => k.id === checkpoint.id) + 1).filter((k) => k.runId === checkpoint.runId && k.scopeKind !== 'root_run' && k.status !== 'stale');
-  return { checkpointId: checkpoint.id, changedPaths: changed, parentOverlap: changed.filter((p) => parentPaths.includes(p)), stale: later.map((k) => k.id) };
+  const later = all
+    .slice(all.findIndex((k) => k.id === checkpoint.id) + 1)
+    .filter((k) => k.runId === checkpoint.runId && k.scopeKind !== 'root_run' && k.status !== 'stale');
+  return {
+    checkpointId: checkpoint.id,
+    changedPaths: changed,
+    parentOverlap: changed.filter((p) => parentPaths.includes(p)),
+    stale: later.map((k) => k.id),
+  };
 }
 
-export function commitRollbackNode(thread: StepContext, c: CommandOf<'rollback.node'>, r: Restored): Record<string, unknown> {
+export function commitRollbackNode(
+  thread: StepContext,
+  c: CommandOf<'rollback.node'>,
+  r: Restored,
+): Record<string, unknown> {
   thread.require({ kind: 'execution_node', id: c.nodeId });
   recordRestore(thread, r);
-  return { nodeId: c.nodeId, checkpointId: c.checkpointId, changedPaths: r.changedPaths, parentFilesChanged: r.parentOverlap.length > 0, parentOverlap: r.parentOverlap };
+  return {
+    nodeId: c.nodeId,
+    checkpointId: c.checkpointId,
+    changedPaths: r.changedPaths,
+    parentFilesChanged: r.parentOverlap.length > 0,
+    parentOverlap: r.parentOverlap,
+  };
 }
 
 /**
  * What a provider's conversation holds after a rollback, against the turns Baton keeps:
  * kept turns it lost, and turns it still has that Baton does not keep. Both empty: they agree.
  */
-export function compareTurns(kept: readonly string[], remaining: readonly string[]): { missing: string[]; unexpected: string[] } {
+export function compareTurns(
+  kept: readonly string[],
+  remaining: readonly string[],
+): { missing: string[]; unexpected: string[] } {
   const has = new Set(remaining);
   const keeps = new Set(kept);
   return { missing: kept.filter((t) => !has.has(t)), unexpected: remaining.filter((t) => !keeps.has(t)) };
 }
 
 function recordRestore(thread: StepContext, r: Restored): void {
-  thread.current.addEvent({ type: 'checkpoint.restored', payload: { threadId: thread.threadId, checkpointId: r.checkpointId, changedPaths: r.changedPaths, parentOverlap: r.parentOverlap } });
-  if (r.stale.length) thread.current.addEvent({ type: 'checkpoint.stale', payload: { threadId: thread.threadId, checkpointIds: r.stale } });
+  thread.current.addEvent({
+    type: 'checkpoint.restored',
+    payload: {
+      threadId: thread.threadId,
+      checkpointId: r.checkpointId,
+      changedPaths: r.changedPaths,
+      parentOverlap: r.parentOverlap,
+    },
+  });
+  if (r.stale.length)
+    thread.current.addEvent({
+      type: 'checkpoint.stale',
+      payload: { threadId: thread.threadId, checkpointIds: r.stale },
+    });
 }

@@ -21,11 +21,13 @@ export function providerHostOf(runtime: ProviderHostSource, provider: ProviderKi
     ids: runtime.ids,
     ingest: async (event) => {
       const outcome = await runtime.ingest(event);
-      if (!outcome.ok && outcome.error.code !== 'not_found') runtime.logger.warn({ provider, event: event.type, error: outcome.error }, 'a provider event was refused');
+      if (!outcome.ok && outcome.error.code !== 'not_found')
+        runtime.logger.warn({ provider, event: event.type, error: outcome.error }, 'a provider event was refused');
       return outcome;
     },
     nativeThreadRef: (providerThreadId) => boundNativeThreadRef(store, providerThreadId),
-    nativeTurnRef: (attemptId) => store.bindings.forApp(attemptId).find((b) => b.entityKind === 'run_attempt')?.nativeRef ?? null,
+    nativeTurnRef: (attemptId) =>
+      store.bindings.forApp(attemptId).find((b) => b.entityKind === 'run_attempt')?.nativeRef ?? null,
     runs: (threadId) => store.projections.list('runs', threadId),
     threadCwd: (threadId) => store.projections.get('threads', threadId)?.workspace.cwd ?? process.cwd(),
     activeRunId: (threadId) => store.projections.get('threads', threadId)?.activeRunId ?? null,
@@ -38,7 +40,10 @@ export function providerHostOf(runtime: ProviderHostSource, provider: ProviderKi
  * Baton kept that binding has its native ref only in its own row: read there, parsed.
  */
 export function boundNativeThreadRef(store: Store, providerThreadId: string): string | null {
-  const bound = store.bindings.forApp(providerThreadId).filter((b) => b.entityKind === 'provider_thread').at(-1);
+  const bound = store.bindings
+    .forApp(providerThreadId)
+    .filter((b) => b.entityKind === 'provider_thread')
+    .at(-1);
   if (bound) return bound.nativeRef;
   const row = store.entities.get(providerThreadId);
   if (row?.kind !== 'provider_thread') return null;

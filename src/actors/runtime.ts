@@ -97,7 +97,10 @@ export class Runtime implements ProviderRuntime {
   }
 
   async dispatch(raw: unknown): Promise<CommandAck> {
-    const commandId = typeof raw === 'object' && raw !== null && 'commandId' in raw && typeof raw.commandId === 'string' ? raw.commandId : null;
+    const commandId =
+      typeof raw === 'object' && raw !== null && 'commandId' in raw && typeof raw.commandId === 'string'
+        ? raw.commandId
+        : null;
     const parsed = Command.safeParse(raw);
     if (!parsed.success) {
       const type = typeof raw === 'object' && raw !== null && 'type' in raw ? raw.type : undefined;
@@ -109,24 +112,53 @@ export class Runtime implements ProviderRuntime {
     }
     const command = parsed.data;
     const existing = this.store.receipts.get(command.commandId);
-    if (existing) return ackOf(replayReceipt(existing, { commandType: command.type, threadId: this.namedThread(command) }), command.commandId);
+    if (existing)
+      return ackOf(
+        replayReceipt(existing, { commandType: command.type, threadId: this.namedThread(command) }),
+        command.commandId,
+      );
     // Checked before any step: a refused workspace leaves nothing stored, not even a receipt.
     if (command.type === 'thread.create') {
-      const refused = await this.checkWorkspace(command.cwd).then(() => null, (error: unknown) => toErrorInfo(error));
+      const refused = await this.checkWorkspace(command.cwd).then(
+        () => null,
+        (error: unknown) => toErrorInfo(error),
+      );
       if (refused) return { ok: false, commandId: command.commandId, error: refused };
     }
 
     const threadId = this.threadOf(command);
-    if (!threadId) return { ok: false, commandId: command.commandId, error: { code: 'not_found', message: `${command.type}: no ${describeTarget(command)}` } };
+    if (!threadId)
+      return {
+        ok: false,
+        commandId: command.commandId,
+        error: { code: 'not_found', message: `${command.type}: no ${describeTarget(command)}` },
+      };
     const options = { commandId: command.commandId, commandType: command.type };
     const thread = this.thread(threadId);
     // Rollbacks restore files before their step; every other command is a plain step.
     const outcome =
       command.type === 'rollback.toRun'
-        ? await thread.runPrepared((t) => prepareRollbackToRun(t, command, this.store, this.checkpoints, (cwd) => this.checkWorkspace(cwd)), (t, r) => commitRollbackToRun(t, command, r), options)
+        ? await thread.runPrepared(
+            (t) => prepareRollbackToRun(t, command, this.store, this.checkpoints, (cwd) => this.checkWorkspace(cwd)),
+            (t, r) => commitRollbackToRun(t, command, r),
+            options,
+          )
         : command.type === 'rollback.node'
-          ? await thread.runPrepared((t) => prepareRollbackNode(t, command, this.store, this.checkpoints, (cwd) => this.checkWorkspace(cwd)), (t, r) => commitRollbackNode(t, command, r), options)
-          : await thread.run((t) => handleCommand(t, command, { capabilities: this.capabilities, defaultProvider: this.defaultProvider, providers: this.providers.ids(), store: this.store }), options);
+          ? await thread.runPrepared(
+              (t) => prepareRollbackNode(t, command, this.store, this.checkpoints, (cwd) => this.checkWorkspace(cwd)),
+              (t, r) => commitRollbackNode(t, command, r),
+              options,
+            )
+          : await thread.run(
+              (t) =>
+                handleCommand(t, command, {
+                  capabilities: this.capabilities,
+                  defaultProvider: this.defaultProvider,
+                  providers: this.providers.ids(),
+                  store: this.store,
+                }),
+              options,
+            );
     return ackOf(outcome, command.commandId);
   }
 
@@ -138,10 +170,19 @@ export class Runtime implements ProviderRuntime {
   /** A normalized provider event from an adapter (or a replayed transcript). */
   async ingest(raw: unknown): Promise<StepOutcome<Record<string, unknown>>> {
     const parsed = ProviderEvent.safeParse(raw);
-    if (!parsed.success) return { ok: false, error: fromZodError('invalid_payload', 'provider event', parsed.error).toInfo(), lastSequence: this.store.lastSequence() };
+    if (!parsed.success)
+      return {
+        ok: false,
+        error: fromZodError('invalid_payload', 'provider event', parsed.error).toInfo(),
+        lastSequence: this.store.lastSequence(),
+      };
     const event = parsed.data;
     if (!this.threads.has(event.threadId) && !this.store.entities.get(event.threadId)) {
-      return { ok: false, error: { code: 'not_found', message: `provider event for unknown thread ${event.threadId}` }, lastSequence: this.store.lastSequence() };
+      return {
+        ok: false,
+        error: { code: 'not_found', message: `provider event for unknown thread ${event.threadId}` },
+        lastSequence: this.store.lastSequence(),
+      };
     }
     return this.thread(event.threadId).ingest((thread) => routeProviderEvent(thread, event));
   }
@@ -164,25 +205,48 @@ export class Runtime implements ProviderRuntime {
     const stale = this.store.projections
       .list('requests')
       .filter((r) => (r.status === 'pending' || r.status === 'answering') && r.responseCapability.type === 'live');
-    const sessions = this.store.projections.list('sessions').filter((s) => !['stopped', 'error'].includes(s.status) && s.threadId);
+    const sessions = this.store.projections
+      .list('sessions')
+      .filter((s) => !['stopped', 'error'].includes(s.status) && s.threadId);
     // A run that was active when Baton stopped lost its provider process with it.
-    const active = this.store.projections.list('threads').filter((t) => t.activeRunId && ['running', 'waiting', 'starting'].includes(t.activeRunStatus ?? ''));
-    const threads = new Set<ThreadId>([...stale.map((r) => r.threadId), ...sessions.flatMap((s) => (s.threadId ? [s.threadId] : [])), ...active.map((t) => t.id)]);
+    const active = this.store.projections
+      .list('threads')
+      .filter((t) => t.activeRunId && ['running', 'waiting', 'starting'].includes(t.activeRunStatus ?? ''));
+    const threads = new Set<ThreadId>([
+      ...stale.map((r) => r.threadId),
+      ...sessions.flatMap((s) => (s.threadId ? [s.threadId] : [])),
+      ...active.map((t) => t.id),
+    ]);
     let marked = 0;
     for (const threadId of threads) {
       await this.thread(threadId).run((thread) => {
         for (const r of stale.filter((r) => r.threadId === threadId)) {
-          const provider = thread.context({ kind: 'thread_supervisor', id: threadId })?.provider ?? this.defaultProvider;
+          const provider =
+            thread.context({ kind: 'thread_supervisor', id: threadId })?.provider ?? this.defaultProvider;
           // A provider this Baton lacks keeps nothing alive across a restart.
-          if (this.providers.get(provider) && this.capabilities(provider).sessions.pendingRequestsSurviveRestart) continue;
-          thread.deliver({ kind: 'runtime_request', id: r.id }, { type: 'CALLBACK_LOST', reason: 'Baton restarted: the provider callback is gone' });
+          if (this.providers.get(provider) && this.capabilities(provider).sessions.pendingRequestsSurviveRestart)
+            continue;
+          thread.deliver(
+            { kind: 'runtime_request', id: r.id },
+            { type: 'CALLBACK_LOST', reason: 'Baton restarted: the provider callback is gone' },
+          );
           marked += 1;
         }
         for (const s of sessions.filter((s) => s.threadId === threadId)) {
           thread.deliver({ kind: 'provider_session', id: s.id }, { type: 'STOPPED', reason: 'Baton restarted' });
         }
         for (const t of active.filter((t) => t.id === threadId)) {
-          thread.deliver({ kind: 'run', id: t.activeRunId! }, { type: 'PROVIDER_LOST', status: 'interrupted', error: { code: 'provider_error', message: 'Baton restarted while the run was active; its provider process is gone' } });
+          thread.deliver(
+            { kind: 'run', id: t.activeRunId! },
+            {
+              type: 'PROVIDER_LOST',
+              status: 'interrupted',
+              error: {
+                code: 'provider_error',
+                message: 'Baton restarted while the run was active; its provider process is gone',
+              },
+            },
+          );
         }
         return {};
       });
@@ -201,8 +265,10 @@ export class Runtime implements ProviderRuntime {
       await this.thread(timer.threadId).run((thread) => {
         thread.current.timers.push({ op: 'fired', timerId: idOf('timer', timer.timerId) });
         // A timer whose event cannot be read is fired all the same, or it would come due for ever.
-        if (!delivery.success) this.logger.warn({ timer: timer.timerId, error: delivery.error.message }, 'a timer held no event to deliver');
-        else if (timer.entityId) thread.deliverMessage({ kind: delivery.data.kind, id: timer.entityId }, delivery.data.event);
+        if (!delivery.success)
+          this.logger.warn({ timer: timer.timerId, error: delivery.error.message }, 'a timer held no event to deliver');
+        else if (timer.entityId)
+          thread.deliverMessage({ kind: delivery.data.kind, id: timer.entityId }, delivery.data.event);
         return {};
       });
     }
@@ -223,7 +289,15 @@ export class Runtime implements ProviderRuntime {
       return actor;
     }
     // Ids enter here from rows, commands and tests: checked once, as the thread's actor is made.
-    actor = new ThreadActor(ThreadId.parse(threadId), { store: this.store, queue: this.queue, ids: this.ids, clock: this.clock, requestTtlMs: this.requestTtlMs, logger: this.logger, publish: (events) => this.publish(events) });
+    actor = new ThreadActor(ThreadId.parse(threadId), {
+      store: this.store,
+      queue: this.queue,
+      ids: this.ids,
+      clock: this.clock,
+      requestTtlMs: this.requestTtlMs,
+      logger: this.logger,
+      publish: (events) => this.publish(events),
+    });
     this.threads.set(threadId, actor);
     this.passivateBeyondLimit();
     return actor;

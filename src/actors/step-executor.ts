@@ -35,7 +35,11 @@ export class StepExecutor {
     private readonly deps: StepExecutorDeps,
   ) {}
 
-  async execute<P, T extends Record<string, unknown>>(prepare: (ctx: StepContext) => Promise<P>, work: (ctx: StepContext, prepared: P) => T, options: StepOptions): Promise<StepOutcome<T>> {
+  async execute<P, T extends Record<string, unknown>>(
+    prepare: (ctx: StepContext) => Promise<P>,
+    work: (ctx: StepContext, prepared: P) => T,
+    options: StepOptions,
+  ): Promise<StepOutcome<T>> {
     const { store, queue, ids, clock } = this.deps;
     const host = this.host;
     if (options.commandId) {
@@ -49,7 +53,15 @@ export class StepExecutor {
       this.abandon();
       return this.reject(error, options);
     }
-    const step = new Step(host.threadId, clock.nowMs(), ids, store.projections, options.commandId ?? null, options.causationId ?? null, this.rows);
+    const step = new Step(
+      host.threadId,
+      clock.nowMs(),
+      ids,
+      store.projections,
+      options.commandId ?? null,
+      options.causationId ?? null,
+      this.rows,
+    );
     host.begin(step);
     let result: T;
     try {
@@ -62,7 +74,13 @@ export class StepExecutor {
     }
     const snapshots = host.end();
     if (options.commandId) {
-      step.receipt = { ok: true, commandId: options.commandId, commandType: options.commandType ?? 'unknown', threadId: host.threadId, result };
+      step.receipt = {
+        ok: true,
+        commandId: options.commandId,
+        commandType: options.commandType ?? 'unknown',
+        threadId: host.threadId,
+        result,
+      };
     }
     const unit = step.toUnit(snapshots);
     let committed;
@@ -80,7 +98,13 @@ export class StepExecutor {
     step.view.remember();
     host.rest();
     const first = committed.firstSequence ?? committed.lastSequence + 1;
-    const events: DomainEvent[] = step.events.map((e, i) => ({ ...e, sequence: first + i, at: committed.at, commandId: e.commandId ?? null, causationId: e.causationId ?? null }));
+    const events: DomainEvent[] = step.events.map((e, i) => ({
+      ...e,
+      sequence: first + i,
+      at: committed.at,
+      commandId: e.commandId ?? null,
+      causationId: e.causationId ?? null,
+    }));
     if (events.length) this.deps.publish(events);
     return { ok: true, result, lastSequence: committed.lastSequence, events };
   }
@@ -101,11 +125,22 @@ export class StepExecutor {
     const info = toErrorInfo(error);
     if (info.code === 'internal') this.deps.logger.error({ err: error, thread: this.host.threadId }, 'a step failed');
     if (!options.commandId) return { ok: false, error: info, lastSequence: this.deps.store.lastSequence() };
-    const receipt = { ok: false as const, commandId: options.commandId, commandType: options.commandType ?? 'unknown', threadId: this.host.threadId, error: info };
+    const receipt = {
+      ok: false as const,
+      commandId: options.commandId,
+      commandType: options.commandType ?? 'unknown',
+      threadId: this.host.threadId,
+      error: info,
+    };
     const committed = await this.deps.queue.submit({ receipt });
-    return committed.duplicate ? replayReceipt<T>(committed.receipt, identityOf(options)) : { ok: false, error: info, lastSequence: committed.lastSequence };
+    return committed.duplicate
+      ? replayReceipt<T>(committed.receipt, identityOf(options))
+      : { ok: false, error: info, lastSequence: committed.lastSequence };
   }
 }
 
 /** A stored receipt answers only the same type of command (its thread is checked at dispatch). */
-const identityOf = (options: StepOptions): CommandIdentity => ({ commandType: options.commandType ?? 'unknown', threadId: null });
+const identityOf = (options: StepOptions): CommandIdentity => ({
+  commandType: options.commandType ?? 'unknown',
+  threadId: null,
+});

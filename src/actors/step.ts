@@ -47,7 +47,13 @@ export class Step {
    * payload, and the stored event is built from it without widening a generic type.
    */
   addEvent(event: DomainOutput['event']): void {
-    this.events.push({ eventId: this.ids.next('event'), threadId: this.threadId, commandId: this.commandId, causationId: this.causationId, ...event });
+    this.events.push({
+      eventId: this.ids.next('event'),
+      threadId: this.threadId,
+      commandId: this.commandId,
+      causationId: this.causationId,
+      ...event,
+    });
     project({ ...event, threadId: this.threadId, at: this.at }, this.view);
   }
 

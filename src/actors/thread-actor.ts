@@ -40,10 +40,14 @@ export class ThreadActor {
     this.host = new EntityHost(threadId, deps);
     this.executor = new StepExecutor(this.host, deps);
     this.mailbox = new ThreadMailbox((routes) =>
-      this.executor.execute(noPreparation, (ctx) => {
-        for (const route of routes) route(ctx);
-        return {};
-      }, {}),
+      this.executor.execute(
+        noPreparation,
+        (ctx) => {
+          for (const route of routes) route(ctx);
+          return {};
+        },
+        {},
+      ),
     );
   }
 
@@ -67,7 +71,10 @@ export class ThreadActor {
   }
 
   /** Runs `work` as one step in this thread's mailbox. */
-  run<T extends Record<string, unknown>>(work: (ctx: StepContext) => T, options: StepOptions = {}): Promise<StepOutcome<T>> {
+  run<T extends Record<string, unknown>>(
+    work: (ctx: StepContext) => T,
+    options: StepOptions = {},
+  ): Promise<StepOutcome<T>> {
     return this.runPrepared(noPreparation, (ctx) => work(ctx), options);
   }
 
@@ -76,7 +83,11 @@ export class ThreadActor {
    * the same mailbox turn so nothing else on this thread interleaves; its result feeds
    * the step. A failure of `prepare` refuses the command like any other.
    */
-  runPrepared<P, T extends Record<string, unknown>>(prepare: (ctx: StepContext) => Promise<P>, work: (ctx: StepContext, prepared: P) => T, options: StepOptions = {}): Promise<StepOutcome<T>> {
+  runPrepared<P, T extends Record<string, unknown>>(
+    prepare: (ctx: StepContext) => Promise<P>,
+    work: (ctx: StepContext, prepared: P) => T,
+    options: StepOptions = {},
+  ): Promise<StepOutcome<T>> {
     return this.mailbox.schedule(() => this.executor.execute(prepare, work, options));
   }
 

@@ -10,13 +10,17 @@ import { BatonError } from '../domain/errors.js';
  * directory, so they are refused rather than guessed at.
  */
 export async function checkWorkspaceCwd(cwd: string, protectedDirs: readonly string[]): Promise<void> {
-  const refuse = (why: string) => new BatonError('invalid_payload', `cwd ${JSON.stringify(cwd)} ${why}`, { cwd, reason: why });
+  const refuse = (why: string) =>
+    new BatonError('invalid_payload', `cwd ${JSON.stringify(cwd)} ${why}`, { cwd, reason: why });
   // NUL, newlines and other control characters: no real workspace path has them.
   if (/[\u0000-\u001f\u007f]/.test(cwd)) throw refuse('contains a control character');
   if (!isAbsolute(cwd)) throw refuse('is not an absolute path');
   const real = await realpath(cwd).catch(() => null);
   if (real === null) throw refuse('does not exist');
-  const isDirectory = await stat(real).then((s) => s.isDirectory(), () => false);
+  const isDirectory = await stat(real).then(
+    (s) => s.isDirectory(),
+    () => false,
+  );
   if (!isDirectory) throw refuse('is not a directory');
   if (real === parse(real).root) throw refuse('is the filesystem root');
   for (const dir of protectedDirs) {

@@ -57,7 +57,13 @@ async function assemble(config: Config, logger: Logger, options: StartOptions, l
   const token = resolveToken(config);
   const store = Store.open(databasePath(config));
   const registry = new ProviderRegistry();
-  const runtime = new Runtime({ store, logger, providers: registry, dataDir: config.dataDir, checkpoints: new CheckpointStore({ root: join(config.dataDir, 'checkpoints'), gitTimeoutMs: config.gitTimeoutMs }) });
+  const runtime = new Runtime({
+    store,
+    logger,
+    providers: registry,
+    dataDir: config.dataDir,
+    checkpoints: new CheckpointStore({ root: join(config.dataDir, 'checkpoints'), gitTimeoutMs: config.gitTimeoutMs }),
+  });
   const endpoint = await openModelEndpoint(config, options.responder);
   const providers = registerProviders(registry, runtime, config, endpoint.model);
   const worker = new EffectWorker(runtime, checkpointHandlers(runtime.checkpoints), `baton-${process.pid}`);
@@ -66,7 +72,11 @@ async function assemble(config: Config, logger: Logger, options: StartOptions, l
   // Recovery ends what the last Baton left running, and cancels those runs' effects, before
   // the worker may claim any of them; the leases of its dead worker are released at once.
   const recovered = await runtime.recoverAfterRestart();
-  if (recovered) logger.info({ requests: recovered }, 'requests whose provider callback died with the last run of Baton are not resumable');
+  if (recovered)
+    logger.info(
+      { requests: recovered },
+      'requests whose provider callback died with the last run of Baton are not resumable',
+    );
   const released = store.outbox.releaseLeases(runtime.clock.nowMs());
   if (released) logger.info({ effects: released }, 'effects leased by the last run of Baton are claimable again');
   // The worker claims by itself (after each commit, when a thread's lane frees, on a beat) and
@@ -75,7 +85,14 @@ async function assemble(config: Config, logger: Logger, options: StartOptions, l
   const stopWorker = worker.start();
   timers.pump();
 
-  const server = new BatonServer({ runtime, host: config.host, port: config.port, token, logger, allowedOrigins: config.allowedOrigins });
+  const server = new BatonServer({
+    runtime,
+    host: config.host,
+    port: config.port,
+    token,
+    logger,
+    allowedOrigins: config.allowedOrigins,
+  });
   const address = await server.listen();
 
   return {

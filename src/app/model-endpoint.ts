@@ -20,8 +20,14 @@ export interface OpenModelEndpoint {
  */
 export async function openModelEndpoint(config: Config, responder?: Responder): Promise<OpenModelEndpoint> {
   if (config.model !== 'scripted' && config.codexBaseUrl) {
-    return { model: { kind: 'configured', baseUrl: config.codexBaseUrl, name: config.codexModel ?? 'gpt-5.1-codex' }, stop: async () => undefined };
+    return {
+      model: { kind: 'configured', baseUrl: config.codexBaseUrl, name: config.codexModel ?? 'gpt-5.1-codex' },
+      stop: async () => undefined,
+    };
   }
   const scripted = await new ScriptedModelServer(responder ?? offlineResponder(config.scriptedDelayMs)).start();
-  return { model: { kind: 'scripted', baseUrl: scripted.baseUrl, name: config.codexModel ?? 'baton-scripted' }, stop: () => scripted.stop() };
+  return {
+    model: { kind: 'scripted', baseUrl: scripted.baseUrl, name: config.codexModel ?? 'baton-scripted' },
+    stop: () => scripted.stop(),
+  };
 }

@@ -17,7 +17,12 @@ export interface AppProviders {
  * The concrete providers this Baton runs, registered with the runtime's registry: today
  * Codex, pointed at the model endpoint. The runtime knows them only through the registry.
  */
-export function registerProviders(registry: ProviderRegistry, runtime: Runtime, config: Config, model: ModelEndpoint): AppProviders {
+export function registerProviders(
+  registry: ProviderRegistry,
+  runtime: Runtime,
+  config: Config,
+  model: ModelEndpoint,
+): AppProviders {
   const codex = new CodexProvider(runtime, {
     endpoint: { baseUrl: model.baseUrl, model: model.name },
     dataDir: config.dataDir,

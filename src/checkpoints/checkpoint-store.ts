@@ -80,7 +80,9 @@ export class CheckpointStore {
   restore(workspace: string, commit: string): Promise<{ changed: string[]; previousTree: string }> {
     return this.locked(workspace, async (repo) => {
       const { tree: previousTree } = await this.stage(repo, null);
-      const changed = nulSplit(await git(repo, ['diff-tree', '-r', '--name-only', '-z', previousTree, `${commit}^{tree}`]));
+      const changed = nulSplit(
+        await git(repo, ['diff-tree', '-r', '--name-only', '-z', previousTree, `${commit}^{tree}`]),
+      );
       await git(repo, ['read-tree', '--reset', '-u', `${commit}^{tree}`]);
       return { changed, previousTree };
     });
@@ -94,7 +96,10 @@ export class CheckpointStore {
    * and the diff run in one shell.
    */
   private async stage(repo: ShadowRepo, baseTree: string | null): Promise<Omit<Capture, 'commit'>> {
-    const skipped = await this.overLimit(repo, nulSplit(await git(repo, ['ls-files', '-z', '--others', '--exclude-standard'])));
+    const skipped = await this.overLimit(
+      repo,
+      nulSplit(await git(repo, ['ls-files', '-z', '--others', '--exclude-standard'])),
+    );
     const excludes = skipped.map((x) => `:(exclude,literal)${x.path}`);
     // Without a base (a restore's snapshot of the present), there is nothing to diff.
     // "$1" is the base tree ('' for none); the excludes follow. The tree id comes first, on its own line.
@@ -104,10 +109,20 @@ export class CheckpointStore {
     let diff = await parseNumstat(out.slice(newline + 1));
     if (!baseTree) return { tree, diff, skipped };
     const skippedPaths = new Set(skipped.map((x) => x.path));
-    const grown = await this.overLimit(repo, diff.paths.filter((p) => !skippedPaths.has(p)));
+    const grown = await this.overLimit(
+      repo,
+      diff.paths.filter((p) => !skippedPaths.has(p)),
+    );
     if (grown.length) {
-      tree = await this.putBack(repo, grown.map((g) => g.path), baseTree, tree);
-      diff = await parseNumstat(await git(repo, ['diff-tree', '-r', '--numstat', '-z', '--no-renames', baseTree, tree]));
+      tree = await this.putBack(
+        repo,
+        grown.map((g) => g.path),
+        baseTree,
+        tree,
+      );
+      diff = await parseNumstat(
+        await git(repo, ['diff-tree', '-r', '--numstat', '-z', '--no-renames', baseTree, tree]),
+      );
     }
     return { tree, diff, skipped: [...skipped, ...grown] };
   }
@@ -131,7 +146,9 @@ export class CheckpointStore {
 
   /** The paths that differ between two captures (commits or trees). */
   changedPaths(workspace: string, from: string, to: string): Promise<string[]> {
-    return this.locked(workspace, async (repo) => nulSplit(await git(repo, ['diff-tree', '-r', '--name-only', '-z', `${from}^{tree}`, `${to}^{tree}`])));
+    return this.locked(workspace, async (repo) =>
+      nulSplit(await git(repo, ['diff-tree', '-r', '--name-only', '-z', `${from}^{tree}`, `${to}^{tree}`])),
+    );
   }
 
   /**
@@ -176,7 +193,16 @@ export class CheckpointStore {
     try {
       // --shared=0600: git makes the repository's files 0600 (objects 0400) and folders 0700, whatever the umask.
       await git(staging, ['init', '--bare', '--quiet', '--template=', '--shared=0600', staging.gitDir], { bare: true });
-      for (const [k, v] of [['core.bare', 'false'], ['core.autocrlf', 'false'], ['core.filemode', 'true'], ['core.symlinks', 'true'], ['gc.auto', '0'], ['core.precomposeunicode', 'true'], ['core.untrackedCache', 'true'], ['index.version', '4']]) {
+      for (const [k, v] of [
+        ['core.bare', 'false'],
+        ['core.autocrlf', 'false'],
+        ['core.filemode', 'true'],
+        ['core.symlinks', 'true'],
+        ['gc.auto', '0'],
+        ['core.precomposeunicode', 'true'],
+        ['core.untrackedCache', 'true'],
+        ['index.version', '4'],
+      ]) {
         await git(staging, ['config', k!, v!], { bare: true });
       }
       // One that was made meanwhile is kept; a half-made one (no HEAD, from an older Baton) is replaced.
@@ -189,7 +215,11 @@ export class CheckpointStore {
   }
 }
 
-const exists = (path: string): Promise<boolean> => access(path).then(() => true, () => false);
+const exists = (path: string): Promise<boolean> =>
+  access(path).then(
+    () => true,
+    () => false,
+  );
 
 /** Lets the event loop run: a long list is worked through a slice at a time. */
 const breathe = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));

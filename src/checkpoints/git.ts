@@ -16,14 +16,21 @@ export interface ShadowRepo {
 }
 
 export class GitError extends Error {
-  constructor(readonly args: string[], readonly code: number | null, readonly stderr: string) {
+  constructor(
+    readonly args: string[],
+    readonly code: number | null,
+    readonly stderr: string,
+  ) {
     super(`git ${args.join(' ')} failed (${code}): ${stderr.trim()}`);
   }
 }
 
 /** A typed `timeout`: a rollback whose git hangs is refused as such, never as `internal`. */
 export class GitTimeoutError extends BatonError {
-  constructor(readonly what: string, readonly timeoutMs: number) {
+  constructor(
+    readonly what: string,
+    readonly timeoutMs: number,
+  ) {
     super('timeout', `${what} timed out after ${timeoutMs} ms and was killed`, { timeoutMs });
   }
 }
@@ -66,10 +73,23 @@ export function git(repo: ShadowRepo, args: string[], options: GitOptions = {}):
  * shadow repository's environment. `args` reach the script as "$@", never interpolated.
  */
 export function gitScript(repo: ShadowRepo, script: string, args: string[], what: string): Promise<string> {
-  return run('sh', ['-c', `set -e\n${script}`, 'sh', ...args], repo, { ...shadowEnv(repo), GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'core.quotepath', GIT_CONFIG_VALUE_0: 'false' }, what);
+  return run(
+    'sh',
+    ['-c', `set -e\n${script}`, 'sh', ...args],
+    repo,
+    { ...shadowEnv(repo), GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'core.quotepath', GIT_CONFIG_VALUE_0: 'false' },
+    what,
+  );
 }
 
-function run(command: string, args: string[], repo: ShadowRepo, env: NodeJS.ProcessEnv, what: string, input?: string): Promise<string> {
+function run(
+  command: string,
+  args: string[],
+  repo: ShadowRepo,
+  env: NodeJS.ProcessEnv,
+  what: string,
+  input?: string,
+): Promise<string> {
   return new Promise((resolve, reject) => {
     // Its own process group, so a timeout kills the shell and every git it started.
     const child = spawn(command, args, { cwd: repo.workTree, env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
@@ -91,7 +111,10 @@ function run(command: string, args: string[], repo: ShadowRepo, env: NodeJS.Proc
     child.on('close', (code) => {
       clearTimeout(timer);
       // A killed git leaves its index lock behind; nothing else uses this shadow index meanwhile.
-      if (timedOut) void rm(join(repo.gitDir, 'index.lock'), { force: true }).finally(() => reject(new GitTimeoutError(what, repo.timeoutMs)));
+      if (timedOut)
+        void rm(join(repo.gitDir, 'index.lock'), { force: true }).finally(() =>
+          reject(new GitTimeoutError(what, repo.timeoutMs)),
+        );
       else if (code === 0) resolve(Buffer.concat(out).toString('utf8'));
       else reject(new GitError(args, code, Buffer.concat(err).toString('utf8')));
     });

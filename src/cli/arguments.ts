@@ -17,11 +17,18 @@ export class UsageError extends BatonError {
 export function parseArgument<S extends z.ZodType>(schema: S, value: string | undefined, name: string): z.infer<S> {
   if (value === undefined) throw new UsageError(`missing ${name}`);
   const parsed = schema.safeParse(value);
-  if (!parsed.success) throw new UsageError(`${name} ${JSON.stringify(value)} is invalid: ${parsed.error.issues[0]?.message ?? 'not accepted'}`);
+  if (!parsed.success)
+    throw new UsageError(
+      `${name} ${JSON.stringify(value)} is invalid: ${parsed.error.issues[0]?.message ?? 'not accepted'}`,
+    );
   return parsed.data;
 }
 
 /** Like parseArgument, for an argument that may be left out. */
-export function parseOptionalArgument<S extends z.ZodType>(schema: S, value: string | undefined, name: string): z.infer<S> | undefined {
+export function parseOptionalArgument<S extends z.ZodType>(
+  schema: S,
+  value: string | undefined,
+  name: string,
+): z.infer<S> | undefined {
   return value === undefined ? undefined : parseArgument(schema, value, name);
 }

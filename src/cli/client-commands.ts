@@ -55,7 +55,11 @@ function parseClientCommand(command: string, args: string[], flags: Flags): Clie
       };
     case 'interrupt':
       need(1, '<runId>');
-      return { name: 'interrupt', runId: parseArgument(RunId, args[0], 'interrupt <runId>'), holdQueue: flags.hold === 'true' };
+      return {
+        name: 'interrupt',
+        runId: parseArgument(RunId, args[0], 'interrupt <runId>'),
+        holdQueue: flags.hold === 'true',
+      };
     case 'rollback':
       need(2, '<threadId> <runOrdinal>');
       return {
@@ -73,7 +77,10 @@ function tokenFrom(flags: Flags): string {
   if (token) return token;
   const file = join(resolve(flags['data-dir'] ?? process.env.BATON_DATA_DIR ?? '.baton'), 'token');
   if (existsSync(file)) return readFileSync(file, 'utf8').trim();
-  throw new BatonError('invalid_command', 'no token: pass --token, set BATON_TOKEN, or run from the folder whose .baton/token the server wrote');
+  throw new BatonError(
+    'invalid_command',
+    'no token: pass --token, set BATON_TOKEN, or run from the folder whose .baton/token the server wrote',
+  );
 }
 
 /** The client side of the CLI: one command against a running Baton. */
@@ -94,21 +101,33 @@ async function run(client: BatonClient, command: ClientCommand): Promise<void> {
   switch (command.name) {
     case 'threads': {
       const res = await client.query({ type: 'snapshot', request: { stream: 'threads' } });
-      if (!res.ok) throw new BatonError(res.error?.code ?? 'internal', res.error?.message ?? 'the threads query was refused');
+      if (!res.ok)
+        throw new BatonError(res.error?.code ?? 'internal', res.error?.message ?? 'the threads query was refused');
       const { threads } = parseOrThrow(ThreadsSnapshot, res.result, 'internal', 'the threads snapshot').snapshot;
       if (threads.length === 0) console.log('no threads yet');
-      for (const t of threads) console.log(`${t.id}  ${t.status.padEnd(8)} runs=${t.runCount} ${t.activeRunId ? `active=${t.activeRunId} (${t.activeRunStatus})` : 'idle'}  ${t.title}  ${t.workspace.cwd}`);
+      for (const t of threads)
+        console.log(
+          `${t.id}  ${t.status.padEnd(8)} runs=${t.runCount} ${t.activeRunId ? `active=${t.activeRunId} (${t.activeRunStatus})` : 'idle'}  ${t.title}  ${t.workspace.cwd}`,
+        );
       return;
     }
     case 'new': {
-      const result = resultOf(await client.command('thread.create', { cwd: command.cwd, ...(command.title ? { title: command.title } : {}) }), ThreadCreated, 'thread.create');
+      const result = resultOf(
+        await client.command('thread.create', { cwd: command.cwd, ...(command.title ? { title: command.title } : {}) }),
+        ThreadCreated,
+        'thread.create',
+      );
       console.log(result.threadId);
       return;
     }
     case 'send': {
       console.error('sending...');
       const { threadId, text, dispatchMode } = command;
-      const result = resultOf(await client.command('thread.message.send', { threadId, text, ...(dispatchMode ? { dispatchMode } : {}) }), MessageSent, 'thread.message.send');
+      const result = resultOf(
+        await client.command('thread.message.send', { threadId, text, ...(dispatchMode ? { dispatchMode } : {}) }),
+        MessageSent,
+        'thread.message.send',
+      );
       console.log(`${result.dispatched}: run ${result.runId} (message ${result.messageId})`);
       return;
     }
@@ -122,7 +141,9 @@ async function run(client: BatonClient, command: ClientCommand): Promise<void> {
       return;
     }
     case 'approve': {
-      accepted(await client.command('runtime-request.respond', { requestId: command.requestId, decision: command.decision }));
+      accepted(
+        await client.command('runtime-request.respond', { requestId: command.requestId, decision: command.decision }),
+      );
       console.log(`${command.decision}: ${command.requestId}`);
       return;
     }
@@ -133,7 +154,11 @@ async function run(client: BatonClient, command: ClientCommand): Promise<void> {
     }
     case 'rollback': {
       console.error(`restoring the files of run ${command.runOrdinal}...`);
-      const result = resultOf(await client.command('rollback.toRun', { threadId: command.threadId, runOrdinal: command.runOrdinal }), RolledBack, 'rollback.toRun');
+      const result = resultOf(
+        await client.command('rollback.toRun', { threadId: command.threadId, runOrdinal: command.runOrdinal }),
+        RolledBack,
+        'rollback.toRun',
+      );
       console.log(`rolled back to run ${command.runOrdinal}; files restored: ${result.changedPaths.length}`);
       return;
     }

@@ -10,7 +10,11 @@ import { ThreadShell } from '../domain/projections.js';
  * is one clear error.
  */
 export const ThreadCreated = z.object({ threadId: ThreadId });
-export const MessageSent = z.object({ runId: RunId, messageId: MessageId, dispatched: z.enum(['started', 'queued', 'steered']) });
+export const MessageSent = z.object({
+  runId: RunId,
+  messageId: MessageId,
+  dispatched: z.enum(['started', 'queued', 'steered']),
+});
 export const RolledBack = z.object({ changedPaths: z.array(z.string()) });
 export const ThreadsSnapshot = z.object({ snapshot: z.object({ threads: z.array(ThreadShell) }) });
 

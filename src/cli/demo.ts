@@ -14,13 +14,19 @@ import { describeEvent } from './describe-event.js';
 
 /** What the offline model does in the demo, one entry per model request. */
 const script: ModelTurn[] = [
-  { kind: 'text', text: 'Hello! I am Codex, running offline against Baton\'s scripted model.', delayMs: 40 },
-  { kind: 'exec', command: 'echo "hello from the demo" > hello.txt', escalated: true, justification: 'write hello.txt' },
+  { kind: 'text', text: "Hello! I am Codex, running offline against Baton's scripted model.", delayMs: 40 },
+  {
+    kind: 'exec',
+    command: 'echo "hello from the demo" > hello.txt',
+    escalated: true,
+    justification: 'write hello.txt',
+  },
   { kind: 'text', text: 'I wrote hello.txt for you.', delayMs: 40 },
   { kind: 'hang' },
 ];
 
-const demoResponder: Responder = (_request, index) => script[index] ?? { kind: 'text', text: 'That is all for the demo.' };
+const demoResponder: Responder = (_request, index) =>
+  script[index] ?? { kind: 'text', text: 'That is all for the demo.' };
 
 /**
  * `baton demo`: a short conversation through the real Codex and the offline model, in a
@@ -37,8 +43,13 @@ export async function demo(): Promise<void> {
   const client = await BatonClient.connect(app.url, app.token);
   try {
     say(`Baton at ${app.url}; workspace ${workspace}`);
-    const { threadId } = resultOf(await client.command('thread.create', { cwd: workspace, title: 'Demo' }), ThreadCreated, 'thread.create');
-    const send = async (text: string) => resultOf(await client.command('thread.message.send', { threadId, text }), MessageSent, 'thread.message.send');
+    const { threadId } = resultOf(
+      await client.command('thread.create', { cwd: workspace, title: 'Demo' }),
+      ThreadCreated,
+      'thread.create',
+    );
+    const send = async (text: string) =>
+      resultOf(await client.command('thread.message.send', { threadId, text }), MessageSent, 'thread.message.send');
 
     // Everything that happens on the thread, as it is committed. A waiter picks what it
     // waits for out of an event (undefined: not this one).
@@ -50,7 +61,10 @@ export async function demo(): Promise<void> {
     });
     const next = <T>(pick: (e: DomainEvent) => T | undefined, what: string) =>
       new Promise<T>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new BatonError('provider_error', `the demo waited too long for ${what}`)), 60_000);
+        const timer = setTimeout(
+          () => reject(new BatonError('provider_error', `the demo waited too long for ${what}`)),
+          60_000,
+        );
         waiters.push((e) => {
           const picked = pick(e);
           if (picked === undefined) return false;
@@ -59,14 +73,18 @@ export async function demo(): Promise<void> {
           return true;
         });
       });
-    const runEnds = (runId: RunId) => next((e) => (e.type === 'run.terminal' && e.payload.runId === runId ? e : undefined), `run ${runId} to end`);
+    const runEnds = (runId: RunId) =>
+      next((e) => (e.type === 'run.terminal' && e.payload.runId === runId ? e : undefined), `run ${runId} to end`);
 
     say('\n1. A reply, streamed');
     let run = await send('Say hello');
     await runEnds(run.runId);
 
     say('\n2. A command that needs approval');
-    const opened = next((e) => (e.type === 'runtime-request.opened' ? e.payload.request : undefined), 'an approval request');
+    const opened = next(
+      (e) => (e.type === 'runtime-request.opened' ? e.payload.request : undefined),
+      'an approval request',
+    );
     run = await send('Create hello.txt');
     const request = await opened;
     say('  (the demo approves it)');
@@ -76,7 +94,10 @@ export async function demo(): Promise<void> {
 
     say('\n3. An interrupt');
     run = await send('Think about it for a long time');
-    await next((e) => (e.type === 'run.status-changed' && e.payload.to === 'running' ? e : undefined), 'the run to start');
+    await next(
+      (e) => (e.type === 'run.status-changed' && e.payload.to === 'running' ? e : undefined),
+      'the run to start',
+    );
     accepted(await client.command('run.interrupt', { runId: run.runId }));
     await runEnds(run.runId);
 

@@ -16,7 +16,9 @@ export function describeEvent(event: DomainEvent): string | null {
     case 'runtime-request.resolved':
       return `  [${event.payload.decision ?? 'answered'}]\n`;
     case 'runtime-request.capability-changed':
-      return event.payload.responseCapability.type === 'not_resumable' ? `  [request ${event.payload.requestId} can no longer be answered: ${event.payload.responseCapability.reason}]\n` : null;
+      return event.payload.responseCapability.type === 'not_resumable'
+        ? `  [request ${event.payload.requestId} can no longer be answered: ${event.payload.responseCapability.reason}]\n`
+        : null;
     case 'plan.updated':
       return `  [plan] ${event.payload.plan.steps.map((s) => `${s.status === 'completed' ? '✓' : s.status === 'in_progress' ? '…' : '·'} ${s.text}`).join('  ')}\n`;
     case 'run.interrupt-requested':
@@ -24,7 +26,9 @@ export function describeEvent(event: DomainEvent): string | null {
     case 'run.terminal':
       return `  [run ${event.payload.status}${event.payload.error ? `: ${event.payload.error.message}` : ''}]\n`;
     case 'checkpoint.recorded':
-      return event.payload.checkpoint.runOrdinal ? `  [checkpoint for run ${event.payload.checkpoint.runOrdinal}: ${event.payload.checkpoint.status}${event.payload.checkpoint.diff ? `, ${event.payload.checkpoint.diff.files} file(s) changed` : ''}]\n` : null;
+      return event.payload.checkpoint.runOrdinal
+        ? `  [checkpoint for run ${event.payload.checkpoint.runOrdinal}: ${event.payload.checkpoint.status}${event.payload.checkpoint.diff ? `, ${event.payload.checkpoint.diff.files} file(s) changed` : ''}]\n`
+        : null;
     case 'thread.rolled-back':
       return `  [rolled back to run ${event.payload.runOrdinal}]\n`;
     case 'runtime.warning':

@@ -18,8 +18,16 @@ Client commands find the server at --url (BATON_URL, default http://127.0.0.1:74
 (BATON_TOKEN, default the token stored in the data dir).`;
 
 const options = {
-  host: { type: 'string' }, port: { type: 'string' }, 'data-dir': { type: 'string' }, token: { type: 'string' }, model: { type: 'string' },
-  url: { type: 'string' }, mode: { type: 'string' }, decision: { type: 'string' }, hold: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
+  host: { type: 'string' },
+  port: { type: 'string' },
+  'data-dir': { type: 'string' },
+  token: { type: 'string' },
+  model: { type: 'string' },
+  url: { type: 'string' },
+  mode: { type: 'string' },
+  decision: { type: 'string' },
+  hold: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
 } as const;
 
 /** The command line, or a UsageError for an option Baton does not know or one without its value. */

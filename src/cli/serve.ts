@@ -8,13 +8,21 @@ import { startBaton } from '../app/baton-app.js';
  * The state that matters is in SQLite, committed or not at all.
  */
 function keepServing(logger: Logger): void {
-  process.on('unhandledRejection', (reason) => logger.error({ err: reason }, 'unhandled rejection; Baton keeps serving'));
+  process.on('unhandledRejection', (reason) =>
+    logger.error({ err: reason }, 'unhandled rejection; Baton keeps serving'),
+  );
   process.on('uncaughtException', (error) => logger.error({ err: error }, 'uncaught exception; Baton keeps serving'));
 }
 
 /** `baton serve`: runs Baton until SIGTERM or SIGINT, then shuts down gracefully. */
 export async function serve(flags: Record<string, string | undefined>): Promise<void> {
-  const config = loadConfig(process.env, { host: flags.host, port: flags.port, dataDir: flags['data-dir'], token: flags.token, model: flags.model });
+  const config = loadConfig(process.env, {
+    host: flags.host,
+    port: flags.port,
+    dataDir: flags['data-dir'],
+    token: flags.token,
+    model: flags.model,
+  });
   const logger = pino({ level: process.env.BATON_LOG_LEVEL ?? 'info' }, pino.destination(2));
   const app = await startBaton(config, logger);
   keepServing(logger);
@@ -22,7 +30,8 @@ export async function serve(flags: Record<string, string | undefined>): Promise<
   say(`Baton is listening on ${app.url}`);
   say(`  data dir   ${config.dataDir}`);
   say(`  token      ${app.token}${config.token ? '' : `   (stored in ${config.dataDir}/token)`}`);
-  if (config.allowedOrigins.length) say(`  origins    browsers may also connect from ${config.allowedOrigins.join(', ')}`);
+  if (config.allowedOrigins.length)
+    say(`  origins    browsers may also connect from ${config.allowedOrigins.join(', ')}`);
   say(
     app.model.kind === 'scripted'
       ? `  model      offline scripted model at ${app.model.baseUrl} (no model endpoint configured: set BATON_CODEX_BASE_URL to use a real one)`

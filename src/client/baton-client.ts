@@ -43,7 +43,12 @@ export class BatonClient {
   }
 
   static connect(url: string, token: string, options: { timeoutMs?: number } = {}): Promise<BatonClient> {
-    const socket = io(url, { auth: { token }, transports: ['websocket'], reconnectionDelay: 100, reconnectionDelayMax: 1_000 });
+    const socket = io(url, {
+      auth: { token },
+      transports: ['websocket'],
+      reconnectionDelay: 100,
+      reconnectionDelayMax: 1_000,
+    });
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         socket.close();
@@ -76,7 +81,10 @@ export class BatonClient {
   }
 
   /** Subscribes; `onEvent` sees each later event exactly once, in order, across reconnects. */
-  async subscribe(request: StreamRequest, onEvent: (event: DomainEvent, sequence: number) => void): Promise<{ subscription: ClientSubscription; snapshot: unknown; snapshotSequence: number }> {
+  async subscribe(
+    request: StreamRequest,
+    onEvent: (event: DomainEvent, sequence: number) => void,
+  ): Promise<{ subscription: ClientSubscription; snapshot: unknown; snapshotSequence: number }> {
     const sub = new LiveSubscription(this.socket, request, onEvent, (s) => this.subscriptions.delete(s));
     this.subscriptions.add(sub);
     const { snapshot, snapshotSequence } = await sub.open();
@@ -103,7 +111,13 @@ class LiveSubscription implements ClientSubscription {
 
   async open(afterSequence?: number): Promise<{ snapshot: unknown; snapshotSequence: number }> {
     const req = afterSequence === undefined ? this.request : { ...this.request, afterSequence };
-    const ack = (await this.socket.timeout(30_000).emitWithAck('subscribe', req)) as { ok: boolean; subscriptionId: string; snapshot: unknown; snapshotSequence: number; error?: ErrorInfo };
+    const ack = (await this.socket.timeout(30_000).emitWithAck('subscribe', req)) as {
+      ok: boolean;
+      subscriptionId: string;
+      snapshot: unknown;
+      snapshotSequence: number;
+      error?: ErrorInfo;
+    };
     if (!ack.ok) throw new Error(`subscribe refused: ${ack.error?.code}: ${ack.error?.message}`);
     this.id = ack.subscriptionId;
     this.lastSequence = ack.snapshotSequence;
@@ -130,6 +144,10 @@ class LiveSubscription implements ClientSubscription {
 
   async close(): Promise<void> {
     this.forget(this);
-    if (this.id) await this.socket.timeout(10_000).emitWithAck('unsubscribe', this.id).catch(() => undefined);
+    if (this.id)
+      await this.socket
+        .timeout(10_000)
+        .emitWithAck('unsubscribe', this.id)
+        .catch(() => undefined);
   }
 }

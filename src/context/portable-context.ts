@@ -71,7 +71,12 @@ function block(item: PortableItem, maxItemChars: number): string {
 }
 
 function header(strategy: PortableMode['type'], covered: number[], omitted: number): string {
-  const span = covered.length === 0 ? 'no earlier runs' : covered.length === 1 ? `run ${covered[0]}` : `runs ${covered[0]}-${covered.at(-1)}`;
+  const span =
+    covered.length === 0
+      ? 'no earlier runs'
+      : covered.length === 1
+        ? `run ${covered[0]}`
+        : `runs ${covered[0]}-${covered.at(-1)}`;
   const scope = strategy === 'full' ? 'the conversation so far' : 'what happened since you last took part';
   const left = omitted > 0 ? ` ${omitted} older item(s) were left out to keep it short.` : '';
   return `[Context from Baton: ${scope} (${span}), rebuilt from Baton's own record of this thread.${left}]`;

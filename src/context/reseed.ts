@@ -22,7 +22,14 @@ export function portableItemsOf(store: Store, threadId: string, beforeOrdinal: n
   return store.projections
     .list('turn_items', threadId)
     .filter((i) => i.runId !== null && ordinals.has(i.runId))
-    .map((i) => ({ runOrdinal: ordinals.get(i.runId!)!, kind: i.kind, text: i.text, status: i.status, data: i.data, rolledBack: i.rolledBack }));
+    .map((i) => ({
+      runOrdinal: ordinals.get(i.runId!)!,
+      kind: i.kind,
+      text: i.text,
+      status: i.status,
+      data: i.data,
+      rolledBack: i.rolledBack,
+    }));
 }
 
 /** What a reseed needs of the runtime: the read model, and a step to record the seed in. */
@@ -47,12 +54,27 @@ export async function reseedFor(runtime: ReseedHost, effect: Effect, maxChars: n
   if (p.reason !== 'provider_recovery') return null;
   const store = runtime.store;
   const attemptId = p.attemptId;
-  const recorded = store.projections.list('turn_items', effect.threadId).find((i) => i.data.contextSeed === true && i.data.attemptId === attemptId);
-  if (recorded) return { text: recorded.text, context: { strategy: 'full', text: recorded.text, coveredRunOrdinals: recorded.data.coveredRunOrdinals as number[], omittedItems: Number(recorded.data.omittedItems), chars: recorded.text.length } };
+  const recorded = store.projections
+    .list('turn_items', effect.threadId)
+    .find((i) => i.data.contextSeed === true && i.data.attemptId === attemptId);
+  if (recorded)
+    return {
+      text: recorded.text,
+      context: {
+        strategy: 'full',
+        text: recorded.text,
+        coveredRunOrdinals: recorded.data.coveredRunOrdinals as number[],
+        omittedItems: Number(recorded.data.omittedItems),
+        chars: recorded.text.length,
+      },
+    };
   const runId = effect.runId;
   const ordinal = store.projections.get('runs', runId)?.ordinal;
   if (!ordinal) throw new BatonError('not_found', `run ${effect.runId} has not started`);
-  const context = buildPortableContext(portableItemsOf(store, effect.threadId, ordinal), { mode: { type: 'full' }, maxChars });
+  const context = buildPortableContext(portableItemsOf(store, effect.threadId, ordinal), {
+    mode: { type: 'full' },
+    maxChars,
+  });
   if (context.coveredRunOrdinals.length === 0) return null;
   const outcome = await runtime.step(effect.threadId, (thread) => {
     thread.current.addEvent({
@@ -72,7 +94,11 @@ export async function reseedFor(runtime: ReseedHost, effect: Effect, maxChars: n
     });
     return {};
   });
-  if (!outcome.ok) throw new BatonError(outcome.error.code, `the reseed of run ${effect.runId} could not be recorded: ${outcome.error.message}`);
+  if (!outcome.ok)
+    throw new BatonError(
+      outcome.error.code,
+      `the reseed of run ${effect.runId} could not be recorded: ${outcome.error.message}`,
+    );
   return { text: context.text, context };
 }
 

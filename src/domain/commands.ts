@@ -1,13 +1,7 @@
 import { z } from 'zod';
 import { discriminatedUnionOf } from './discriminated-union.js';
 import { CheckpointId, CommandId, NewThreadId, NodeId, RunId, RuntimeRequestId, ThreadId } from './ids.js';
-import {
-  ApprovalDecision,
-  DispatchMode,
-  InteractionMode,
-  ProviderKind,
-  RuntimeMode,
-} from './statuses.js';
+import { ApprovalDecision, DispatchMode, InteractionMode, ProviderKind, RuntimeMode } from './statuses.js';
 
 /**
  * The commands of the Socket.IO contract (DESIGN.md section 6). Every command targets

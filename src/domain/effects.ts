@@ -1,6 +1,17 @@
 import { z } from 'zod';
 import { ApprovalDecision, ProviderKind } from './statuses.js';
-import { CommandId, EffectId, EventId, NodeId, ProviderSessionId, ProviderThreadId, RunAttemptId, RunId, RuntimeRequestId, ThreadId } from './ids.js';
+import {
+  CommandId,
+  EffectId,
+  EventId,
+  NodeId,
+  ProviderSessionId,
+  ProviderThreadId,
+  RunAttemptId,
+  RunId,
+  RuntimeRequestId,
+  ThreadId,
+} from './ids.js';
 
 /**
  * Side effects leave the runtime only as outbox rows, written in the same transaction as
@@ -42,11 +53,25 @@ const open = z.record(z.string(), z.unknown());
  */
 export const effectPayloads = {
   'provider.session.ensure': open,
-  'provider.turn.start': z.looseObject({ attemptId: RunAttemptId, rootNodeId: NodeId, text: z.string(), providerThreadId: ProviderThreadId.nullable().optional() }),
+  'provider.turn.start': z.looseObject({
+    attemptId: RunAttemptId,
+    rootNodeId: NodeId,
+    text: z.string(),
+    providerThreadId: ProviderThreadId.nullable().optional(),
+  }),
   'provider.turn.steer': z.looseObject({ attemptId: RunAttemptId.nullable(), text: z.string(), messageId: z.string() }),
   'provider.turn.interrupt': z.looseObject({ attemptId: RunAttemptId.nullable(), reason: z.string().optional() }),
-  'provider.runtime-request.respond': z.looseObject({ requestId: RuntimeRequestId, providerSessionId: ProviderSessionId, decision: ApprovalDecision.nullable(), answers: Answers.nullable() }),
-  'provider.thread.rollback': z.looseObject({ providerThreadId: ProviderThreadId, runOrdinal: z.number().int(), turnsToDrop: z.number().int().nonnegative() }),
+  'provider.runtime-request.respond': z.looseObject({
+    requestId: RuntimeRequestId,
+    providerSessionId: ProviderSessionId,
+    decision: ApprovalDecision.nullable(),
+    answers: Answers.nullable(),
+  }),
+  'provider.thread.rollback': z.looseObject({
+    providerThreadId: ProviderThreadId,
+    runOrdinal: z.number().int(),
+    turnsToDrop: z.number().int().nonnegative(),
+  }),
   'provider.thread.fork': open,
   'provider.thread.resume': open,
   'provider.session.stop': z.looseObject({ reason: z.string() }),
@@ -76,7 +101,9 @@ export const NewEffect = z.object(effectFields).superRefine((effect, ctx) => {
     ctx.addIssue({ code: 'custom', path: ['provider'], message: `a ${effect.kind} effect must name its provider` });
   }
   const payload = effectPayloads[effect.kind].safeParse(effect.payload);
-  if (!payload.success) for (const issue of payload.error.issues) ctx.addIssue({ code: 'custom', path: ['payload', ...issue.path], message: issue.message });
+  if (!payload.success)
+    for (const issue of payload.error.issues)
+      ctx.addIssue({ code: 'custom', path: ['payload', ...issue.path], message: issue.message });
 });
 export type NewEffect = z.infer<typeof NewEffect>;
 

@@ -302,7 +302,10 @@ export const TurnItemKind = z.enum([
  */
 export const TurnItemRef = z
   .union([MessageId, NodeId, PlanArtifactId, RuntimeRequestId, CheckpointId, TurnItemId])
-  .meta({ description: 'the id of the message, node, plan, request or checkpoint the item shows; a context seed has an id of its own' });
+  .meta({
+    description:
+      'the id of the message, node, plan, request or checkpoint the item shows; a context seed has an id of its own',
+  });
 export type TurnItemRef = z.infer<typeof TurnItemRef>;
 
 export const TurnItem = z.object({
@@ -345,7 +348,6 @@ export const EntityKind = z.enum([
   'checkpoint',
 ]);
 export type EntityKind = z.infer<typeof EntityKind>;
-
 
 /** Where a fork came from: recorded at fork time, resolved lazily by the fork's first run. */
 export const ForkOrigin = z.object({

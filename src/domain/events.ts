@@ -45,13 +45,7 @@ import { ErrorInfo } from './errors.js';
  */
 
 /** The finalization barrier's steps, in the only order they may happen. */
-export const BarrierStep = z.enum([
-  'flush_text',
-  'close_messages',
-  'finalize_plans',
-  'close_children',
-  'checkpoint',
-]);
+export const BarrierStep = z.enum(['flush_text', 'close_messages', 'finalize_plans', 'close_children', 'checkpoint']);
 export type BarrierStep = z.infer<typeof BarrierStep>;
 export const barrierSteps = BarrierStep.options;
 
@@ -61,17 +55,31 @@ export const eventCatalog = {
   'thread.created': z.object({ thread: AppThread }),
   'thread.settings-updated': z.object({
     threadId: ThreadId,
-    changes: AppThread.pick({ title: true, provider: true, model: true, runtimeMode: true, interactionMode: true }).partial(),
+    changes: AppThread.pick({
+      title: true,
+      provider: true,
+      model: true,
+      runtimeMode: true,
+      interactionMode: true,
+    }).partial(),
   }),
   'thread.archived': z.object({ threadId: ThreadId }),
   'thread.deleted': z.object({ threadId: ThreadId }),
-  'thread.queue-held': z.object({ threadId: ThreadId, held: z.boolean(), reason: z.enum(['interrupt', 'stop', 'send']) }),
+  'thread.queue-held': z.object({
+    threadId: ThreadId,
+    held: z.boolean(),
+    reason: z.enum(['interrupt', 'stop', 'send']),
+  }),
   'thread.fork-resolved': z.object({
     threadId: ThreadId,
     providerThreadId: ProviderThreadId,
     strategy: z.enum(['native_fork', 'portable_context']),
   }),
-  'thread.rolled-back': z.object({ threadId: ThreadId, runOrdinal: z.number().int().nonnegative(), rolledBackRunIds: z.array(RunId) }),
+  'thread.rolled-back': z.object({
+    threadId: ThreadId,
+    runOrdinal: z.number().int().nonnegative(),
+    rolledBackRunIds: z.array(RunId),
+  }),
   /**
    * Baton's own account of earlier runs (the portable context), given with the user's message
    * to a provider thread that lacks them: the reseed of a broken or divergent one. Auditable, never hidden.
@@ -145,7 +153,12 @@ export const eventCatalog = {
   /** Streamed text of a node, appended: a reasoning summary, a command's output. */
   'node.output': z.object({ ...runRef, nodeId: NodeId, delta: z.string() }),
   /** The provider's facts about a node's item: `text` (when not null) replaces its streamed text, `detail` is merged. */
-  'node.detail': z.object({ ...runRef, nodeId: NodeId, text: z.string().nullable(), detail: z.record(z.string(), z.unknown()) }),
+  'node.detail': z.object({
+    ...runRef,
+    nodeId: NodeId,
+    text: z.string().nullable(),
+    detail: z.record(z.string(), z.unknown()),
+  }),
 
   'plan.updated': z.object({ plan: PlanArtifact }),
   /** Streamed text of a proposed plan, appended. */

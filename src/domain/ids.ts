@@ -21,7 +21,10 @@ const newAppId = <B extends string>(brand: B, family: IdFamily) =>
   z
     .string()
     .max(200)
-    .regex(new RegExp(`^${idPrefixes[family]}_[A-Za-z0-9_.:-]+$`), `a new ${family} id is ${idPrefixes[family]}_ then letters, digits and _ . : -`)
+    .regex(
+      new RegExp(`^${idPrefixes[family]}_[A-Za-z0-9_.:-]+$`),
+      `a new ${family} id is ${idPrefixes[family]}_ then letters, digits and _ . : -`,
+    )
     .brand<B>();
 
 export const ThreadId = appId('ThreadId');

@@ -21,7 +21,11 @@ import { RunStatus } from './statuses.js';
  */
 
 /** A runtime warning as the thread shows it; the event log keeps every one. */
-export const ThreadWarning = z.object({ runId: RunId.nullable(), message: z.string(), at: z.number().int().nonnegative() });
+export const ThreadWarning = z.object({
+  runId: RunId.nullable(),
+  message: z.string(),
+  at: z.number().int().nonnegative(),
+});
 export type ThreadWarning = z.infer<typeof ThreadWarning>;
 /** How many warnings a thread snapshot keeps (the newest). */
 export const threadWarningLimit = 20;

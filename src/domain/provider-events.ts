@@ -1,6 +1,16 @@
 import { z } from 'zod';
 import { ErrorInfo } from './errors.js';
-import { MessageId, NodeId, PlanArtifactId, ProviderSessionId, ProviderThreadId, RunAttemptId, RunId, RuntimeRequestId, ThreadId } from './ids.js';
+import {
+  MessageId,
+  NodeId,
+  PlanArtifactId,
+  ProviderSessionId,
+  ProviderThreadId,
+  RunAttemptId,
+  RunId,
+  RuntimeRequestId,
+  ThreadId,
+} from './ids.js';
 import { NodeKind, PlanArtifactKind, ProviderSessionStatus, RuntimeRequestKind } from './statuses.js';
 import { PlanStep, Question } from './entities.js';
 
@@ -15,16 +25,48 @@ const onRun = { threadId: ThreadId, runId: RunId };
 const TurnEnd = z.enum(['completed', 'interrupted', 'failed']);
 
 export const ProviderEvent = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('turn.started'), ...onRun, attemptId: RunAttemptId, nodeId: NodeId, nativeTurnRef: z.string().nullable() }),
+  z.object({
+    type: z.literal('turn.started'),
+    ...onRun,
+    attemptId: RunAttemptId,
+    nodeId: NodeId,
+    nativeTurnRef: z.string().nullable(),
+  }),
   /** Any turn: the root turn of the active attempt, a child or subagent turn, a superseded attempt's turn. */
-  z.object({ type: z.literal('turn.completed'), ...onRun, attemptId: RunAttemptId, nodeId: NodeId, status: TurnEnd, error: ErrorInfo.nullable() }),
+  z.object({
+    type: z.literal('turn.completed'),
+    ...onRun,
+    attemptId: RunAttemptId,
+    nodeId: NodeId,
+    status: TurnEnd,
+    error: ErrorInfo.nullable(),
+  }),
   z.object({ type: z.literal('interrupt.acknowledged'), ...onRun }),
-  z.object({ type: z.literal('node.started'), ...onRun, nodeId: NodeId, parentNodeId: NodeId, attemptId: RunAttemptId.nullable(), kind: NodeKind, title: z.string().nullable() }),
-  z.object({ type: z.literal('node.completed'), ...onRun, nodeId: NodeId, status: z.enum(['completed', 'interrupted', 'failed', 'cancelled']) }),
+  z.object({
+    type: z.literal('node.started'),
+    ...onRun,
+    nodeId: NodeId,
+    parentNodeId: NodeId,
+    attemptId: RunAttemptId.nullable(),
+    kind: NodeKind,
+    title: z.string().nullable(),
+  }),
+  z.object({
+    type: z.literal('node.completed'),
+    ...onRun,
+    nodeId: NodeId,
+    status: z.enum(['completed', 'interrupted', 'failed', 'cancelled']),
+  }),
   /** Streamed text of a node: a reasoning summary, a command's output. */
   z.object({ type: z.literal('node.delta'), ...onRun, nodeId: NodeId, delta: z.string() }),
   /** What the provider says about a node's item: `text` replaces its streamed text; `detail` is merged (exit code, duration, files, result). */
-  z.object({ type: z.literal('node.detail'), ...onRun, nodeId: NodeId, text: z.string().nullable(), detail: z.record(z.string(), z.unknown()) }),
+  z.object({
+    type: z.literal('node.detail'),
+    ...onRun,
+    nodeId: NodeId,
+    text: z.string().nullable(),
+    detail: z.record(z.string(), z.unknown()),
+  }),
   z.object({ type: z.literal('message.delta'), ...onRun, nodeId: NodeId, messageId: MessageId, delta: z.string() }),
   z.object({ type: z.literal('message.completed'), ...onRun, nodeId: NodeId, messageId: MessageId, text: z.string() }),
   z.object({
@@ -54,7 +96,14 @@ export const ProviderEvent = z.discriminatedUnion('type', [
   }),
   /** The provider settled a request itself (for example when its turn ended). */
   z.object({ type: z.literal('request.closed'), ...onThread, requestId: RuntimeRequestId, reason: z.string() }),
-  z.object({ type: z.literal('session.status'), ...onThread, sessionId: ProviderSessionId, provider: z.enum(['codex', 'claude', 'acp']), status: ProviderSessionStatus, reason: z.string().nullable() }),
+  z.object({
+    type: z.literal('session.status'),
+    ...onThread,
+    sessionId: ProviderSessionId,
+    provider: z.enum(['codex', 'claude', 'acp']),
+    status: ProviderSessionStatus,
+    reason: z.string().nullable(),
+  }),
   /** `resolution` says how a fork's source point became this provider thread. */
   z.object({
     type: z.literal('thread.loaded'),
@@ -80,7 +129,13 @@ export const ProviderEvent = z.discriminatedUnion('type', [
   z.object({ type: z.literal('diff.updated'), ...onRun, diff: z.string() }),
   z.object({ type: z.literal('warning'), ...onThread, runId: RunId.nullable(), message: z.string() }),
   /** The provider process is gone: live callbacks die with it and the active run ends by policy. */
-  z.object({ type: z.literal('runtime.lost'), ...onThread, sessionId: ProviderSessionId.nullable(), runStatus: z.enum(['failed', 'interrupted']), error: ErrorInfo }),
+  z.object({
+    type: z.literal('runtime.lost'),
+    ...onThread,
+    sessionId: ProviderSessionId.nullable(),
+    runStatus: z.enum(['failed', 'interrupted']),
+    error: ErrorInfo,
+  }),
 ]);
 export type ProviderEvent = z.infer<typeof ProviderEvent>;
 export type ProviderEventType = ProviderEvent['type'];

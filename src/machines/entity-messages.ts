@@ -1,7 +1,26 @@
 import type { ForkOrigin } from '../domain/entities.js';
 import type { ErrorInfo } from '../domain/errors.js';
-import type { CheckpointId, MessageId, NodeId, ProviderSessionId, ProviderThreadId, RunAttemptId, RunId, RuntimeRequestId, ThreadId } from '../domain/ids.js';
-import type { ApprovalDecision, AttemptReason, DispatchMode, InteractionMode, NodeKind, ProviderKind, RuntimeMode, RuntimeRequestKind } from '../domain/statuses.js';
+import type {
+  CheckpointId,
+  MessageId,
+  NodeId,
+  ProviderSessionId,
+  ProviderThreadId,
+  RunAttemptId,
+  RunId,
+  RuntimeRequestId,
+  ThreadId,
+} from '../domain/ids.js';
+import type {
+  ApprovalDecision,
+  AttemptReason,
+  DispatchMode,
+  InteractionMode,
+  NodeKind,
+  ProviderKind,
+  RuntimeMode,
+  RuntimeRequestKind,
+} from '../domain/statuses.js';
 
 /**
  * What each entity machine is started with (its input) and what it takes (its events),
@@ -50,7 +69,18 @@ export interface ThreadSupervisorInput extends ThreadSettings {
 }
 
 export type ThreadSupervisorEvent =
-  | { type: 'SEND'; runId: RunId; messageId: MessageId; rootNodeId: NodeId; attemptId: RunAttemptId; text: string; mode: DispatchMode; provider: ProviderKind; model: string | null; targetRunId: RunId | null }
+  | {
+      type: 'SEND';
+      runId: RunId;
+      messageId: MessageId;
+      rootNodeId: NodeId;
+      attemptId: RunAttemptId;
+      text: string;
+      mode: DispatchMode;
+      provider: ProviderKind;
+      model: string | null;
+      targetRunId: RunId | null;
+    }
   | { type: 'RUN_ENDING'; runId: RunId }
   | { type: 'RUN_FINISHED'; runId: RunId; status: TerminalStatus }
   | { type: 'INTERRUPT'; runId: RunId; holdQueue: boolean }
@@ -92,7 +122,14 @@ export interface RunSettings {
 }
 
 export type RunEvent =
-  | { type: 'START'; ordinal: number; providerThreadId: ProviderThreadId | null; reason: AttemptReason; settings: RunSettings; fork?: Record<string, unknown> | null }
+  | {
+      type: 'START';
+      ordinal: number;
+      providerThreadId: ProviderThreadId | null;
+      reason: AttemptReason;
+      settings: RunSettings;
+      fork?: Record<string, unknown> | null;
+    }
   | { type: 'TURN_STARTED'; attemptId: RunAttemptId }
   | { type: 'TURN_TERMINAL'; attemptId: RunAttemptId; nodeId: NodeId; status: TurnEndStatus; error?: ErrorInfo | null }
   | { type: 'REQUEST_OPENED'; requestId: RuntimeRequestId }
@@ -103,7 +140,14 @@ export type RunEvent =
   | { type: 'STEER_RESTART'; messageId: MessageId; text: string; attemptId: RunAttemptId; rootNodeId: NodeId }
   | { type: 'PROVIDER_LOST'; status: 'failed' | 'interrupted'; error: ErrorInfo }
   /** The provider thread could not be resumed: the run goes on in a replacement, seeded from Baton's record. */
-  | { type: 'PROVIDER_RECOVERY'; failedProviderThreadId: ProviderThreadId; providerThreadId: ProviderThreadId; attemptId: RunAttemptId; rootNodeId: NodeId; reason: string }
+  | {
+      type: 'PROVIDER_RECOVERY';
+      failedProviderThreadId: ProviderThreadId;
+      providerThreadId: ProviderThreadId;
+      attemptId: RunAttemptId;
+      rootNodeId: NodeId;
+      reason: string;
+    }
   | { type: 'BARRIER_STEP_DONE'; step: BarrierStep }
   | { type: 'CHECKPOINT_RECORDED'; checkpointId: CheckpointId | null; status: 'ready' | 'missing' | 'error' }
   | { type: 'CANCEL'; reason: string }

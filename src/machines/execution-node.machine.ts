@@ -18,7 +18,13 @@ export interface ExecutionNodeContext extends ExecutionNodeInput {
 }
 
 export const executionNodeMachine = setup({
-  types: { context: {} as ExecutionNodeContext, events: {} as ExecutionNodeEvent, input: {} as ExecutionNodeInput, emitted: {} as MachineOutput, tags: {} as EntityTag },
+  types: {
+    context: {} as ExecutionNodeContext,
+    events: {} as ExecutionNodeEvent,
+    input: {} as ExecutionNodeInput,
+    emitted: {} as MachineOutput,
+    tags: {} as EntityTag,
+  },
   guards: {
     endsCompleted: ({ event }) => 'status' in event && event.status === 'completed',
     endsInterrupted: ({ event }) => 'status' in event && event.status === 'interrupted',
@@ -28,15 +34,37 @@ export const executionNodeMachine = setup({
     /** A subagent is a checkpoint scope of its own, nested under its run's: capture it when it ends. */
     captureScope: enqueueActions(({ context, enqueue }) => {
       if (context.kind !== 'subagent') return;
-      enqueue.emit({ type: 'effect', effect: { kind: 'checkpoint.capture', provider: null, runId: context.runId, nodeId: context.nodeId, payload: { scope: 'subagent' } } });
+      enqueue.emit({
+        type: 'effect',
+        effect: {
+          kind: 'checkpoint.capture',
+          provider: null,
+          runId: context.runId,
+          nodeId: context.nodeId,
+          payload: { scope: 'subagent' },
+        },
+      });
     }),
     setStatus: enqueueActions(
-      changeStatus<ExecutionNodeContext, NodeStatus>((context, { to }) => domain('node.status-changed', { threadId: context.threadId, runId: context.runId, nodeId: context.nodeId, to })),
+      changeStatus<ExecutionNodeContext, NodeStatus>((context, { to }) =>
+        domain('node.status-changed', { threadId: context.threadId, runId: context.runId, nodeId: context.nodeId, to }),
+      ),
     ),
     announce: emit(({ context }) =>
       domain('node.created', {
         threadId: context.threadId,
-        node: { id: context.nodeId, runId: context.runId, attemptId: context.attemptId, parentNodeId: context.parentNodeId, kind: context.kind, status: 'pending', countsForRun: context.countsForRun, providerThreadId: null, providerTurnId: null, title: context.title },
+        node: {
+          id: context.nodeId,
+          runId: context.runId,
+          attemptId: context.attemptId,
+          parentNodeId: context.parentNodeId,
+          kind: context.kind,
+          status: 'pending',
+          countsForRun: context.countsForRun,
+          providerThreadId: null,
+          providerTurnId: null,
+          title: context.title,
+        },
       }),
     ),
   },

@@ -1,12 +1,32 @@
 import type { AnyStateMachine } from 'xstate';
 import type { MachineKind } from './entity-messages.js';
-import { EXECUTION_NODE_MACHINE_VERSION, executionNodeMachine, type ExecutionNodeContext } from './execution-node.machine.js';
-import { PROVIDER_SESSION_MACHINE_VERSION, providerSessionMachine, type ProviderSessionContext } from './provider-session.machine.js';
-import { PROVIDER_THREAD_MACHINE_VERSION, providerThreadMachine, type ProviderThreadContext } from './provider-thread.machine.js';
+import {
+  EXECUTION_NODE_MACHINE_VERSION,
+  executionNodeMachine,
+  type ExecutionNodeContext,
+} from './execution-node.machine.js';
+import {
+  PROVIDER_SESSION_MACHINE_VERSION,
+  providerSessionMachine,
+  type ProviderSessionContext,
+} from './provider-session.machine.js';
+import {
+  PROVIDER_THREAD_MACHINE_VERSION,
+  providerThreadMachine,
+  type ProviderThreadContext,
+} from './provider-thread.machine.js';
 import { RUN_ATTEMPT_MACHINE_VERSION, runAttemptMachine, type RunAttemptContext } from './run-attempt.machine.js';
 import { RUN_MACHINE_VERSION, runMachine, type RunContext } from './run.machine.js';
-import { RUNTIME_REQUEST_MACHINE_VERSION, runtimeRequestMachine, type RuntimeRequestContext } from './runtime-request.machine.js';
-import { THREAD_SUPERVISOR_MACHINE_VERSION, threadSupervisorMachine, type ThreadSupervisorContext } from './thread-supervisor.machine.js';
+import {
+  RUNTIME_REQUEST_MACHINE_VERSION,
+  runtimeRequestMachine,
+  type RuntimeRequestContext,
+} from './runtime-request.machine.js';
+import {
+  THREAD_SUPERVISOR_MACHINE_VERSION,
+  threadSupervisorMachine,
+  type ThreadSupervisorContext,
+} from './thread-supervisor.machine.js';
 
 /** The machine each kind of entity runs, typed per kind (its input, events and context). */
 export const machinesByKind = {
@@ -45,11 +65,48 @@ export type { EntityEvents, EntityIds, EntityInputs, MachineKind } from './entit
 
 /** Every machine, for the statechart export and the model-based tests. */
 export const allMachines: { name: string; machine: AnyStateMachine; version: number; summary: string }[] = [
-  { name: 'thread-supervisor', machine: threadSupervisorMachine, version: THREAD_SUPERVISOR_MACHINE_VERSION, summary: 'One per AppThread: active run, queue order and hold, dense run ordinals, dispatch by capability.' },
-  { name: 'run', machine: runMachine, version: RUN_MACHINE_VERSION, summary: 'A counted user turn: root-only completion, interrupt acknowledgement versus terminal, the finalization barrier.' },
-  { name: 'run-attempt', machine: runAttemptMachine, version: RUN_ATTEMPT_MACHINE_VERSION, summary: 'One provider execution of a run; superseded when steering restarts it.' },
-  { name: 'execution-node', machine: executionNodeMachine, version: EXECUTION_NODE_MACHINE_VERSION, summary: 'A piece of work inside a run: root turn, message, tool call, approval, subagent.' },
-  { name: 'provider-session', machine: providerSessionMachine, version: PROVIDER_SESSION_MACHINE_VERSION, summary: 'The durable record of a provider runtime process.' },
-  { name: 'provider-thread', machine: providerThreadMachine, version: PROVIDER_THREAD_MACHINE_VERSION, summary: 'A provider-native conversation handle and its resume cursor.' },
-  { name: 'runtime-request', machine: runtimeRequestMachine, version: RUNTIME_REQUEST_MACHINE_VERSION, summary: 'A provider callback waiting for the user; answering until the provider takes the answer; cancelled with the reason once the callback is gone (not_resumable) or its run ends.' },
+  {
+    name: 'thread-supervisor',
+    machine: threadSupervisorMachine,
+    version: THREAD_SUPERVISOR_MACHINE_VERSION,
+    summary: 'One per AppThread: active run, queue order and hold, dense run ordinals, dispatch by capability.',
+  },
+  {
+    name: 'run',
+    machine: runMachine,
+    version: RUN_MACHINE_VERSION,
+    summary:
+      'A counted user turn: root-only completion, interrupt acknowledgement versus terminal, the finalization barrier.',
+  },
+  {
+    name: 'run-attempt',
+    machine: runAttemptMachine,
+    version: RUN_ATTEMPT_MACHINE_VERSION,
+    summary: 'One provider execution of a run; superseded when steering restarts it.',
+  },
+  {
+    name: 'execution-node',
+    machine: executionNodeMachine,
+    version: EXECUTION_NODE_MACHINE_VERSION,
+    summary: 'A piece of work inside a run: root turn, message, tool call, approval, subagent.',
+  },
+  {
+    name: 'provider-session',
+    machine: providerSessionMachine,
+    version: PROVIDER_SESSION_MACHINE_VERSION,
+    summary: 'The durable record of a provider runtime process.',
+  },
+  {
+    name: 'provider-thread',
+    machine: providerThreadMachine,
+    version: PROVIDER_THREAD_MACHINE_VERSION,
+    summary: 'A provider-native conversation handle and its resume cursor.',
+  },
+  {
+    name: 'runtime-request',
+    machine: runtimeRequestMachine,
+    version: RUNTIME_REQUEST_MACHINE_VERSION,
+    summary:
+      'A provider callback waiting for the user; answering until the provider takes the answer; cancelled with the reason once the callback is gone (not_resumable) or its run ends.',
+  },
 ];

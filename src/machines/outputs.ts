@@ -73,6 +73,10 @@ export interface CancelEffectsOutput {
   reason: string;
 }
 
-export type MachineOutput = DomainOutput | EffectOutput | SendOutput | SpawnOutput | BarrierOutput | TimerOutput | CancelEffectsOutput;
+export type MachineOutput =
+  DomainOutput | EffectOutput | SendOutput | SpawnOutput | BarrierOutput | TimerOutput | CancelEffectsOutput;
 
-export const domain = <K extends EventType>(type: K, payload: EventPayload<K>): DomainOutputOf<K> => ({ type: 'domain', event: { type, payload } });
+export const domain = <K extends EventType>(type: K, payload: EventPayload<K>): DomainOutputOf<K> => ({
+  type: 'domain',
+  event: { type, payload },
+});

@@ -19,12 +19,21 @@ export interface ProviderSessionContext extends ProviderSessionInput {
 }
 
 export const providerSessionMachine = setup({
-  types: { context: {} as ProviderSessionContext, events: {} as ProviderSessionEvent, input: {} as ProviderSessionInput, emitted: {} as MachineOutput },
+  types: {
+    context: {} as ProviderSessionContext,
+    events: {} as ProviderSessionEvent,
+    input: {} as ProviderSessionInput,
+    emitted: {} as MachineOutput,
+  },
   actions: {
     // A session that stops or fails again for another reason says so.
     setStatus: enqueueActions(
       changeStatusWithReason<ProviderSessionContext, ProviderSessionStatus>(
-        (context, { to, reason }) => domain('provider-session.changed', { threadId: context.threadId, session: { id: context.sessionId, provider: context.provider, status: to, reason } }),
+        (context, { to, reason }) =>
+          domain('provider-session.changed', {
+            threadId: context.threadId,
+            session: { id: context.sessionId, provider: context.provider, status: to, reason },
+          }),
         { reasonCounts: true },
       ),
     ),

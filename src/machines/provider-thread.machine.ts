@@ -34,18 +34,36 @@ const view = (c: ProviderThreadContext, status: ProviderThreadStatus) => ({
 });
 
 export const providerThreadMachine = setup({
-  types: { context: {} as ProviderThreadContext, events: {} as ProviderThreadEvent, input: {} as ProviderThreadInput, emitted: {} as MachineOutput, tags: {} as EntityTag },
+  types: {
+    context: {} as ProviderThreadContext,
+    events: {} as ProviderThreadEvent,
+    input: {} as ProviderThreadInput,
+    emitted: {} as MachineOutput,
+    tags: {} as EntityTag,
+  },
   actions: {
     setStatus: enqueueActions(
       changeStatusWithReason<ProviderThreadContext, ProviderThreadStatus>(
-        (context, { to, reason }) => domain('provider-thread.status-changed', { threadId: context.threadId, providerThreadId: context.providerThreadId, to, reason }),
+        (context, { to, reason }) =>
+          domain('provider-thread.status-changed', {
+            threadId: context.threadId,
+            providerThreadId: context.providerThreadId,
+            to,
+            reason,
+          }),
         { reasonCounts: false },
       ),
     ),
-    announce: emit(({ context }) => domain('provider-thread.bound', { threadId: context.threadId, providerThread: view(context, 'not_loaded') })),
+    announce: emit(({ context }) =>
+      domain('provider-thread.bound', { threadId: context.threadId, providerThread: view(context, 'not_loaded') }),
+    ),
     bind: enqueueActions(({ context, event, enqueue }) => {
       if (event.type !== 'LOADED') return;
-      const next = { ...context, nativeThreadRef: event.nativeThreadRef, resumeCursor: event.resumeCursor ?? context.resumeCursor };
+      const next = {
+        ...context,
+        nativeThreadRef: event.nativeThreadRef,
+        resumeCursor: event.resumeCursor ?? context.resumeCursor,
+      };
       enqueue.assign({ nativeThreadRef: next.nativeThreadRef, resumeCursor: next.resumeCursor });
       enqueue.emit(domain('provider-thread.bound', { threadId: context.threadId, providerThread: view(next, 'idle') }));
     }),
@@ -57,7 +75,15 @@ export const providerThreadMachine = setup({
   },
 }).createMachine({
   id: 'providerThread',
-  context: ({ input }) => ({ ...input, status: 'not_loaded', nativeThreadRef: null, resumeCursor: null, firstRunOrdinal: null, lastRunOrdinal: null, reason: null }),
+  context: ({ input }) => ({
+    ...input,
+    status: 'not_loaded',
+    nativeThreadRef: null,
+    resumeCursor: null,
+    firstRunOrdinal: null,
+    lastRunOrdinal: null,
+    reason: null,
+  }),
   entry: 'announce',
   initial: 'not_loaded',
   states: {

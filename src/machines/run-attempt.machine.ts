@@ -18,9 +18,16 @@ export interface RunAttemptContext extends RunAttemptInput {
 }
 
 export const runAttemptMachine = setup({
-  types: { context: {} as RunAttemptContext, events: {} as RunAttemptEvent, input: {} as RunAttemptInput, emitted: {} as MachineOutput, tags: {} as EntityTag },
+  types: {
+    context: {} as RunAttemptContext,
+    events: {} as RunAttemptEvent,
+    input: {} as RunAttemptInput,
+    emitted: {} as MachineOutput,
+    tags: {} as EntityTag,
+  },
   guards: {
-    isOwnRootTurn: ({ context, event }) => event.type === 'TURN_TERMINAL' && event.attemptId === context.attemptId && event.nodeId === context.rootNodeId,
+    isOwnRootTurn: ({ context, event }) =>
+      event.type === 'TURN_TERMINAL' && event.attemptId === context.attemptId && event.nodeId === context.rootNodeId,
     isOwnStart: ({ context, event }) => event.type === 'TURN_STARTED' && event.attemptId === context.attemptId,
     endsCompleted: ({ event }) => 'status' in event && event.status === 'completed',
     endsInterrupted: ({ event }) => 'status' in event && event.status === 'interrupted',
@@ -28,13 +35,28 @@ export const runAttemptMachine = setup({
   actions: {
     setStatus: enqueueActions(
       changeStatus<RunAttemptContext, RunAttemptStatus>((context, { to }) =>
-        domain('attempt.status-changed', { threadId: context.threadId, runId: context.runId, attemptId: context.attemptId, to, reason: to === 'superseded' ? 'steering_restart' : null }),
+        domain('attempt.status-changed', {
+          threadId: context.threadId,
+          runId: context.runId,
+          attemptId: context.attemptId,
+          to,
+          reason: to === 'superseded' ? 'steering_restart' : null,
+        }),
       ),
     ),
     announce: emit(({ context }) =>
       domain('attempt.created', {
         threadId: context.threadId,
-        attempt: { id: context.attemptId, runId: context.runId, attemptOrdinal: context.attemptOrdinal, rootNodeId: context.rootNodeId, providerThreadId: context.providerThreadId, providerTurnId: null, reason: context.reason, status: 'pending' },
+        attempt: {
+          id: context.attemptId,
+          runId: context.runId,
+          attemptOrdinal: context.attemptOrdinal,
+          rootNodeId: context.rootNodeId,
+          providerThreadId: context.providerThreadId,
+          providerTurnId: null,
+          reason: context.reason,
+          status: 'pending',
+        },
       }),
     ),
   },
@@ -70,7 +92,11 @@ export const runAttemptMachine = setup({
     },
     completed: { type: 'final', entry: { type: 'setStatus', params: { to: 'completed' } } },
     // An interrupted attempt may still be superseded by the replacement a steer asked for.
-    interrupted: { tags: [terminalTag], entry: { type: 'setStatus', params: { to: 'interrupted' } }, on: { SUPERSEDE: 'superseded' } },
+    interrupted: {
+      tags: [terminalTag],
+      entry: { type: 'setStatus', params: { to: 'interrupted' } },
+      on: { SUPERSEDE: 'superseded' },
+    },
     failed: { type: 'final', entry: { type: 'setStatus', params: { to: 'failed' } } },
     superseded: { type: 'final', entry: { type: 'setStatus', params: { to: 'superseded' } } },
     cancelled: { type: 'final', entry: { type: 'setStatus', params: { to: 'cancelled' } } },

@@ -25,7 +25,12 @@ export interface RuntimeRequestContext extends RuntimeRequestInput {
 const ids = (c: RuntimeRequestContext) => ({ threadId: c.threadId, requestId: c.requestId });
 
 export const runtimeRequestMachine = setup({
-  types: { context: {} as RuntimeRequestContext, events: {} as RuntimeRequestEvent, input: {} as RuntimeRequestInput, emitted: {} as MachineOutput },
+  types: {
+    context: {} as RuntimeRequestContext,
+    events: {} as RuntimeRequestEvent,
+    input: {} as RuntimeRequestInput,
+    emitted: {} as MachineOutput,
+  },
   actions: {
     /** Opened: the read models show it, and its run waits on it. */
     announce: enqueueActions(({ context, enqueue }) => {
@@ -44,10 +49,21 @@ export const runtimeRequestMachine = setup({
           },
         }),
       );
-      enqueue.emit({ type: 'send', to: { kind: 'run', id: context.runId }, event: { type: 'REQUEST_OPENED', requestId: context.requestId } });
+      enqueue.emit({
+        type: 'send',
+        to: { kind: 'run', id: context.runId },
+        event: { type: 'REQUEST_OPENED', requestId: context.requestId },
+      });
     }),
     scheduleExpiry: enqueueActions(({ context, enqueue }) => {
-      if (context.expiresAt !== null) enqueue.emit({ type: 'timer', op: 'schedule', key: 'expire', dueAt: context.expiresAt, event: { type: 'EXPIRE', reason: 'no answer in time' } });
+      if (context.expiresAt !== null)
+        enqueue.emit({
+          type: 'timer',
+          op: 'schedule',
+          key: 'expire',
+          dueAt: context.expiresAt,
+          event: { type: 'EXPIRE', reason: 'no answer in time' },
+        });
     }),
     markPending: assign({ status: 'pending' as const }),
     /** The user answered: no expiry any more, the answer is on its way. */
@@ -61,26 +77,63 @@ export const runtimeRequestMachine = setup({
       enqueue.assign({ answer: { decision: event.decision, answers: event.answers } });
       enqueue.emit({
         type: 'effect',
-        effect: { kind: 'provider.runtime-request.respond', provider: context.provider, runId: context.runId, nodeId: context.nodeId, payload: { requestId: context.requestId, providerSessionId: context.providerSessionId, decision: event.decision, answers: event.answers } },
+        effect: {
+          kind: 'provider.runtime-request.respond',
+          provider: context.provider,
+          runId: context.runId,
+          nodeId: context.nodeId,
+          payload: {
+            requestId: context.requestId,
+            providerSessionId: context.providerSessionId,
+            decision: event.decision,
+            answers: event.answers,
+          },
+        },
       });
-      enqueue.emit(domain('runtime-request.answering', { ...ids(context), decision: event.decision, answers: event.answers }));
+      enqueue.emit(
+        domain('runtime-request.answering', { ...ids(context), decision: event.decision, answers: event.answers }),
+      );
     }),
-    recordExpiry: emit(({ context }, params: { reason: string }) => domain('runtime-request.expired', { ...ids(context), reason: params.reason })),
-    recordResolved: emit(({ context }) => domain('runtime-request.resolved', { ...ids(context), decision: context.answer?.decision ?? null, answers: context.answer?.answers ?? null })),
+    recordExpiry: emit(({ context }, params: { reason: string }) =>
+      domain('runtime-request.expired', { ...ids(context), reason: params.reason }),
+    ),
+    recordResolved: emit(({ context }) =>
+      domain('runtime-request.resolved', {
+        ...ids(context),
+        decision: context.answer?.decision ?? null,
+        answers: context.answer?.answers ?? null,
+      }),
+    ),
     /** The provider callback is gone: the request can never be answered, and says why. */
     recordCallbackLost: enqueueActions(({ context, event, enqueue }) => {
       if (event.type !== 'CALLBACK_LOST') return;
       enqueue.assign({ notResumableReason: event.reason });
-      enqueue.emit(domain('runtime-request.capability-changed', { ...ids(context), responseCapability: { type: 'not_resumable', reason: event.reason } }));
+      enqueue.emit(
+        domain('runtime-request.capability-changed', {
+          ...ids(context),
+          responseCapability: { type: 'not_resumable', reason: event.reason },
+        }),
+      );
     }),
-    cancel: emit(({ context }, params: { reason: string }) => domain('runtime-request.cancelled', { ...ids(context), reason: params.reason })),
+    cancel: emit(({ context }, params: { reason: string }) =>
+      domain('runtime-request.cancelled', { ...ids(context), reason: params.reason }),
+    ),
     /** Tells the run and the request's node that the request is closed. */
     close: enqueueActions(({ context, enqueue }, params: { status: RuntimeRequestStatus }) => {
       enqueue.assign({ status: params.status });
       // An answer cancelled the expiry already (see `answering`).
-      if (context.expiresAt !== null && params.status !== 'expired' && context.status === 'pending') enqueue.emit({ type: 'timer', op: 'cancel', key: 'expire' });
-      enqueue.emit({ type: 'send', to: { kind: 'run', id: context.runId }, event: { type: 'REQUEST_CLOSED', requestId: context.requestId } });
-      enqueue.emit({ type: 'send', to: { kind: 'execution_node', id: context.nodeId }, event: { type: 'END', status: params.status === 'resolved' ? 'completed' : 'cancelled' } });
+      if (context.expiresAt !== null && params.status !== 'expired' && context.status === 'pending')
+        enqueue.emit({ type: 'timer', op: 'cancel', key: 'expire' });
+      enqueue.emit({
+        type: 'send',
+        to: { kind: 'run', id: context.runId },
+        event: { type: 'REQUEST_CLOSED', requestId: context.requestId },
+      });
+      enqueue.emit({
+        type: 'send',
+        to: { kind: 'execution_node', id: context.nodeId },
+        event: { type: 'END', status: params.status === 'resolved' ? 'completed' : 'cancelled' },
+      });
     }),
   },
 }).createMachine({
@@ -93,14 +146,23 @@ export const runtimeRequestMachine = setup({
       entry: 'markPending',
       on: {
         RESPOND: { target: 'answering', actions: 'deliverAnswer' },
-        EXPIRE: { target: 'expired', actions: { type: 'recordExpiry', params: ({ event }) => ({ reason: event.reason }) } },
+        EXPIRE: {
+          target: 'expired',
+          actions: { type: 'recordExpiry', params: ({ event }) => ({ reason: event.reason }) },
+        },
       },
     },
     answering: {
       entry: 'markAnswering',
       on: {
         ANSWER_DELIVERED: { target: 'resolved', actions: 'recordResolved' },
-        ANSWER_FAILED: { target: 'cancelled', actions: { type: 'cancel', params: ({ event }) => ({ reason: `the provider did not take the answer: ${event.reason}` }) } },
+        ANSWER_FAILED: {
+          target: 'cancelled',
+          actions: {
+            type: 'cancel',
+            params: ({ event }) => ({ reason: `the provider did not take the answer: ${event.reason}` }),
+          },
+        },
       },
     },
     resolved: { type: 'final', entry: { type: 'close', params: { status: 'resolved' } } },

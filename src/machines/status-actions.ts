@@ -78,5 +78,9 @@ export interface EndedState<S extends string, A extends string> {
 }
 
 export function endedState<S extends string, A extends string>(to: S, ...then: A[]): EndedState<S, A> {
-  return { tags: [terminalTag], entry: [{ type: 'setStatus', params: { to } }, ...then], on: { ROLLED_BACK: 'rolled_back' } };
+  return {
+    tags: [terminalTag],
+    entry: [{ type: 'setStatus', params: { to } }, ...then],
+    on: { ROLLED_BACK: 'rolled_back' },
+  };
 }

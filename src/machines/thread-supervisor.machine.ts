@@ -1,7 +1,13 @@
 import { and, assign, enqueueActions, not, setup } from 'xstate';
 import type { DispatchMode, ThreadStatus } from '../domain/statuses.js';
 import { domain, type MachineOutput } from './outputs.js';
-import type { DispatchCapabilities, RunEvent, ThreadSettings, ThreadSupervisorInput, ThreadSupervisorEvent } from './entity-messages.js';
+import type {
+  DispatchCapabilities,
+  RunEvent,
+  ThreadSettings,
+  ThreadSupervisorInput,
+  ThreadSupervisorEvent,
+} from './entity-messages.js';
 import type { ForkOrigin } from '../domain/entities.js';
 import type { RunId } from '../domain/ids.js';
 
@@ -37,37 +43,98 @@ type Ctx = ThreadSupervisorContext;
  * run must still be active and not finalizing, else the user's steer would land on another
  * run or start one of its own.
  */
-export const targetsActiveRun = (context: Pick<Ctx, 'activeRunId' | 'activeRunEnding'>, targetRunId: RunId | null): boolean =>
-  targetRunId === null || (targetRunId === context.activeRunId && !context.activeRunEnding);
+export const targetsActiveRun = (
+  context: Pick<Ctx, 'activeRunId' | 'activeRunEnding'>,
+  targetRunId: RunId | null,
+): boolean => targetRunId === null || (targetRunId === context.activeRunId && !context.activeRunEnding);
 const modeIs = (...modes: DispatchMode[]) => ({ type: 'modeIs' as const, params: { modes } });
 const isSend = (e: ThreadSupervisorEvent): e is Extract<ThreadSupervisorEvent, { type: 'SEND' }> => e.type === 'SEND';
 
 export const threadSupervisorMachine = setup({
-  types: { context: {} as Ctx, events: {} as ThreadSupervisorEvent, input: {} as ThreadSupervisorInput, emitted: {} as MachineOutput },
+  types: {
+    context: {} as Ctx,
+    events: {} as ThreadSupervisorEvent,
+    input: {} as ThreadSupervisorInput,
+    emitted: {} as MachineOutput,
+  },
   guards: {
     modeIs: ({ event }, params: { modes: DispatchMode[] }) => isSend(event) && params.modes.includes(event.mode),
     targetsActiveRun: ({ context, event }) => isSend(event) && targetsActiveRun(context, event.targetRunId),
     canSteerNatively: ({ context }) => !context.activeRunEnding && context.capabilities.supportsActiveSteering,
-    canSteerByRestart: ({ context }) => !context.activeRunEnding && context.capabilities.supportsSteeringByInterruptRestart && context.capabilities.supportsInterrupt,
+    canSteerByRestart: ({ context }) =>
+      !context.activeRunEnding &&
+      context.capabilities.supportsSteeringByInterruptRestart &&
+      context.capabilities.supportsInterrupt,
     queueReady: ({ context }) => context.queue.length > 0 && !context.queueHeld,
     isActiveRun: ({ context, event }) => 'runId' in event && event.runId === context.activeRunId,
     isQueued: ({ context, event }) => 'runId' in event && context.queue.includes(event.runId),
-    isQueuedAndSteerableNatively: ({ context, event }) => 'runId' in event && context.queue.includes(event.runId) && !context.activeRunEnding && context.capabilities.supportsActiveSteering,
+    isQueuedAndSteerableNatively: ({ context, event }) =>
+      'runId' in event &&
+      context.queue.includes(event.runId) &&
+      !context.activeRunEnding &&
+      context.capabilities.supportsActiveSteering,
     isQueuedAndSteerableByRestart: ({ context, event }) =>
-      'runId' in event && context.queue.includes(event.runId) && !context.activeRunEnding && context.capabilities.supportsSteeringByInterruptRestart && context.capabilities.supportsInterrupt,
+      'runId' in event &&
+      context.queue.includes(event.runId) &&
+      !context.activeRunEnding &&
+      context.capabilities.supportsSteeringByInterruptRestart &&
+      context.capabilities.supportsInterrupt,
     isPermutationOfQueue: ({ context, event }) =>
-      event.type === 'REORDER' && event.order.length === context.queue.length && [...event.order].sort().join() === [...context.queue].sort().join(),
+      event.type === 'REORDER' &&
+      event.order.length === context.queue.length &&
+      [...event.order].sort().join() === [...context.queue].sort().join(),
     /** A late report about a provider thread already replaced changes nothing. */
-    isCurrentProviderThread: ({ context, event }) => event.type === 'PROVIDER_THREAD_FAILED' && event.failedProviderThreadId === context.providerThreadId,
-    isCountedOrdinal: ({ context, event }) => event.type === 'ROLLBACK' && event.runOrdinal <= context.countedRunIds.length,
+    isCurrentProviderThread: ({ context, event }) =>
+      event.type === 'PROVIDER_THREAD_FAILED' && event.failedProviderThreadId === context.providerThreadId,
+    isCountedOrdinal: ({ context, event }) =>
+      event.type === 'ROLLBACK' && event.runOrdinal <= context.countedRunIds.length,
   },
   actions: {
     /** A new run: the user message, the run entity and its place at the end of the queue. */
     createRun: enqueueActions(({ context, event, enqueue }) => {
       if (!isSend(event)) return;
-      enqueue.emit(domain('message.created', { message: { id: event.messageId, threadId: context.threadId, runId: event.runId, nodeId: null, role: 'user', text: event.text, completed: true } }));
-      enqueue.emit({ type: 'spawn', entity: { kind: 'run', id: event.runId, input: { runId: event.runId, threadId: context.threadId, provider: event.provider, model: event.model, userMessageId: event.messageId, rootNodeId: event.rootNodeId, firstAttemptId: event.attemptId, text: event.text } } });
-      enqueue.emit(domain('run.queued', { threadId: context.threadId, runId: event.runId, text: event.text, provider: event.provider, model: event.model, userMessageId: event.messageId, rootNodeId: event.rootNodeId, dispatchMode: event.mode }));
+      enqueue.emit(
+        domain('message.created', {
+          message: {
+            id: event.messageId,
+            threadId: context.threadId,
+            runId: event.runId,
+            nodeId: null,
+            role: 'user',
+            text: event.text,
+            completed: true,
+          },
+        }),
+      );
+      enqueue.emit({
+        type: 'spawn',
+        entity: {
+          kind: 'run',
+          id: event.runId,
+          input: {
+            runId: event.runId,
+            threadId: context.threadId,
+            provider: event.provider,
+            model: event.model,
+            userMessageId: event.messageId,
+            rootNodeId: event.rootNodeId,
+            firstAttemptId: event.attemptId,
+            text: event.text,
+          },
+        },
+      });
+      enqueue.emit(
+        domain('run.queued', {
+          threadId: context.threadId,
+          runId: event.runId,
+          text: event.text,
+          provider: event.provider,
+          model: event.model,
+          userMessageId: event.messageId,
+          rootNodeId: event.rootNodeId,
+          dispatchMode: event.mode,
+        }),
+      );
       enqueue.assign({ queue: [...context.queue, event.runId] });
     }),
     /** An explicit send is the user continuing: it releases a held queue. */
@@ -80,12 +147,23 @@ export const threadSupervisorMachine = setup({
       const [runId, ...rest] = context.queue;
       if (!runId) return;
       const ordinal = context.countedRunIds.length + 1;
-      enqueue.assign({ queue: rest, activeRunId: runId, activeRunEnding: false, countedRunIds: [...context.countedRunIds, runId], reseedNext: false, pendingFork: null });
+      enqueue.assign({
+        queue: rest,
+        activeRunId: runId,
+        activeRunEnding: false,
+        countedRunIds: [...context.countedRunIds, runId],
+        reseedNext: false,
+        pendingFork: null,
+      });
       enqueue.emit({
         type: 'send',
         to: { kind: 'run', id: runId },
         event: {
-          type: 'START', ordinal, providerThreadId: context.providerThreadId, reason: context.reseedNext ? 'provider_recovery' : 'initial', fork: context.pendingFork,
+          type: 'START',
+          ordinal,
+          providerThreadId: context.providerThreadId,
+          reason: context.reseedNext ? 'provider_recovery' : 'initial',
+          fork: context.pendingFork,
           // The settings as they are now: a change made while the run waited in the queue applies to it.
           settings: { runtimeMode: context.runtimeMode, interactionMode: context.interactionMode },
         },
@@ -95,27 +173,60 @@ export const threadSupervisorMachine = setup({
       const runId = context.activeRunId;
       if ((event.type !== 'SEND' && event.type !== 'PROMOTE') || !runId) return;
       if (event.type === 'SEND') {
-        enqueue.emit(domain('message.created', { message: { id: event.messageId, threadId: context.threadId, runId, nodeId: null, role: 'user', text: event.text, completed: true } }));
+        enqueue.emit(
+          domain('message.created', {
+            message: {
+              id: event.messageId,
+              threadId: context.threadId,
+              runId,
+              nodeId: null,
+              role: 'user',
+              text: event.text,
+              completed: true,
+            },
+          }),
+        );
       }
-      const steer: RunEvent = params.strategy === 'native'
-        ? { type: 'STEER_NATIVE', messageId: event.messageId, text: event.text }
-        : { type: 'STEER_RESTART', messageId: event.messageId, text: event.text, attemptId: event.attemptId, rootNodeId: event.rootNodeId };
+      const steer: RunEvent =
+        params.strategy === 'native'
+          ? { type: 'STEER_NATIVE', messageId: event.messageId, text: event.text }
+          : {
+              type: 'STEER_RESTART',
+              messageId: event.messageId,
+              text: event.text,
+              attemptId: event.attemptId,
+              rootNodeId: event.rootNodeId,
+            };
       enqueue.emit({ type: 'send', to: { kind: 'run', id: runId }, event: steer });
     }),
     interruptActive: enqueueActions(({ context, event, enqueue }) => {
       const holdQueue = event.type === 'STOP' || (event.type === 'INTERRUPT' && event.holdQueue);
       if (holdQueue && !context.queueHeld) {
         enqueue.assign({ queueHeld: true });
-        enqueue.emit(domain('thread.queue-held', { threadId: context.threadId, held: true, reason: event.type === 'STOP' ? 'stop' : 'interrupt' }));
+        enqueue.emit(
+          domain('thread.queue-held', {
+            threadId: context.threadId,
+            held: true,
+            reason: event.type === 'STOP' ? 'stop' : 'interrupt',
+          }),
+        );
       }
       if (context.activeRunId) {
-        enqueue.emit({ type: 'send', to: { kind: 'run', id: context.activeRunId }, event: { type: 'INTERRUPT', holdQueue, supportsInterrupt: context.capabilities.supportsInterrupt } });
+        enqueue.emit({
+          type: 'send',
+          to: { kind: 'run', id: context.activeRunId },
+          event: { type: 'INTERRUPT', holdQueue, supportsInterrupt: context.capabilities.supportsInterrupt },
+        });
       }
     }),
     cancelQueued: enqueueActions(({ context, event, enqueue }, params: { reason: string }) => {
       if (!('runId' in event)) return;
       enqueue.assign({ queue: context.queue.filter((id) => id !== event.runId) });
-      enqueue.emit({ type: 'send', to: { kind: 'run', id: event.runId }, event: { type: 'CANCEL', reason: params.reason } });
+      enqueue.emit({
+        type: 'send',
+        to: { kind: 'run', id: event.runId },
+        event: { type: 'CANCEL', reason: params.reason },
+      });
     }),
     finishRun: assign(({ context, event }) =>
       event.type === 'RUN_FINISHED'
@@ -130,22 +241,65 @@ export const threadSupervisorMachine = setup({
     rollBackLaterRuns: enqueueActions(({ context, event, enqueue }) => {
       if (event.type !== 'ROLLBACK') return;
       const later = context.countedRunIds.slice(event.runOrdinal);
-      for (const runId of later) enqueue.emit({ type: 'send', to: { kind: 'run', id: runId }, event: { type: 'ROLLED_BACK' } });
+      for (const runId of later)
+        enqueue.emit({ type: 'send', to: { kind: 'run', id: runId }, event: { type: 'ROLLED_BACK' } });
       enqueue.assign({ countedRunIds: context.countedRunIds.slice(0, event.runOrdinal) });
-      enqueue.emit(domain('thread.rolled-back', { threadId: context.threadId, runOrdinal: event.runOrdinal, rolledBackRunIds: later }));
+      enqueue.emit(
+        domain('thread.rolled-back', {
+          threadId: context.threadId,
+          runOrdinal: event.runOrdinal,
+          rolledBackRunIds: later,
+        }),
+      );
       if (later.length === 0) return;
       if (context.capabilities.canRollbackThread) {
-        enqueue.emit({ type: 'effect', effect: { kind: 'provider.thread.rollback', provider: context.provider, runId: null, nodeId: null, payload: { providerThreadId: context.providerThreadId, runOrdinal: event.runOrdinal, turnsToDrop: later.length } } });
+        enqueue.emit({
+          type: 'effect',
+          effect: {
+            kind: 'provider.thread.rollback',
+            provider: context.provider,
+            runId: null,
+            nodeId: null,
+            payload: {
+              providerThreadId: context.providerThreadId,
+              runOrdinal: event.runOrdinal,
+              turnsToDrop: later.length,
+            },
+          },
+        });
       } else {
         // No provider rollback: its conversation has diverged from the files; the next run reseeds a replacement.
         enqueue.assign({ reseedNext: true });
         const replacement = event.replacementProviderThreadId;
         if (replacement) {
-          enqueue.emit({ type: 'send', to: { kind: 'provider_thread', id: context.providerThreadId }, event: { type: 'FAILED', reason: 'diverged: the provider cannot roll back its conversation' } });
-          enqueue.emit({ type: 'spawn', entity: { kind: 'provider_thread', id: replacement, input: { providerThreadId: replacement, threadId: context.threadId, provider: context.provider, forkedFrom: null } } });
+          enqueue.emit({
+            type: 'send',
+            to: { kind: 'provider_thread', id: context.providerThreadId },
+            event: { type: 'FAILED', reason: 'diverged: the provider cannot roll back its conversation' },
+          });
+          enqueue.emit({
+            type: 'spawn',
+            entity: {
+              kind: 'provider_thread',
+              id: replacement,
+              input: {
+                providerThreadId: replacement,
+                threadId: context.threadId,
+                provider: context.provider,
+                forkedFrom: null,
+              },
+            },
+          });
           enqueue.assign({ providerThreadId: replacement });
         }
-        enqueue.emit(domain('runtime.warning', { threadId: context.threadId, runId: null, message: 'the provider cannot roll back its conversation: it is marked divergent and the next run reseeds it' }));
+        enqueue.emit(
+          domain('runtime.warning', {
+            threadId: context.threadId,
+            runId: null,
+            message:
+              'the provider cannot roll back its conversation: it is marked divergent and the next run reseeds it',
+          }),
+        );
       }
     }),
     markActiveRunEnding: assign({ activeRunEnding: true }),
@@ -157,17 +311,47 @@ export const threadSupervisorMachine = setup({
     /** The failed provider thread is replaced; the active run goes on in the replacement, or the next run reseeds it. */
     replaceProviderThread: enqueueActions(({ context, event, enqueue }) => {
       if (event.type !== 'PROVIDER_THREAD_FAILED') return;
-      enqueue.emit({ type: 'send', to: { kind: 'provider_thread', id: context.providerThreadId }, event: { type: 'FAILED', reason: event.reason } });
-      enqueue.emit({ type: 'spawn', entity: { kind: 'provider_thread', id: event.replacementProviderThreadId, input: { providerThreadId: event.replacementProviderThreadId, threadId: context.threadId, provider: context.provider, forkedFrom: null } } });
+      enqueue.emit({
+        type: 'send',
+        to: { kind: 'provider_thread', id: context.providerThreadId },
+        event: { type: 'FAILED', reason: event.reason },
+      });
+      enqueue.emit({
+        type: 'spawn',
+        entity: {
+          kind: 'provider_thread',
+          id: event.replacementProviderThreadId,
+          input: {
+            providerThreadId: event.replacementProviderThreadId,
+            threadId: context.threadId,
+            provider: context.provider,
+            forkedFrom: null,
+          },
+        },
+      });
       // The active run goes on in the replacement (reseeded there); with none, the next run reseeds it.
       const recovering = context.activeRunEnding ? null : context.activeRunId;
       enqueue.assign({ providerThreadId: event.replacementProviderThreadId, reseedNext: recovering === null });
-      if (recovering === null) enqueue.emit(domain('runtime.warning', { threadId: context.threadId, runId: null, message: `the provider thread failed (${event.reason}); the next run goes to a replacement seeded from Baton's record` }));
+      if (recovering === null)
+        enqueue.emit(
+          domain('runtime.warning', {
+            threadId: context.threadId,
+            runId: null,
+            message: `the provider thread failed (${event.reason}); the next run goes to a replacement seeded from Baton's record`,
+          }),
+        );
       else {
         enqueue.emit({
           type: 'send',
           to: { kind: 'run', id: recovering },
-          event: { type: 'PROVIDER_RECOVERY', failedProviderThreadId: event.failedProviderThreadId, providerThreadId: event.replacementProviderThreadId, attemptId: event.recoveryAttemptId, rootNodeId: event.recoveryRootNodeId, reason: event.reason },
+          event: {
+            type: 'PROVIDER_RECOVERY',
+            failedProviderThreadId: event.failedProviderThreadId,
+            providerThreadId: event.replacementProviderThreadId,
+            attemptId: event.recoveryAttemptId,
+            rootNodeId: event.recoveryRootNodeId,
+            reason: event.reason,
+          },
         });
       }
     }),
@@ -178,15 +362,40 @@ export const threadSupervisorMachine = setup({
     }),
     /** The thread exists: its record, and the provider thread it starts on. */
     announce: enqueueActions(({ context, enqueue }) => {
-      enqueue.emit(domain('thread.created', {
-        thread: {
-          id: context.threadId, title: context.title, status: 'active', provider: context.provider, model: context.model, runtimeMode: context.runtimeMode, interactionMode: context.interactionMode,
-          workspace: { cwd: context.cwd, branch: null, worktree: null }, activeProviderThreadId: context.providerThreadId,
-          lineage: { parentThreadId: context.parentThreadId, relationshipToParent: context.relationshipToParent, rootThreadId: context.rootThreadId },
-          createdAt: context.createdAt,
+      enqueue.emit(
+        domain('thread.created', {
+          thread: {
+            id: context.threadId,
+            title: context.title,
+            status: 'active',
+            provider: context.provider,
+            model: context.model,
+            runtimeMode: context.runtimeMode,
+            interactionMode: context.interactionMode,
+            workspace: { cwd: context.cwd, branch: null, worktree: null },
+            activeProviderThreadId: context.providerThreadId,
+            lineage: {
+              parentThreadId: context.parentThreadId,
+              relationshipToParent: context.relationshipToParent,
+              rootThreadId: context.rootThreadId,
+            },
+            createdAt: context.createdAt,
+          },
+        }),
+      );
+      enqueue.emit({
+        type: 'spawn',
+        entity: {
+          kind: 'provider_thread',
+          id: context.providerThreadId,
+          input: {
+            providerThreadId: context.providerThreadId,
+            threadId: context.threadId,
+            provider: context.provider,
+            forkedFrom: context.pendingFork?.sourceProviderThreadId ?? null,
+          },
         },
-      }));
-      enqueue.emit({ type: 'spawn', entity: { kind: 'provider_thread', id: context.providerThreadId, input: { providerThreadId: context.providerThreadId, threadId: context.threadId, provider: context.provider, forkedFrom: context.pendingFork?.sourceProviderThreadId ?? null } } });
+      });
     }),
     markArchived: enqueueActions(({ context, enqueue }) => {
       enqueue.assign({ status: 'archived' });
@@ -199,7 +408,17 @@ export const threadSupervisorMachine = setup({
   },
 }).createMachine({
   id: 'threadSupervisor',
-  context: ({ input }) => ({ ...input, status: 'active', queue: [], activeRunId: null, activeRunEnding: false, countedRunIds: [], queueHeld: false, reseedNext: false, pendingFork: input.forkOrigin ?? null }),
+  context: ({ input }) => ({
+    ...input,
+    status: 'active',
+    queue: [],
+    activeRunId: null,
+    activeRunEnding: false,
+    countedRunIds: [],
+    queueHeld: false,
+    reseedNext: false,
+    pendingFork: input.forkOrigin ?? null,
+  }),
   entry: 'announce',
   initial: 'active',
   states: {
@@ -223,15 +442,33 @@ export const threadSupervisorMachine = setup({
           on: {
             SEND: [
               { guard: modeIs('queue_after_active'), actions: 'createRun' },
-              { guard: and([modeIs('steer_active', 'auto'), 'targetsActiveRun', 'canSteerNatively']), actions: { type: 'steer', params: { strategy: 'native' } } },
-              { guard: and([modeIs('steer_active', 'auto', 'restart_active'), 'targetsActiveRun', 'canSteerByRestart']), actions: { type: 'steer', params: { strategy: 'restart' } } },
+              {
+                guard: and([modeIs('steer_active', 'auto'), 'targetsActiveRun', 'canSteerNatively']),
+                actions: { type: 'steer', params: { strategy: 'native' } },
+              },
+              {
+                guard: and([modeIs('steer_active', 'auto', 'restart_active'), 'targetsActiveRun', 'canSteerByRestart']),
+                actions: { type: 'steer', params: { strategy: 'restart' } },
+              },
               // No way to steer: the message waits as the next run (unless it named the run to steer).
               { guard: and([modeIs('auto', 'steer_active'), 'targetsActiveRun']), actions: 'createRun' },
               // start_immediately (and restart_active without interrupt) is refused while a run is active.
             ],
             PROMOTE: [
-              { guard: 'isQueuedAndSteerableNatively', actions: [{ type: 'cancelQueued', params: { reason: 'promoted' } }, { type: 'steer', params: { strategy: 'native' } }] },
-              { guard: 'isQueuedAndSteerableByRestart', actions: [{ type: 'cancelQueued', params: { reason: 'promoted' } }, { type: 'steer', params: { strategy: 'restart' } }] },
+              {
+                guard: 'isQueuedAndSteerableNatively',
+                actions: [
+                  { type: 'cancelQueued', params: { reason: 'promoted' } },
+                  { type: 'steer', params: { strategy: 'native' } },
+                ],
+              },
+              {
+                guard: 'isQueuedAndSteerableByRestart',
+                actions: [
+                  { type: 'cancelQueued', params: { reason: 'promoted' } },
+                  { type: 'steer', params: { strategy: 'restart' } },
+                ],
+              },
             ],
             RUN_ENDING: { guard: 'isActiveRun', actions: 'markActiveRunEnding' },
             RUN_FINISHED: { guard: 'isActiveRun', target: 'idle', actions: 'finishRun' },
@@ -248,7 +485,10 @@ export const threadSupervisorMachine = setup({
           guard: 'isPermutationOfQueue',
           actions: 'reorderQueue',
         },
-        CANCEL_QUEUED: { guard: 'isQueued', actions: { type: 'cancelQueued', params: { reason: 'cancelled by user' } } },
+        CANCEL_QUEUED: {
+          guard: 'isQueued',
+          actions: { type: 'cancelQueued', params: { reason: 'cancelled by user' } },
+        },
         RUN_FINISHED: { guard: not('isActiveRun'), actions: 'finishRun' },
         PROVIDER_THREAD_FAILED: {
           guard: 'isCurrentProviderThread',
@@ -267,4 +507,3 @@ export const threadSupervisorMachine = setup({
     },
   },
 });
-

@@ -32,7 +32,8 @@ export class BindingTable {
   private readonly byApp: Statement<[string], BindingRow>;
 
   constructor(db: Db) {
-    this.insert = db.prepare(`INSERT INTO identity_bindings (provider, scope, native_ref, app_id, entity_kind, correlation, created_sequence)
+    this.insert =
+      db.prepare(`INSERT INTO identity_bindings (provider, scope, native_ref, app_id, entity_kind, correlation, created_sequence)
       VALUES (?, ?, ?, ?, ?, ?, ?)`);
     this.lookup = db.prepare('SELECT * FROM identity_bindings WHERE provider = ? AND scope = ? AND native_ref = ?');
     this.byApp = db.prepare('SELECT * FROM identity_bindings WHERE app_id = ? ORDER BY created_sequence');
@@ -42,10 +43,14 @@ export class BindingTable {
     const existing = this.resolve(b.provider, b.scope, b.nativeRef);
     if (existing) {
       if (existing.appId === b.appId) return;
-      throw new BatonError('binding_conflict', `${b.provider} ref ${b.nativeRef} in ${b.scope} is bound to ${existing.appId}`, {
-        existing,
-        requested: b,
-      });
+      throw new BatonError(
+        'binding_conflict',
+        `${b.provider} ref ${b.nativeRef} in ${b.scope} is bound to ${existing.appId}`,
+        {
+          existing,
+          requested: b,
+        },
+      );
     }
     this.insert.run(b.provider, b.scope, b.nativeRef, b.appId, b.entityKind, b.correlation, sequence);
   }

@@ -5,7 +5,14 @@ import { eventCatalog, type EventType, type NewEvent } from '../domain/events.js
 import { NewEffect } from '../domain/effects.js';
 import { BatonError, fromZodError, parseOrThrow, type ErrorCode } from '../domain/errors.js';
 import { jsonForm } from './json-form.js';
-import { appendableProjections, appendFields, projectionSchemas, type AppendableProjection, type AppendField, type ProjectionChange } from '../domain/projections.js';
+import {
+  appendableProjections,
+  appendFields,
+  projectionSchemas,
+  type AppendableProjection,
+  type AppendField,
+  type ProjectionChange,
+} from '../domain/projections.js';
 import type { NewReceipt } from '../domain/receipts.js';
 
 /**
@@ -67,7 +74,14 @@ export type CommitResult =
 
 /** A unit after validation: payloads parsed (unknown keys stripped), snapshots serialised. */
 export interface ValidUnit {
-  events: { eventId: EventId; type: EventType; threadId: ThreadId; payloadJson: string; commandId: string | null; causationId: string | null }[];
+  events: {
+    eventId: EventId;
+    type: EventType;
+    threadId: ThreadId;
+    payloadJson: string;
+    commandId: string | null;
+    causationId: string | null;
+  }[];
   snapshots: (Omit<EntitySnapshotWrite, 'snapshot'> & { snapshotJson: string })[];
   projections: (
     | { projection: string; op: 'delete'; id: string }
@@ -86,8 +100,10 @@ function validateEvent(event: NewEvent): ValidUnit['events'][number] {
   const schema = (eventCatalog as Record<string, z.ZodType>)[event.type];
   if (!schema) throw new BatonError('unknown_event_type', `unknown event type "${String(event.type)}"`);
   const payloadJson = toJson(schema, event.payload, 'invalid_payload', `payload of ${event.type}`);
-  if (typeof event.eventId !== 'string' || !event.eventId) throw new BatonError('invalid_payload', 'event without eventId');
-  if (typeof event.threadId !== 'string' || !event.threadId) throw new BatonError('invalid_payload', `${event.type} without threadId`);
+  if (typeof event.eventId !== 'string' || !event.eventId)
+    throw new BatonError('invalid_payload', 'event without eventId');
+  if (typeof event.threadId !== 'string' || !event.threadId)
+    throw new BatonError('invalid_payload', `${event.type} without threadId`);
   return {
     eventId: event.eventId,
     type: event.type,
@@ -119,7 +135,14 @@ function validateSnapshot(write: EntitySnapshotWrite): ValidUnit['snapshots'][nu
   const valid = jsonForm(SnapshotFields)(fields) !== false ? fields : parseSnapshotWrite(write);
   const snapshotJson = JSON.stringify(write.snapshot);
   if (snapshotJson === undefined) throw new BatonError('invalid_payload', `snapshot of ${write.entityId} is not JSON`);
-  return { entityId: valid.entityId, kind: valid.kind, threadId: valid.threadId, machineId: valid.machineId, machineVersion: valid.machineVersion, snapshotJson };
+  return {
+    entityId: valid.entityId,
+    kind: valid.kind,
+    threadId: valid.threadId,
+    machineId: valid.machineId,
+    machineVersion: valid.machineVersion,
+    snapshotJson,
+  };
 }
 
 function parseSnapshotWrite(write: EntitySnapshotWrite): EntitySnapshotWrite {
@@ -165,12 +188,18 @@ export function validateUnit(unit: CommitUnit): ValidUnit {
     events: unit.events?.length ? unit.events.map(validateEvent) : [],
     snapshots: unit.snapshots?.length ? unit.snapshots.map(validateSnapshot) : [],
     projections: unit.projections?.length ? unit.projections.map(validateProjection) : [],
-    effects: unit.effects?.length ? unit.effects.map((e) => parseOrThrow(NewEffect, e, 'invalid_payload', `effect ${e.id}`)) : [],
+    effects: unit.effects?.length
+      ? unit.effects.map((e) => parseOrThrow(NewEffect, e, 'invalid_payload', `effect ${e.id}`))
+      : [],
     effectUpdates: unit.effectUpdates?.length
       ? unit.effectUpdates.map((u) => parseOrThrow(EffectUpdate, u, 'invalid_payload', `effect update ${u.effectId}`))
       : [],
-    timers: unit.timers?.length ? unit.timers.map((t) => parseOrThrow(TimerChange, t, 'invalid_payload', 'timer change')) : [],
-    bindings: unit.bindings?.length ? unit.bindings.map((b) => parseOrThrow(IdentityBinding, b, 'invalid_payload', 'identity binding')) : [],
+    timers: unit.timers?.length
+      ? unit.timers.map((t) => parseOrThrow(TimerChange, t, 'invalid_payload', 'timer change'))
+      : [],
+    bindings: unit.bindings?.length
+      ? unit.bindings.map((b) => parseOrThrow(IdentityBinding, b, 'invalid_payload', 'identity binding'))
+      : [],
     receipt: unit.receipt,
     at: unit.at,
   };

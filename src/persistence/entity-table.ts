@@ -79,10 +79,14 @@ export class EntityTable {
         const entityId = String(chunk[i]);
         const held = this.get(entityId);
         if (held && held.kind === chunk[i + 1] && held.threadId === chunk[i + 2]) continue;
-        throw new BatonError('conflict', `entity id ${entityId} belongs to ${held?.kind} of thread ${held?.threadId}: refused as ${String(chunk[i + 1])} of thread ${String(chunk[i + 2])}`, {
-          entityId,
-          held: held && { kind: held.kind, threadId: held.threadId },
-        });
+        throw new BatonError(
+          'conflict',
+          `entity id ${entityId} belongs to ${held?.kind} of thread ${held?.threadId}: refused as ${String(chunk[i + 1])} of thread ${String(chunk[i + 2])}`,
+          {
+            entityId,
+            held: held && { kind: held.kind, threadId: held.threadId },
+          },
+        );
       }
     }
   }

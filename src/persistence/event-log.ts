@@ -38,10 +38,16 @@ export class EventLog {
   private readonly threadAfter: Statement<[string, number, number], EventRow>;
 
   constructor(db: Db) {
-    this.insert = new MultiRowInsert(db, 'INSERT INTO events (sequence, event_id, command_id, causation_id, thread_id, type, payload, at)', 8);
+    this.insert = new MultiRowInsert(
+      db,
+      'INSERT INTO events (sequence, event_id, command_id, causation_id, thread_id, type, payload, at)',
+      8,
+    );
     this.last = db.prepare('SELECT max(sequence) AS s FROM events');
     this.after = db.prepare('SELECT * FROM events WHERE sequence > ? ORDER BY sequence LIMIT ?');
-    this.threadAfter = db.prepare('SELECT * FROM events WHERE thread_id = ? AND sequence > ? ORDER BY sequence LIMIT ?');
+    this.threadAfter = db.prepare(
+      'SELECT * FROM events WHERE thread_id = ? AND sequence > ? ORDER BY sequence LIMIT ?',
+    );
   }
 
   lastSequence(): number {

@@ -136,7 +136,8 @@ function compileString(def: Def): PartJson | null {
     const d = c._zod.def;
     if (d.check === 'min_length' && d.minimum !== undefined) min = Math.max(min, d.minimum);
     else if (d.check === 'max_length' && d.maximum !== undefined) max = Math.min(max, d.maximum);
-    else if (d.check === 'length_equals' && d.length !== undefined) (min = Math.max(min, d.length)), (max = Math.min(max, d.length));
+    else if (d.check === 'length_equals' && d.length !== undefined)
+      ((min = Math.max(min, d.length)), (max = Math.min(max, d.length)));
     else if (d.check === 'string_format' && d.format === 'regex' && d.pattern) patterns.push(d.pattern);
     else return null;
   }
@@ -160,8 +161,10 @@ function compileNumber(def: Def): PartJson | null {
   for (const c of def.checks ?? []) {
     const d = c._zod.def;
     if (d.check === 'number_format' && d.format === 'safeint') integer = true;
-    else if (d.check === 'greater_than' && d.value !== undefined && d.value >= low) (low = d.value), (lowInclusive = d.inclusive === true);
-    else if (d.check === 'less_than' && d.value !== undefined && d.value <= high) (high = d.value), (highInclusive = d.inclusive === true);
+    else if (d.check === 'greater_than' && d.value !== undefined && d.value >= low)
+      ((low = d.value), (lowInclusive = d.inclusive === true));
+    else if (d.check === 'less_than' && d.value !== undefined && d.value <= high)
+      ((high = d.value), (highInclusive = d.inclusive === true));
     else return null;
   }
   // A finite number's JSON is its String (both write -0 as 0).

@@ -61,7 +61,8 @@ export class Outbox {
   private readonly byThreadOpen: Statement<[string], EffectRow>;
 
   constructor(private readonly db: Db) {
-    this.insert = db.prepare(`INSERT INTO outbox (effect_id, kind, status, thread_id, run_id, node_id, provider, payload,
+    this.insert =
+      db.prepare(`INSERT INTO outbox (effect_id, kind, status, thread_id, run_id, node_id, provider, payload,
       causation_event_id, command_id, attempts, available_at, created_at, updated_at)
       VALUES (?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?)`);
     this.byId = db.prepare('SELECT * FROM outbox WHERE effect_id = ?');
@@ -72,15 +73,31 @@ export class Outbox {
       lease_expires_at = ?, updated_at = ? WHERE effect_id = ?`);
     this.settle = db.prepare(`UPDATE outbox SET status = ?, last_error = coalesce(?, last_error), lease_owner = NULL,
       lease_expires_at = NULL, available_at = coalesce(?, available_at), updated_at = ? WHERE effect_id = ?`);
-    this.extend = db.prepare(`UPDATE outbox SET lease_expires_at = ?, updated_at = ? WHERE effect_id = ? AND status = 'running' AND lease_owner = ?`);
+    this.extend = db.prepare(
+      `UPDATE outbox SET lease_expires_at = ?, updated_at = ? WHERE effect_id = ? AND status = 'running' AND lease_owner = ?`,
+    );
     this.byStatus = db.prepare('SELECT * FROM outbox WHERE status = ? ORDER BY created_at, rowid');
     this.byThread = db.prepare('SELECT * FROM outbox WHERE thread_id = ? ORDER BY created_at, rowid');
-    this.byThreadOpen = db.prepare("SELECT * FROM outbox WHERE thread_id = ? AND status IN ('pending', 'running') ORDER BY created_at, rowid");
+    this.byThreadOpen = db.prepare(
+      "SELECT * FROM outbox WHERE thread_id = ? AND status IN ('pending', 'running') ORDER BY created_at, rowid",
+    );
   }
 
   add(effect: NewEffect, at: number): void {
-    this.insert.run(effect.id, effect.kind, effect.threadId, effect.runId, effect.nodeId, effect.provider,
-      JSON.stringify(effect.payload), effect.causationEventId, effect.commandId, at, at, at);
+    this.insert.run(
+      effect.id,
+      effect.kind,
+      effect.threadId,
+      effect.runId,
+      effect.nodeId,
+      effect.provider,
+      JSON.stringify(effect.payload),
+      effect.causationEventId,
+      effect.commandId,
+      at,
+      at,
+      at,
+    );
   }
 
   /** Applies a settle/retry update; with `leaseOwner`, only while that owner holds the lease. */
@@ -100,15 +117,25 @@ export class Outbox {
    * Leases up to `limit` claimable effects to `owner` until `now + leaseMs`: only of `kinds`
    * when given, and none of the threads in `skipThreads` (whose effects the owner is running).
    */
-  claim(owner: string, now: number, leaseMs: number, limit = 16, kinds?: readonly string[], skipThreads?: ReadonlySet<string>): Effect[] {
-    return this.db.transaction(() => {
-      const skipping = Boolean(skipThreads?.size);
-      const all = this.claimable.all(now, now, kinds || skipping ? 10_000 : limit);
-      const wanted = (r: EffectRow) => (!kinds || kinds.includes(r.kind)) && !(skipping && skipThreads!.has(r.thread_id));
-      const rows = all.filter(wanted).slice(0, limit);
-      for (const r of rows) this.lease.run(owner, now + leaseMs, now, r.effect_id);
-      return rows.map((r) => this.get(r.effect_id)!);
-    }).immediate();
+  claim(
+    owner: string,
+    now: number,
+    leaseMs: number,
+    limit = 16,
+    kinds?: readonly string[],
+    skipThreads?: ReadonlySet<string>,
+  ): Effect[] {
+    return this.db
+      .transaction(() => {
+        const skipping = Boolean(skipThreads?.size);
+        const all = this.claimable.all(now, now, kinds || skipping ? 10_000 : limit);
+        const wanted = (r: EffectRow) =>
+          (!kinds || kinds.includes(r.kind)) && !(skipping && skipThreads!.has(r.thread_id));
+        const rows = all.filter(wanted).slice(0, limit);
+        for (const r of rows) this.lease.run(owner, now + leaseMs, now, r.effect_id);
+        return rows.map((r) => this.get(r.effect_id)!);
+      })
+      .immediate();
   }
 
   /** Extends the leases `owner` still holds on these effects until `until`. */
@@ -125,7 +152,9 @@ export class Outbox {
    */
   releaseLeases(at: number): number {
     return this.db
-      .prepare(`UPDATE outbox SET status = 'pending', lease_owner = NULL, lease_expires_at = NULL, available_at = ?, updated_at = ? WHERE status = 'running'`)
+      .prepare(
+        `UPDATE outbox SET status = 'pending', lease_owner = NULL, lease_expires_at = NULL, available_at = ?, updated_at = ? WHERE status = 'running'`,
+      )
       .run(at, at).changes;
   }
 

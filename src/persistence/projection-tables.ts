@@ -1,5 +1,10 @@
 import type { Statement } from 'better-sqlite3';
-import { appendableProjections, projectionNames, type ProjectionName, type ProjectionRow } from '../domain/projections.js';
+import {
+  appendableProjections,
+  projectionNames,
+  type ProjectionName,
+  type ProjectionRow,
+} from '../domain/projections.js';
 import type { Db } from './database.js';
 import type { ValidUnit } from './commit-unit.js';
 import { TextChunks } from './text-chunks.js';

@@ -25,7 +25,15 @@ export class ReceiptTable {
 
   put(receipt: NewReceipt, sequence: number, at: number): Receipt {
     const stored = Receipt.parse({ ...receipt, sequence, at });
-    this.insert.run(stored.commandId, stored.commandType, stored.threadId, stored.ok ? 1 : 0, sequence, JSON.stringify(stored), at);
+    this.insert.run(
+      stored.commandId,
+      stored.commandType,
+      stored.threadId,
+      stored.ok ? 1 : 0,
+      sequence,
+      JSON.stringify(stored),
+      at,
+    );
     return stored;
   }
 }

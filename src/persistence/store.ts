@@ -57,7 +57,9 @@ export class Store {
     this.outbox = new Outbox(db);
     this.timers = new TimerTable(db);
     this.bindings = new BindingTable(db);
-    const one = db.transaction((unit: ValidUnit) => this.withStaging(() => this.write(unit, this.events.lastSequence())));
+    const one = db.transaction((unit: ValidUnit) =>
+      this.withStaging(() => this.write(unit, this.events.lastSequence())),
+    );
     const many = db.transaction((units: ValidUnit[]) =>
       this.withStaging(() => {
         let last = this.events.lastSequence();

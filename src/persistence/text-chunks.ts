@@ -16,7 +16,9 @@ export class TextChunks {
   constructor(db: Db) {
     this.insert = db.prepare('INSERT INTO proj_text_chunks (projection, row_id, field, text) VALUES (?, ?, ?, ?)');
     this.clear = db.prepare('DELETE FROM proj_text_chunks WHERE projection = ? AND row_id = ?');
-    this.ofRow = db.prepare('SELECT field, text FROM proj_text_chunks WHERE projection = ? AND row_id = ? ORDER BY chunk');
+    this.ofRow = db.prepare(
+      'SELECT field, text FROM proj_text_chunks WHERE projection = ? AND row_id = ? ORDER BY chunk',
+    );
   }
 
   append(projection: string, id: string, field: AppendField, text: string): void {

@@ -32,12 +32,21 @@ export class TimerTable {
       VALUES (?, ?, ?, ?, ?, 'pending', ?)
       ON CONFLICT (timer_id) DO UPDATE SET due_at = excluded.due_at, event = excluded.event, status = 'pending'`);
     this.setStatus = db.prepare(`UPDATE timers SET status = ? WHERE timer_id = ? AND status = 'pending'`);
-    this.due = db.prepare(`SELECT * FROM timers WHERE status = 'pending' AND due_at <= ? ORDER BY due_at, rowid LIMIT ?`);
+    this.due = db.prepare(
+      `SELECT * FROM timers WHERE status = 'pending' AND due_at <= ? ORDER BY due_at, rowid LIMIT ?`,
+    );
   }
 
   apply(change: TimerChange, at: number): void {
     if (change.op === 'schedule') {
-      this.schedule.run(change.timerId, change.threadId, change.entityId, change.dueAt, JSON.stringify(change.event), at);
+      this.schedule.run(
+        change.timerId,
+        change.threadId,
+        change.entityId,
+        change.dueAt,
+        JSON.stringify(change.event),
+        at,
+      );
     } else {
       this.setStatus.run(change.op === 'cancel' ? 'cancelled' : 'fired', change.timerId);
     }

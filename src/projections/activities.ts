@@ -10,13 +10,28 @@ import { updateThread } from './thread-shell.js';
  * runs before the projector's own handler so it sees the rows as they were.
  */
 type Projected<K extends EventType> = Pick<DomainEvent<K>, 'type' | 'payload' | 'threadId' | 'at'>;
-type Handler<K extends EventType> = (e: Projected<K>, view: ProjectionOverlay, add: (a: Omit<Activity, 'id' | 'threadId' | 'position' | 'at'>) => void) => void;
+type Handler<K extends EventType> = (
+  e: Projected<K>,
+  view: ProjectionOverlay,
+  add: (a: Omit<Activity, 'id' | 'threadId' | 'position' | 'at'>) => void,
+) => void;
 
 const ended = new Set(['completed', 'interrupted', 'failed', 'cancelled', 'rolled_back']);
 const requestActivity = (kind: string, settled: boolean): ActivityKind =>
-  kind === 'user_input' ? (settled ? 'user_input.resolved' : 'user_input.requested') : settled ? 'approval.resolved' : 'approval.requested';
+  kind === 'user_input'
+    ? settled
+      ? 'user_input.resolved'
+      : 'user_input.requested'
+    : settled
+      ? 'approval.resolved'
+      : 'approval.requested';
 
-function settled(view: ProjectionOverlay, requestId: string, status: string, add: Parameters<Handler<EventType>>[2]): void {
+function settled(
+  view: ProjectionOverlay,
+  requestId: string,
+  status: string,
+  add: Parameters<Handler<EventType>>[2],
+): void {
   const r = view.get('requests', requestId);
   if (!r || (r.status !== 'pending' && r.status !== 'answering')) return;
   add({ runId: r.runId, nodeId: r.nodeId, kind: requestActivity(r.kind, true), title: r.prompt, status });
@@ -24,11 +39,13 @@ function settled(view: ProjectionOverlay, requestId: string, status: string, add
 
 const handlers: { [K in EventType]?: Handler<K> } = {
   'node.created': ({ payload: { node } }, _view, add) => {
-    if (node.kind === 'tool_call') add({ runId: node.runId, nodeId: node.id, kind: 'tool.started', title: node.title ?? 'tool', status: null });
+    if (node.kind === 'tool_call')
+      add({ runId: node.runId, nodeId: node.id, kind: 'tool.started', title: node.title ?? 'tool', status: null });
   },
   'node.status-changed': ({ payload: p }, view, add) => {
     const node = view.get('graph_nodes', p.nodeId);
-    if (node?.kind === 'tool_call' && ended.has(p.to) && !ended.has(node.status)) add({ runId: p.runId, nodeId: p.nodeId, kind: 'tool.completed', title: node.title ?? 'tool', status: p.to });
+    if (node?.kind === 'tool_call' && ended.has(p.to) && !ended.has(node.status))
+      add({ runId: p.runId, nodeId: p.nodeId, kind: 'tool.completed', title: node.title ?? 'tool', status: p.to });
   },
   'runtime-request.opened': ({ payload: { request: r } }, _view, add) =>
     add({ runId: r.runId, nodeId: r.nodeId, kind: requestActivity(r.kind, false), title: r.prompt, status: r.status }),
@@ -39,14 +56,27 @@ const handlers: { [K in EventType]?: Handler<K> } = {
     if (plan.kind === 'questions') return; // the question's request is the activity
     const before = view.get('plans', plan.id);
     // A todo list is news whenever its steps change; a proposed plan (streamed) once it is finished.
-    const news = plan.kind === 'proposed_plan' ? plan.final && !before?.final : !before || before.text !== plan.text || JSON.stringify(before.steps) !== JSON.stringify(plan.steps);
+    const news =
+      plan.kind === 'proposed_plan'
+        ? plan.final && !before?.final
+        : !before || before.text !== plan.text || JSON.stringify(before.steps) !== JSON.stringify(plan.steps);
     if (!news) return;
-    const title = plan.kind === 'todo_list' ? plan.steps.map((s) => `${s.status === 'completed' ? '[x]' : '[ ]'} ${s.text}`).join('\n') : (plan.text ?? '');
+    const title =
+      plan.kind === 'todo_list'
+        ? plan.steps.map((s) => `${s.status === 'completed' ? '[x]' : '[ ]'} ${s.text}`).join('\n')
+        : (plan.text ?? '');
     add({ runId: plan.runId, nodeId: plan.nodeId, kind: 'plan.updated', title, status: plan.kind });
   },
   'checkpoint.recorded': ({ payload: { checkpoint: c } }, _view, add) =>
-    add({ runId: c.runId, nodeId: c.nodeId, kind: 'checkpoint.captured', title: c.reason ?? (c.runOrdinal === null ? `${c.scopeKind} checkpoint` : `checkpoint ${c.runOrdinal}`), status: c.status }),
-  'runtime.warning': ({ payload: p }, _view, add) => add({ runId: p.runId, nodeId: null, kind: 'runtime.warning', title: p.message, status: null }),
+    add({
+      runId: c.runId,
+      nodeId: c.nodeId,
+      kind: 'checkpoint.captured',
+      title: c.reason ?? (c.runOrdinal === null ? `${c.scopeKind} checkpoint` : `checkpoint ${c.runOrdinal}`),
+      status: c.status,
+    }),
+  'runtime.warning': ({ payload: p }, _view, add) =>
+    add({ runId: p.runId, nodeId: null, kind: 'runtime.warning', title: p.message, status: null }),
 };
 
 /** The event types that can add an activity: what the activities stream carries. */
@@ -59,6 +89,12 @@ export function projectActivity<K extends EventType>(event: Projected<K>, view: 
     if (!shell) return;
     const position = shell.activityCount - 1;
     const id = `act_${event.threadId}_${position}`;
-    view.put('activities', id, event.threadId, { ...a, id, threadId: event.threadId, position, at: event.at }, position);
+    view.put(
+      'activities',
+      id,
+      event.threadId,
+      { ...a, id, threadId: event.threadId, position, at: event.at },
+      position,
+    );
   });
 }

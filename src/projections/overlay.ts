@@ -1,4 +1,11 @@
-import { appendToRow, type AppendableProjection, type AppendField, type ProjectionChange, type ProjectionName, type ProjectionRow } from '../domain/projections.js';
+import {
+  appendToRow,
+  type AppendableProjection,
+  type AppendField,
+  type ProjectionChange,
+  type ProjectionName,
+  type ProjectionRow,
+} from '../domain/projections.js';
 import type { ProjectionTables } from '../persistence/projection-tables.js';
 import { RowCache } from './row-cache.js';
 
@@ -40,7 +47,11 @@ export class ProjectionOverlay {
   }
 
   /** Rows of one thread: committed ones in their order, then rows new in this step. */
-  list<P extends ProjectionName>(name: P, threadId: string, matches: (row: ProjectionRow<P>) => boolean = () => true): ProjectionRow<P>[] {
+  list<P extends ProjectionName>(
+    name: P,
+    threadId: string,
+    matches: (row: ProjectionRow<P>) => boolean = () => true,
+  ): ProjectionRow<P>[] {
     const layer = this.layers.get(name);
     const committed = this.base.list(name, threadId) as (ProjectionRow<P> & { id: string })[];
     const seen = new Set<string>();
@@ -91,8 +102,23 @@ export class ProjectionOverlay {
     for (const [projection, layer] of this.layers) {
       for (const [id, entry] of layer) {
         if (entry === null) out.push({ projection, op: 'delete', id } as ProjectionChange);
-        else if (entry.append) out.push({ projection: projection as AppendableProjection, op: 'append', id, field: entry.append.field, text: entry.append.parts.join('') });
-        else out.push({ projection, op: 'upsert', id, threadId: entry.threadId, ord: entry.ord, row: entry.row } as ProjectionChange);
+        else if (entry.append)
+          out.push({
+            projection: projection as AppendableProjection,
+            op: 'append',
+            id,
+            field: entry.append.field,
+            text: entry.append.parts.join(''),
+          });
+        else
+          out.push({
+            projection,
+            op: 'upsert',
+            id,
+            threadId: entry.threadId,
+            ord: entry.ord,
+            row: entry.row,
+          } as ProjectionChange);
       }
     }
     return out;

@@ -12,7 +12,8 @@ import { BatonError } from '../domain/errors.js';
 /** The payload, read through `schema` (`effectPayloads[effect.kind]`). */
 export function payloadOf<S extends z.ZodType>(schema: S, effect: Effect): z.output<S> {
   const parsed = schema.safeParse(effect.payload);
-  if (!parsed.success) throw new BatonError('invalid_payload', `a ${effect.kind} effect without what it needs: ${parsed.error.message}`);
+  if (!parsed.success)
+    throw new BatonError('invalid_payload', `a ${effect.kind} effect without what it needs: ${parsed.error.message}`);
   return parsed.data;
 }
 
@@ -20,6 +21,7 @@ export function payloadOf<S extends z.ZodType>(schema: S, effect: Effect): z.out
 export function forkOf(payload: Record<string, unknown>): ForkOrigin | null {
   if (payload.fork === undefined || payload.fork === null) return null;
   const parsed = ForkOrigin.safeParse(payload.fork);
-  if (!parsed.success) throw new BatonError('invalid_payload', `a turn start with an unreadable fork origin: ${parsed.error.message}`);
+  if (!parsed.success)
+    throw new BatonError('invalid_payload', `a turn start with an unreadable fork origin: ${parsed.error.message}`);
   return parsed.data;
 }

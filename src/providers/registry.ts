@@ -21,7 +21,8 @@ export class ProviderRegistry {
 
   /** Adds a provider; a second registration of the same id is a typed `conflict`. */
   register(provider: Provider): this {
-    if (this.providers.has(provider.id)) throw new BatonError('conflict', `a ${provider.id} provider is registered already`);
+    if (this.providers.has(provider.id))
+      throw new BatonError('conflict', `a ${provider.id} provider is registered already`);
     this.providers.set(provider.id, provider);
     return this;
   }
@@ -57,7 +58,8 @@ export class ProviderRegistry {
   /** Every kind some registered provider carries out (what the worker claims for providers). */
   kinds(): ProviderEffectKind[] {
     const kinds = new Set<ProviderEffectKind>();
-    for (const p of this.providers.values()) for (const k of Object.keys(p.handlers) as ProviderEffectKind[]) kinds.add(k);
+    for (const p of this.providers.values())
+      for (const k of Object.keys(p.handlers) as ProviderEffectKind[]) kinds.add(k);
     return [...kinds];
   }
 }

@@ -52,7 +52,11 @@ export function lockDataDir(dataDir: string): DataDirLock {
       }
       const holder = heldHere.has(path) ? process.pid : holderOf(path);
       if (holder !== null && (holder === process.pid ? heldHere.has(path) : alive(holder))) {
-        throw new BatonError('conflict', `the data dir ${dataDir} is in use by another Baton (pid ${holder}); stop it first, or remove ${path} if that process is not Baton`, { pid: holder, lock: path });
+        throw new BatonError(
+          'conflict',
+          `the data dir ${dataDir} is in use by another Baton (pid ${holder}); stop it first, or remove ${path} if that process is not Baton`,
+          { pid: holder, lock: path },
+        );
       }
       // The holder is gone (or the file is unreadable): the lock is stale.
       rmSync(path, { force: true });

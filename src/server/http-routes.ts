@@ -20,10 +20,22 @@ export function answerHttp(req: IncomingMessage, res: ServerResponse, health: ()
   const path = pathOf(req.url);
   if (path === '/healthz') {
     if (req.method === 'GET' || req.method === 'HEAD') return json(res, 200, health());
-    return json(res, 405, { ok: false, error: { code: 'unsupported', message: '/healthz answers GET and HEAD' } }, { allow: 'GET, HEAD' });
+    return json(
+      res,
+      405,
+      { ok: false, error: { code: 'unsupported', message: '/healthz answers GET and HEAD' } },
+      { allow: 'GET, HEAD' },
+    );
   }
-  if (path.startsWith('/socket.io')) return json(res, 404, { ok: false, error: { code: 'not_found', message: `Socket.IO is served at ${SOCKET_IO_PATH} (with the trailing slash)` } });
-  json(res, 404, { ok: false, error: { code: 'not_found', message: `nothing at ${path}: Baton serves ${SOCKET_IO_PATH} and /healthz` } });
+  if (path.startsWith('/socket.io'))
+    return json(res, 404, {
+      ok: false,
+      error: { code: 'not_found', message: `Socket.IO is served at ${SOCKET_IO_PATH} (with the trailing slash)` },
+    });
+  json(res, 404, {
+    ok: false,
+    error: { code: 'not_found', message: `nothing at ${path}: Baton serves ${SOCKET_IO_PATH} and /healthz` },
+  });
 }
 
 /** An upgrade request outside Socket.IO's path is answered 404 at once instead of dropped later. */

@@ -20,5 +20,8 @@ export function payloadBytes(args: readonly unknown[]): number {
 export function oversize(event: string, args: readonly unknown[]): BatonError | null {
   const bytes = payloadBytes(args);
   if (bytes <= PAYLOAD_MAX_BYTES) return null;
-  return new BatonError('invalid_payload', `${event} is ${bytes} bytes; the limit is ${PAYLOAD_MAX_BYTES}`, { bytes, limit: PAYLOAD_MAX_BYTES });
+  return new BatonError('invalid_payload', `${event} is ${bytes} bytes; the limit is ${PAYLOAD_MAX_BYTES}`, {
+    bytes,
+    limit: PAYLOAD_MAX_BYTES,
+  });
 }

@@ -40,7 +40,12 @@ interface Subscription {
 
 const Query = z.discriminatedUnion('type', [
   z.object({ type: z.literal('snapshot'), request: StreamRequest }),
-  z.object({ type: z.literal('events'), afterSequence: z.number().int().nonnegative(), limit: z.number().int().positive().max(10_000).optional(), threadId: z.string().optional() }),
+  z.object({
+    type: z.literal('events'),
+    afterSequence: z.number().int().nonnegative(),
+    limit: z.number().int().positive().max(10_000).optional(),
+    threadId: z.string().optional(),
+  }),
   z.object({ type: z.literal('receipt'), commandId: z.string() }),
 ]);
 
@@ -67,7 +72,11 @@ export class BatonServer {
   constructor(private readonly options: BatonServerOptions) {
     this.originAllowed = originPolicy(options.allowedOrigins ?? [], options);
     this.http = createServer((req, res) =>
-      answerHttp(req, res, () => ({ ok: true, lastSequence: options.runtime.store.lastSequence(), liveThreads: options.runtime.liveThreadCount })),
+      answerHttp(req, res, () => ({
+        ok: true,
+        lastSequence: options.runtime.store.lastSequence(),
+        liveThreads: options.runtime.liveThreadCount,
+      })),
     );
     this.io = new IoServer(this.http, {
       serveClient: false,
@@ -78,7 +87,10 @@ export class BatonServer {
       allowRequest: (req, callback) => {
         const origin = req.headers.origin;
         if (this.originAllowed(origin)) return callback(null, true);
-        options.logger.warn({ origin, address: req.socket.remoteAddress }, 'refused a handshake from a browser origin that is not allowed');
+        options.logger.warn(
+          { origin, address: req.socket.remoteAddress },
+          'refused a handshake from a browser origin that is not allowed',
+        );
         callback('origin not allowed', false);
       },
     });
@@ -102,7 +114,10 @@ export class BatonServer {
     });
     this.stopEvents = this.options.runtime.onEvents((events) => this.fanOut.committed(events));
     const address = this.http.address() as AddressInfo;
-    this.originAllowed = originPolicy(this.options.allowedOrigins ?? [], { host: this.options.host, port: address.port });
+    this.originAllowed = originPolicy(this.options.allowedOrigins ?? [], {
+      host: this.options.host,
+      port: address.port,
+    });
     return { host: address.address, port: address.port };
   }
 
@@ -134,7 +149,12 @@ export class BatonServer {
           ack(result);
           const { logger } = this.options;
           if (result.ok && !logger.isLevelEnabled('debug')) return;
-          const log = { socket: socket.id, type, commandId: result.commandId, ms: Math.round((performance.now() - started) * 100) / 100 };
+          const log = {
+            socket: socket.id,
+            type,
+            commandId: result.commandId,
+            ms: Math.round((performance.now() - started) * 100) / 100,
+          };
           if (result.ok) logger.debug({ ...log, sequence: result.sequence }, 'command accepted');
           else logger.info({ ...log, error: result.error }, 'command refused');
         },
@@ -147,21 +167,31 @@ export class BatonServer {
     socket.on('subscribe', (raw: unknown, ack: Ack) => {
       if (typeof ack !== 'function') return;
       const parsed = StreamRequest.safeParse(raw);
-      if (!parsed.success) return ack({ ok: false, error: fromZodError('invalid_payload', 'subscription', parsed.error).toInfo() });
+      if (!parsed.success)
+        return ack({ ok: false, error: fromZodError('invalid_payload', 'subscription', parsed.error).toInfo() });
       const { response, catchUp } = this.subscribe(socket, subs, parsed.data);
       ack(response);
       catchUp();
     });
     socket.on('unsubscribe', (id: unknown, ack?: Ack) => {
       if (typeof ack !== 'function') return void (typeof id === 'string' && subs.delete(id));
-      if (typeof id !== 'string') return ack({ ok: false, error: new BatonError('invalid_payload', 'unsubscribe takes the subscriptionId (a string)').toInfo() });
-      if (!subs.delete(id)) return ack({ ok: false, error: new BatonError('not_found', `no subscription ${id} on this connection`).toInfo() });
+      if (typeof id !== 'string')
+        return ack({
+          ok: false,
+          error: new BatonError('invalid_payload', 'unsubscribe takes the subscriptionId (a string)').toInfo(),
+        });
+      if (!subs.delete(id))
+        return ack({
+          ok: false,
+          error: new BatonError('not_found', `no subscription ${id} on this connection`).toInfo(),
+        });
       ack({ ok: true });
     });
     socket.on('query', (raw: unknown, ack: Ack) => {
       if (typeof ack !== 'function') return;
       const parsed = Query.safeParse(raw);
-      if (!parsed.success) return ack({ ok: false, error: fromZodError('invalid_payload', 'query', parsed.error).toInfo() });
+      if (!parsed.success)
+        return ack({ ok: false, error: fromZodError('invalid_payload', 'query', parsed.error).toInfo() });
       ack({ ok: true, result: this.query(parsed.data) });
     });
   }
@@ -172,8 +202,12 @@ export class BatonServer {
     if (!error) return true;
     const ack = args.at(-1);
     const commandId = (args[0] as { commandId?: unknown } | null)?.commandId;
-    this.options.logger.info({ socket: socket.id, event, details: error.details }, 'refused a message over the size limit');
-    if (typeof ack === 'function') ack({ ok: false, commandId: typeof commandId === 'string' ? commandId : null, error: error.toInfo() });
+    this.options.logger.info(
+      { socket: socket.id, event, details: error.details },
+      'refused a message over the size limit',
+    );
+    if (typeof ack === 'function')
+      ack({ ok: false, commandId: typeof commandId === 'string' ? commandId : null, error: error.toInfo() });
     return false;
   }
 
@@ -182,7 +216,11 @@ export class BatonServer {
    * in between); with `afterSequence`, the events missed since are sent instead, so a
    * client that reconnects sees no gap and no duplicate.
    */
-  private subscribe(socket: Socket, subs: Map<string, Subscription>, req: StreamRequest): { response: unknown; catchUp: () => void } {
+  private subscribe(
+    socket: Socket,
+    subs: Map<string, Subscription>,
+    req: StreamRequest,
+  ): { response: unknown; catchUp: () => void } {
     const store = this.options.runtime.store;
     const id = `sub_${++this.nextSubscription}`;
     const snapshotSequence = req.afterSequence ?? store.lastSequence();
@@ -193,7 +231,11 @@ export class BatonServer {
     // event can overtake them (one socket keeps its packets in order).
     const catchUp = () => {
       if (req.afterSequence === undefined) return;
-      for (let batch = store.events.readAfter(sub.lastDelivered, 1_000); batch.length; batch = store.events.readAfter(sub.lastDelivered, 1_000)) {
+      for (
+        let batch = store.events.readAfter(sub.lastDelivered, 1_000);
+        batch.length;
+        batch = store.events.readAfter(sub.lastDelivered, 1_000)
+      ) {
         this.deliver(socket, sub, batch, frameCache(socket.nsp.name));
       }
     };
@@ -206,7 +248,11 @@ export class BatonServer {
       case 'snapshot':
         return { snapshot: streamSnapshot(store, q.request), snapshotSequence: store.lastSequence() };
       case 'events':
-        return { events: q.threadId ? store.events.readThreadAfter(q.threadId, q.afterSequence, q.limit ?? 1_000) : store.events.readAfter(q.afterSequence, q.limit ?? 1_000) };
+        return {
+          events: q.threadId
+            ? store.events.readThreadAfter(q.threadId, q.afterSequence, q.limit ?? 1_000)
+            : store.events.readAfter(q.afterSequence, q.limit ?? 1_000),
+        };
       case 'receipt':
         return { receipt: store.receipts.get(q.commandId) };
     }
@@ -237,7 +283,10 @@ export class BatonServer {
       // Packets the engine holds because the client is not reading (engine.io keeps no public count).
       const buffered = socket.conn['writeBuffer'].length;
       if (buffered > limit) {
-        this.options.logger.warn({ socket: socket.id, buffered }, 'disconnecting a subscriber that fell too far behind');
+        this.options.logger.warn(
+          { socket: socket.id, buffered },
+          'disconnecting a subscriber that fell too far behind',
+        );
         socket.disconnect(true);
         continue;
       }
@@ -246,7 +295,12 @@ export class BatonServer {
   }
 
   /** Sends `sub` the events past its last one that its stream carries, in order, each once. */
-  private deliver(socket: Socket, sub: Subscription, events: readonly DomainEvent[], frameOf: (event: DomainEvent) => StreamFrame): void {
+  private deliver(
+    socket: Socket,
+    sub: Subscription,
+    events: readonly DomainEvent[],
+    frameOf: (event: DomainEvent) => StreamFrame,
+  ): void {
     for (const event of events) {
       if (event.sequence <= sub.lastDelivered) continue;
       sub.lastDelivered = event.sequence;

@@ -9,7 +9,11 @@ import { activityEventTypes } from '../projections/activities.js';
 
 const threadEvents = (type: string) => type.startsWith('thread.') || type.startsWith('run.');
 const requestEvents = (type: string) => type.startsWith('runtime-request.');
-const graphEvents = (type: string) => type.startsWith('node.') || type.startsWith('attempt.') || type.startsWith('run.') || type.startsWith('provider-thread.');
+const graphEvents = (type: string) =>
+  type.startsWith('node.') ||
+  type.startsWith('attempt.') ||
+  type.startsWith('run.') ||
+  type.startsWith('provider-thread.');
 
 /** Which committed events a stream carries. */
 export function streamMatches(req: StreamRequest, event: DomainEvent): boolean {

@@ -37,43 +37,83 @@ const turnStart = (h: Harness, threadId: string) => h.effect('provider.turn.star
 
 async function started(h: Harness, threadId: string) {
   const t = h.turn(threadId);
-  await h.feed({ type: 'turn.started', threadId, runId: t.runId, attemptId: t.attemptId, nodeId: t.rootNodeId, nativeTurnRef: `turn_${t.attemptId}` });
+  await h.feed({
+    type: 'turn.started',
+    threadId,
+    runId: t.runId,
+    attemptId: t.attemptId,
+    nodeId: t.rootNodeId,
+    nativeTurnRef: `turn_${t.attemptId}`,
+  });
   return t;
 }
 
 async function finish(h: Harness, threadId: string) {
   const t = h.turn(threadId);
-  await h.feed({ type: 'turn.completed', threadId, runId: t.runId, attemptId: t.attemptId, nodeId: t.rootNodeId, status: 'completed', error: null });
+  await h.feed({
+    type: 'turn.completed',
+    threadId,
+    runId: t.runId,
+    attemptId: t.attemptId,
+    nodeId: t.rootNodeId,
+    status: 'completed',
+    error: null,
+  });
   await h.until(() => h.store.projections.get('runs', t.runId)!.status === 'completed');
 }
 
 describe('thread.create: every field acts or is refused', () => {
-  it('title, cwd, model, runtimeMode and interactionMode are the thread\'s, and the first turn asks the provider for them', async () => {
+  it("title, cwd, model, runtimeMode and interactionMode are the thread's, and the first turn asks the provider for them", async () => {
     const h = open();
-    const threadId = await h.thread({ title: 'Named', model: 'gpt-x', runtimeMode: 'full_access', interactionMode: 'plan' });
-    expect(h.store.projections.get('threads', threadId)).toMatchObject({ title: 'Named', model: 'gpt-x', runtimeMode: 'full_access', interactionMode: 'plan', provider: 'codex' });
+    const threadId = await h.thread({
+      title: 'Named',
+      model: 'gpt-x',
+      runtimeMode: 'full_access',
+      interactionMode: 'plan',
+    });
+    expect(h.store.projections.get('threads', threadId)).toMatchObject({
+      title: 'Named',
+      model: 'gpt-x',
+      runtimeMode: 'full_access',
+      interactionMode: 'plan',
+      provider: 'codex',
+    });
     await send(h, threadId, 'go');
-    expect(turnStart(h, threadId)).toMatchObject({ provider: 'codex', model: 'gpt-x', runtimeMode: 'full_access', interactionMode: 'plan' });
+    expect(turnStart(h, threadId)).toMatchObject({
+      provider: 'codex',
+      model: 'gpt-x',
+      runtimeMode: 'full_access',
+      interactionMode: 'plan',
+    });
   });
 
-  it('defaults: workspace_write, default interaction, no model (the provider endpoint\'s)', async () => {
+  it("defaults: workspace_write, default interaction, no model (the provider endpoint's)", async () => {
     const h = open();
     const threadId = await h.thread();
     await send(h, threadId, 'go');
-    expect(turnStart(h, threadId)).toMatchObject({ model: null, runtimeMode: 'workspace_write', interactionMode: 'default' });
+    expect(turnStart(h, threadId)).toMatchObject({
+      model: null,
+      runtimeMode: 'workspace_write',
+      interactionMode: 'default',
+    });
   });
 
   it('a provider this Baton does not have (claude, acp) is refused unsupported at the command', async () => {
     const h = open();
     for (const provider of ['claude', 'acp']) {
-      await refused(h, { type: 'thread.create', cwd: join(dirname(h.path), 'workspace'), provider }, 'unsupported', new RegExp(`no ${provider} provider`));
+      await refused(
+        h,
+        { type: 'thread.create', cwd: join(dirname(h.path), 'workspace'), provider },
+        'unsupported',
+        new RegExp(`no ${provider} provider`),
+      );
     }
     expect(h.store.projections.list('threads')).toEqual([]);
   });
 });
 
 describe('thread.message.send: every field acts or is refused', () => {
-  it('model is the run\'s own (its turn asks for it); the next run without one uses the thread\'s', async () => {
+  it("model is the run's own (its turn asks for it); the next run without one uses the thread's", async () => {
     const h = open();
     const threadId = await h.thread({ model: 'thread-model' });
     const a = await send(h, threadId, 'one', { model: 'run-model' });
@@ -85,17 +125,26 @@ describe('thread.message.send: every field acts or is refused', () => {
     expect(turnStart(h, threadId)).toMatchObject({ model: 'thread-model' });
   });
 
-  it('provider: the thread\'s own is accepted; another is refused unsupported (a handoff is not built)', async () => {
+  it("provider: the thread's own is accepted; another is refused unsupported (a handoff is not built)", async () => {
     const h = open();
     const threadId = await h.thread();
-    await refused(h, { type: 'thread.message.send', threadId, text: 'x', provider: 'claude' }, 'unsupported', /handoff/);
+    await refused(
+      h,
+      { type: 'thread.message.send', threadId, text: 'x', provider: 'claude' },
+      'unsupported',
+      /handoff/,
+    );
     expect(await send(h, threadId, 'x', { provider: 'codex' })).toMatchObject({ dispatched: 'started' });
   });
 
   it('mergeBackFromThreadId is no longer a field: refused invalid_command', async () => {
     const h = open();
     const threadId = await h.thread();
-    await refused(h, { type: 'thread.message.send', threadId, text: 'x', mergeBackFromThreadId: threadId }, 'invalid_command');
+    await refused(
+      h,
+      { type: 'thread.message.send', threadId, text: 'x', mergeBackFromThreadId: threadId },
+      'invalid_command',
+    );
   });
 
   it('targetRunId steers the active run it names; any other run is a conflict and changes nothing', async () => {
@@ -103,12 +152,40 @@ describe('thread.message.send: every field acts or is refused', () => {
     const threadId = await h.thread();
     const first = await send(h, threadId, 'first');
     await started(h, threadId);
-    await refused(h, { type: 'thread.message.send', threadId, text: 'steer', dispatchMode: 'steer_active', targetRunId: 'run_someother' }, 'conflict', /not the active run/);
-    await refused(h, { type: 'thread.message.send', threadId, text: 'steer', dispatchMode: 'restart_active', targetRunId: 'run_someother' }, 'conflict');
-    expect(await send(h, threadId, 'steer', { dispatchMode: 'steer_active', targetRunId: first.runId })).toEqual(expect.objectContaining({ runId: first.runId, dispatched: 'steered' }));
+    await refused(
+      h,
+      {
+        type: 'thread.message.send',
+        threadId,
+        text: 'steer',
+        dispatchMode: 'steer_active',
+        targetRunId: 'run_someother',
+      },
+      'conflict',
+      /not the active run/,
+    );
+    await refused(
+      h,
+      {
+        type: 'thread.message.send',
+        threadId,
+        text: 'steer',
+        dispatchMode: 'restart_active',
+        targetRunId: 'run_someother',
+      },
+      'conflict',
+    );
+    expect(await send(h, threadId, 'steer', { dispatchMode: 'steer_active', targetRunId: first.runId })).toEqual(
+      expect.objectContaining({ runId: first.runId, dispatched: 'steered' }),
+    );
     await finish(h, threadId);
     // The run ended: a steer still aimed at it is refused rather than starting a run of its own.
-    await refused(h, { type: 'thread.message.send', threadId, text: 'late', dispatchMode: 'steer_active', targetRunId: first.runId }, 'conflict', /active: none/);
+    await refused(
+      h,
+      { type: 'thread.message.send', threadId, text: 'late', dispatchMode: 'steer_active', targetRunId: first.runId },
+      'conflict',
+      /active: none/,
+    );
     expect(h.store.projections.list('runs', threadId)).toHaveLength(1);
   });
 
@@ -117,7 +194,18 @@ describe('thread.message.send: every field acts or is refused', () => {
     const threadId = await h.thread();
     const first = await send(h, threadId, 'first');
     for (const dispatchMode of [undefined, 'auto', 'queue_after_active', 'start_immediately']) {
-      await refused(h, { type: 'thread.message.send', threadId, text: 'x', targetRunId: first.runId, ...(dispatchMode ? { dispatchMode } : {}) }, 'invalid_command', /targetRunId/);
+      await refused(
+        h,
+        {
+          type: 'thread.message.send',
+          threadId,
+          text: 'x',
+          targetRunId: first.runId,
+          ...(dispatchMode ? { dispatchMode } : {}),
+        },
+        'invalid_command',
+        /targetRunId/,
+      );
     }
   });
 });
@@ -129,21 +217,41 @@ describe('thread.settings.update: every field acts or is refused', () => {
     await send(h, threadId, 'one');
     await started(h, threadId);
     const queued = await send(h, threadId, 'two', { dispatchMode: 'queue_after_active' });
-    await ok(h, { type: 'thread.settings.update', threadId, title: 'Renamed', model: 'next-model', runtimeMode: 'workspace_write', interactionMode: 'plan' });
-    expect(h.store.projections.get('threads', threadId)).toMatchObject({ title: 'Renamed', model: 'next-model', runtimeMode: 'workspace_write', interactionMode: 'plan' });
+    await ok(h, {
+      type: 'thread.settings.update',
+      threadId,
+      title: 'Renamed',
+      model: 'next-model',
+      runtimeMode: 'workspace_write',
+      interactionMode: 'plan',
+    });
+    expect(h.store.projections.get('threads', threadId)).toMatchObject({
+      title: 'Renamed',
+      model: 'next-model',
+      runtimeMode: 'workspace_write',
+      interactionMode: 'plan',
+    });
     // The active run keeps what it started with.
     expect(turnStart(h, threadId)).toMatchObject({ runtimeMode: 'read_only', interactionMode: 'default' });
     await finish(h, threadId);
     // The queued run starts now, under the settings as they are now (its model was fixed when it was sent).
     expect(h.turn(threadId).runId).toBe(queued.runId);
-    expect(turnStart(h, threadId)).toMatchObject({ runtimeMode: 'workspace_write', interactionMode: 'plan', model: null });
+    expect(turnStart(h, threadId)).toMatchObject({
+      runtimeMode: 'workspace_write',
+      interactionMode: 'plan',
+      model: null,
+    });
     await started(h, threadId);
     await finish(h, threadId);
     await send(h, threadId, 'three');
-    expect(turnStart(h, threadId)).toMatchObject({ model: 'next-model', runtimeMode: 'workspace_write', interactionMode: 'plan' });
+    expect(turnStart(h, threadId)).toMatchObject({
+      model: 'next-model',
+      runtimeMode: 'workspace_write',
+      interactionMode: 'plan',
+    });
   });
 
-  it('provider: the thread\'s own is accepted; another is refused unsupported', async () => {
+  it("provider: the thread's own is accepted; another is refused unsupported", async () => {
     const h = open();
     const threadId = await h.thread();
     await refused(h, { type: 'thread.settings.update', threadId, provider: 'acp' }, 'unsupported', /handoff/);
@@ -158,7 +266,7 @@ describe('thread.settings.update: every field acts or is refused', () => {
   });
 });
 
-describe('the other commands\' fields', () => {
+describe("the other commands' fields", () => {
   it('run.interrupt holdQueue holds the queue, and without it the queue goes on', async () => {
     const h = open();
     const threadId = await h.thread();
@@ -178,12 +286,44 @@ describe('the other commands\' fields', () => {
     const threadId = await h.thread();
     await send(h, threadId, 'one');
     const t = await started(h, threadId);
-    await h.feed({ type: 'request.opened', threadId, runId: t.runId, requestId: 'req_a', nodeId: 'node_req_a', parentNodeId: t.rootNodeId, kind: 'command', prompt: 'ls?', details: {}, providerSessionId: 'psess_1' });
-    await refused(h, { type: 'runtime-request.respond', requestId: 'req_a', decision: 'accept', answers: { q: 'yes' } }, 'invalid_command', /no answers/);
+    await h.feed({
+      type: 'request.opened',
+      threadId,
+      runId: t.runId,
+      requestId: 'req_a',
+      nodeId: 'node_req_a',
+      parentNodeId: t.rootNodeId,
+      kind: 'command',
+      prompt: 'ls?',
+      details: {},
+      providerSessionId: 'psess_1',
+    });
+    await refused(
+      h,
+      { type: 'runtime-request.respond', requestId: 'req_a', decision: 'accept', answers: { q: 'yes' } },
+      'invalid_command',
+      /no answers/,
+    );
     await refused(h, { type: 'runtime-request.respond', requestId: 'req_a', answers: { q: 'yes' } }, 'invalid_command');
     await ok(h, { type: 'runtime-request.respond', requestId: 'req_a', decision: 'accept' });
-    await h.feed({ type: 'request.opened', threadId, runId: t.runId, requestId: 'req_q', nodeId: 'node_req_q', parentNodeId: t.rootNodeId, kind: 'user_input', prompt: 'which?', details: {}, providerSessionId: 'psess_1' });
-    await refused(h, { type: 'runtime-request.respond', requestId: 'req_q', decision: 'accept', answers: { q: 'yes' } }, 'invalid_command', /no decision/);
+    await h.feed({
+      type: 'request.opened',
+      threadId,
+      runId: t.runId,
+      requestId: 'req_q',
+      nodeId: 'node_req_q',
+      parentNodeId: t.rootNodeId,
+      kind: 'user_input',
+      prompt: 'which?',
+      details: {},
+      providerSessionId: 'psess_1',
+    });
+    await refused(
+      h,
+      { type: 'runtime-request.respond', requestId: 'req_q', decision: 'accept', answers: { q: 'yes' } },
+      'invalid_command',
+      /no decision/,
+    );
     await ok(h, { type: 'runtime-request.respond', requestId: 'req_q', answers: { q: 'yes' } });
   });
 
@@ -206,10 +346,27 @@ describe('the other commands\' fields', () => {
     const run = await send(h, threadId, 'one');
     await started(h, threadId);
     await finish(h, threadId);
-    const fork = (await ok(h, { type: 'thread.fork', sourceThreadId: threadId, source: { type: 'run', threadId, runId: run.runId }, title: 'My fork' })) as { threadId: string };
+    const fork = (await ok(h, {
+      type: 'thread.fork',
+      sourceThreadId: threadId,
+      source: { type: 'run', threadId, runId: run.runId },
+      title: 'My fork',
+    })) as { threadId: string };
     expect(h.store.projections.get('threads', fork.threadId)).toMatchObject({ title: 'My fork' });
-    await refused(h, { type: 'thread.fork', sourceThreadId: threadId, source: { type: 'node', nodeId: 'node_x' } }, 'unsupported');
-    await refused(h, { type: 'thread.fork', sourceThreadId: threadId, source: { type: 'checkpoint', threadId, checkpointId: 'ckpt_x' } }, 'unsupported');
+    await refused(
+      h,
+      { type: 'thread.fork', sourceThreadId: threadId, source: { type: 'node', nodeId: 'node_x' } },
+      'unsupported',
+    );
+    await refused(
+      h,
+      {
+        type: 'thread.fork',
+        sourceThreadId: threadId,
+        source: { type: 'checkpoint', threadId, checkpointId: 'ckpt_x' },
+      },
+      'unsupported',
+    );
   });
 
   it('thread.merge_back is refused unsupported', async () => {

@@ -24,10 +24,17 @@ describe('a commandId names one command', () => {
     const before = facts(h.store);
 
     expect(await h.runtime.dispatch(send)).toEqual(first);
-    const create = await h.runtime.dispatch({ commandId: 'c_reused', type: 'thread.create', cwd: h.store.projections.get('threads', threadId)!.workspace.cwd });
+    const create = await h.runtime.dispatch({
+      commandId: 'c_reused',
+      type: 'thread.create',
+      cwd: h.store.projections.get('threads', threadId)!.workspace.cwd,
+    });
     expect(create).toMatchObject({ ok: false, commandId: 'c_reused', error: { code: 'conflict' } });
     expect(JSON.stringify(create)).not.toContain('runId');
-    expect(await h.runtime.dispatch({ commandId: 'c_reused', type: 'thread.stop', threadId })).toMatchObject({ ok: false, error: { code: 'conflict' } });
+    expect(await h.runtime.dispatch({ commandId: 'c_reused', type: 'thread.stop', threadId })).toMatchObject({
+      ok: false,
+      error: { code: 'conflict' },
+    });
     expect(facts(h.store)).toEqual(before);
     // The stored answer is unchanged by the refusals.
     expect(await h.runtime.dispatch(send)).toEqual(first);
@@ -40,7 +47,10 @@ describe('a commandId names one command', () => {
     const first = await h.runtime.dispatch({ commandId: 'c_stop', type: 'thread.stop', threadId: a });
     expect(first).toMatchObject({ ok: true });
     const before = facts(h.store);
-    expect(await h.runtime.dispatch({ commandId: 'c_stop', type: 'thread.stop', threadId: b })).toMatchObject({ ok: false, error: { code: 'conflict' } });
+    expect(await h.runtime.dispatch({ commandId: 'c_stop', type: 'thread.stop', threadId: b })).toMatchObject({
+      ok: false,
+      error: { code: 'conflict' },
+    });
     expect(facts(h.store)).toEqual(before);
     expect(await h.runtime.dispatch({ commandId: 'c_stop', type: 'thread.stop', threadId: a })).toEqual(first);
   });
@@ -48,12 +58,21 @@ describe('a commandId names one command', () => {
   it('a refusal is a stored receipt too: reusing its commandId for another type is a conflict', async () => {
     const h = open();
     const threadId = await h.thread();
-    const invalid = await h.runtime.dispatch({ commandId: 'c_bad2', type: 'queued-run.reorder', threadId, order: ['run_nope'] });
+    const invalid = await h.runtime.dispatch({
+      commandId: 'c_bad2',
+      type: 'queued-run.reorder',
+      threadId,
+      order: ['run_nope'],
+    });
     expect(invalid).toMatchObject({ ok: false, error: { code: 'invalid_transition' } });
     const before = facts(h.store);
-    expect(await h.runtime.dispatch({ commandId: 'c_bad2', type: 'thread.message.send', threadId, text: 'hi' })).toMatchObject({ ok: false, error: { code: 'conflict' } });
+    expect(
+      await h.runtime.dispatch({ commandId: 'c_bad2', type: 'thread.message.send', threadId, text: 'hi' }),
+    ).toMatchObject({ ok: false, error: { code: 'conflict' } });
     expect(facts(h.store)).toEqual(before);
-    expect(await h.runtime.dispatch({ commandId: 'c_bad2', type: 'queued-run.reorder', threadId, order: ['run_nope'] })).toEqual(invalid);
+    expect(
+      await h.runtime.dispatch({ commandId: 'c_bad2', type: 'queued-run.reorder', threadId, order: ['run_nope'] }),
+    ).toEqual(invalid);
   });
 
   it('two commands of different types racing with one commandId: one wins, the other is a conflict that stores nothing', async () => {
@@ -68,7 +87,9 @@ describe('a commandId names one command', () => {
     ]);
     expect(stop).toMatchObject({ ok: true });
     expect(archive).toMatchObject({ ok: false, error: { code: 'conflict' } });
-    expect(h.store.projections.get('threads', b)).toEqual(before.projections[0]!.find((t) => (t as { id: string }).id === b));
+    expect(h.store.projections.get('threads', b)).toEqual(
+      before.projections[0]!.find((t) => (t as { id: string }).id === b),
+    );
     expect(h.store.receipts.get('c_race')).toMatchObject({ commandType: 'thread.stop', threadId: a });
   });
 });

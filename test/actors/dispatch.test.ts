@@ -4,17 +4,34 @@ import type { ProviderCapabilities } from '../../src/domain/capabilities.js';
 import { useRuntime, type Harness } from '../support/runtime.js';
 import { providerTakesAnswers } from '../support/provider-stand-in.js';
 
-const withNativeSteering = useRuntime({ handlers: () => ({ 'provider.runtime-request.respond': providerTakesAnswers }) });
+const withNativeSteering = useRuntime({
+  handlers: () => ({ 'provider.runtime-request.respond': providerTakesAnswers }),
+});
 const noNativeSteering = useRuntime({
-  capabilities: (p): ProviderCapabilities => ({ ...codexCapabilities, turns: { ...codexCapabilities.turns, supportsActiveSteering: false } }),
+  capabilities: (p): ProviderCapabilities => ({
+    ...codexCapabilities,
+    turns: { ...codexCapabilities.turns, supportsActiveSteering: false },
+  }),
 });
 
 const send = (h: Harness, threadId: string, text: string, dispatchMode?: string) =>
-  h.command({ type: 'thread.message.send', threadId, text, ...(dispatchMode ? { dispatchMode } : {}) }) as Promise<{ ok: boolean; result: { runId: string; dispatched: string }; error?: { code: string } }>;
+  h.command({ type: 'thread.message.send', threadId, text, ...(dispatchMode ? { dispatchMode } : {}) }) as Promise<{
+    ok: boolean;
+    result: { runId: string; dispatched: string };
+    error?: { code: string };
+  }>;
 
 async function finishTurn(h: Harness, threadId: string, status: 'completed' | 'interrupted' | 'failed' = 'completed') {
   const t = h.turn(threadId);
-  await h.feed({ type: 'turn.completed', threadId, runId: t.runId, attemptId: t.attemptId, nodeId: t.rootNodeId, status, error: null });
+  await h.feed({
+    type: 'turn.completed',
+    threadId,
+    runId: t.runId,
+    attemptId: t.attemptId,
+    nodeId: t.rootNodeId,
+    status,
+    error: null,
+  });
   await h.worker.drain();
   return t;
 }
@@ -25,10 +42,20 @@ describe('message dispatch by capability', () => {
     const threadId = await h.thread();
     const first = await send(h, threadId, 'build it');
     const t = h.turn(threadId);
-    await h.feed({ type: 'turn.started', threadId, runId: t.runId, attemptId: t.attemptId, nodeId: t.rootNodeId, nativeTurnRef: 'turn-1' });
+    await h.feed({
+      type: 'turn.started',
+      threadId,
+      runId: t.runId,
+      attemptId: t.attemptId,
+      nodeId: t.rootNodeId,
+      nativeTurnRef: 'turn-1',
+    });
     const steer = await send(h, threadId, 'use TypeScript', 'steer_active');
     expect(steer).toMatchObject({ ok: true, result: { runId: first.result.runId, dispatched: 'steered' } });
-    expect(h.effect('provider.turn.steer', threadId).payload).toMatchObject({ attemptId: t.attemptId, text: 'use TypeScript' });
+    expect(h.effect('provider.turn.steer', threadId).payload).toMatchObject({
+      attemptId: t.attemptId,
+      text: 'use TypeScript',
+    });
     const run = h.store.projections.get('runs', first.result.runId)!;
     expect(run.attempts.map((a) => a.id)).toEqual([t.attemptId]);
     await finishTurn(h, threadId);
@@ -40,18 +67,52 @@ describe('message dispatch by capability', () => {
     const threadId = await h.thread();
     const first = await send(h, threadId, 'build it');
     const t1 = h.turn(threadId);
-    await h.feed({ type: 'turn.started', threadId, runId: t1.runId, attemptId: t1.attemptId, nodeId: t1.rootNodeId, nativeTurnRef: 'turn-1' });
-    expect(await send(h, threadId, 'actually, in Rust', 'auto')).toMatchObject({ ok: true, result: { dispatched: 'steered' } });
-    expect(h.effect('provider.turn.interrupt', threadId).payload).toMatchObject({ attemptId: t1.attemptId, reason: 'steering_restart' });
+    await h.feed({
+      type: 'turn.started',
+      threadId,
+      runId: t1.runId,
+      attemptId: t1.attemptId,
+      nodeId: t1.rootNodeId,
+      nativeTurnRef: 'turn-1',
+    });
+    expect(await send(h, threadId, 'actually, in Rust', 'auto')).toMatchObject({
+      ok: true,
+      result: { dispatched: 'steered' },
+    });
+    expect(h.effect('provider.turn.interrupt', threadId).payload).toMatchObject({
+      attemptId: t1.attemptId,
+      reason: 'steering_restart',
+    });
     // The interrupted attempt's root turn ends: the run goes on with a new attempt.
-    await h.feed({ type: 'turn.completed', threadId, runId: t1.runId, attemptId: t1.attemptId, nodeId: t1.rootNodeId, status: 'interrupted', error: null });
+    await h.feed({
+      type: 'turn.completed',
+      threadId,
+      runId: t1.runId,
+      attemptId: t1.attemptId,
+      nodeId: t1.rootNodeId,
+      status: 'interrupted',
+      error: null,
+    });
     const t2 = h.turn(threadId);
     expect(t2.attemptId).not.toBe(t1.attemptId);
-    expect(h.effect('provider.turn.start', threadId).payload).toMatchObject({ reason: 'steering_restart', text: 'build it\n\nactually, in Rust' });
+    expect(h.effect('provider.turn.start', threadId).payload).toMatchObject({
+      reason: 'steering_restart',
+      text: 'build it\n\nactually, in Rust',
+    });
     let run = h.store.projections.get('runs', first.result.runId)!;
     expect(run.status).toBe('running');
-    expect(run.attempts.map((a) => [a.reason, a.status])).toEqual([['initial', 'superseded'], ['steering_restart', 'pending']]);
-    await h.feed({ type: 'turn.started', threadId, runId: t2.runId, attemptId: t2.attemptId, nodeId: t2.rootNodeId, nativeTurnRef: 'turn-2' });
+    expect(run.attempts.map((a) => [a.reason, a.status])).toEqual([
+      ['initial', 'superseded'],
+      ['steering_restart', 'pending'],
+    ]);
+    await h.feed({
+      type: 'turn.started',
+      threadId,
+      runId: t2.runId,
+      attemptId: t2.attemptId,
+      nodeId: t2.rootNodeId,
+      nativeTurnRef: 'turn-2',
+    });
     await finishTurn(h, threadId);
     run = h.store.projections.get('runs', first.result.runId)!;
     expect(run).toMatchObject({ status: 'completed', ordinal: 1, activeAttemptId: t2.attemptId });
@@ -66,9 +127,20 @@ describe('message dispatch by capability', () => {
     const c = await send(h, threadId, 'C', 'queue_after_active');
     const d = await send(h, threadId, 'D', 'queue_after_active');
     expect([b, c, d].map((x) => x.result.dispatched)).toEqual(['queued', 'queued', 'queued']);
-    expect(await send(h, threadId, 'E', 'start_immediately')).toMatchObject({ ok: false, error: { code: 'invalid_transition' } });
-    expect(await h.command({ type: 'queued-run.reorder', threadId, order: [d.result.runId, b.result.runId] })).toMatchObject({ ok: false, error: { code: 'invalid_transition' } });
-    expect(await h.command({ type: 'queued-run.reorder', threadId, order: [d.result.runId, c.result.runId, b.result.runId] })).toMatchObject({ ok: true });
+    expect(await send(h, threadId, 'E', 'start_immediately')).toMatchObject({
+      ok: false,
+      error: { code: 'invalid_transition' },
+    });
+    expect(
+      await h.command({ type: 'queued-run.reorder', threadId, order: [d.result.runId, b.result.runId] }),
+    ).toMatchObject({ ok: false, error: { code: 'invalid_transition' } });
+    expect(
+      await h.command({
+        type: 'queued-run.reorder',
+        threadId,
+        order: [d.result.runId, c.result.runId, b.result.runId],
+      }),
+    ).toMatchObject({ ok: true });
     expect(await h.command({ type: 'queued-run.cancel', runId: c.result.runId })).toMatchObject({ ok: true });
     expect(h.store.projections.get('runs', c.result.runId)).toMatchObject({ status: 'cancelled', ordinal: null });
 
@@ -78,7 +150,12 @@ describe('message dispatch by capability', () => {
     await finishTurn(h, threadId);
     expect(h.store.projections.get('runs', b.result.runId)).toMatchObject({ status: 'starting', ordinal: 3 });
     await finishTurn(h, threadId);
-    expect(h.store.projections.list('runs', threadId).map((r) => [r.ordinal, r.status])).toEqual([[1, 'completed'], [3, 'completed'], [null, 'cancelled'], [2, 'completed']]);
+    expect(h.store.projections.list('runs', threadId).map((r) => [r.ordinal, r.status])).toEqual([
+      [1, 'completed'],
+      [3, 'completed'],
+      [null, 'cancelled'],
+      [2, 'completed'],
+    ]);
   });
 
   it('promotes a queued message to a steer of the active run', async () => {
@@ -86,7 +163,10 @@ describe('message dispatch by capability', () => {
     const threadId = await h.thread();
     const a = await send(h, threadId, 'A');
     const b = await send(h, threadId, 'B', 'queue_after_active');
-    expect(await h.command({ type: 'queued-message.promote', runId: b.result.runId })).toMatchObject({ ok: true, result: { runId: a.result.runId } });
+    expect(await h.command({ type: 'queued-message.promote', runId: b.result.runId })).toMatchObject({
+      ok: true,
+      result: { runId: a.result.runId },
+    });
     expect(h.store.projections.get('runs', b.result.runId)).toMatchObject({ status: 'cancelled' });
     expect(h.effect('provider.turn.steer', threadId).payload).toMatchObject({ text: 'B' });
   });
@@ -112,9 +192,15 @@ describe('message dispatch by capability', () => {
     const threadId = await h.thread();
     const a = await send(h, threadId, 'A');
     await send(h, threadId, 'B', 'queue_after_active');
-    expect(await h.command({ type: 'run.interrupt', runId: a.result.runId, holdQueue: true })).toMatchObject({ ok: true });
+    expect(await h.command({ type: 'run.interrupt', runId: a.result.runId, holdQueue: true })).toMatchObject({
+      ok: true,
+    });
     await finishTurn(h, threadId, 'interrupted');
-    expect(h.store.projections.get('threads', threadId)).toMatchObject({ activeRunId: null, queueHeld: true, queuedRunCount: 1 });
+    expect(h.store.projections.get('threads', threadId)).toMatchObject({
+      activeRunId: null,
+      queueHeld: true,
+      queuedRunCount: 1,
+    });
   });
 });
 
@@ -123,8 +209,26 @@ describe('runtime requests', () => {
     const threadId = await h.thread();
     await send(h, threadId, 'run ls');
     const t = h.turn(threadId);
-    await h.feed({ type: 'turn.started', threadId, runId: t.runId, attemptId: t.attemptId, nodeId: t.rootNodeId, nativeTurnRef: 'turn-1' });
-    await h.feed({ type: 'request.opened', threadId, runId: t.runId, requestId: 'req_1', nodeId: 'node_req_1', parentNodeId: t.rootNodeId, kind, prompt: 'Run ls?', details: { command: 'ls' }, providerSessionId: 'psess_1' });
+    await h.feed({
+      type: 'turn.started',
+      threadId,
+      runId: t.runId,
+      attemptId: t.attemptId,
+      nodeId: t.rootNodeId,
+      nativeTurnRef: 'turn-1',
+    });
+    await h.feed({
+      type: 'request.opened',
+      threadId,
+      runId: t.runId,
+      requestId: 'req_1',
+      nodeId: 'node_req_1',
+      parentNodeId: t.rootNodeId,
+      kind,
+      prompt: 'Run ls?',
+      details: { command: 'ls' },
+      providerSessionId: 'psess_1',
+    });
     return { threadId, ...t };
   }
 
@@ -133,25 +237,42 @@ describe('runtime requests', () => {
     const { threadId, runId } = await withRequest(h);
     expect(h.store.projections.get('runs', runId)).toMatchObject({ status: 'waiting' });
     expect(h.store.projections.get('threads', threadId)).toMatchObject({ pendingRequestCount: 1 });
-    expect(await h.command({ type: 'runtime-request.respond', requestId: 'req_1', decision: 'accept' })).toMatchObject({ ok: true, result: { status: 'answering' } });
-    expect(h.effect('provider.runtime-request.respond', threadId).payload).toMatchObject({ requestId: 'req_1', decision: 'accept', providerSessionId: 'psess_1' });
+    expect(await h.command({ type: 'runtime-request.respond', requestId: 'req_1', decision: 'accept' })).toMatchObject({
+      ok: true,
+      result: { status: 'answering' },
+    });
+    expect(h.effect('provider.runtime-request.respond', threadId).payload).toMatchObject({
+      requestId: 'req_1',
+      decision: 'accept',
+      providerSessionId: 'psess_1',
+    });
     expect(h.store.projections.get('requests', 'req_1')).toMatchObject({ status: 'answering' });
     await h.worker.drain();
     expect(h.store.projections.get('threads', threadId)).toMatchObject({ pendingRequestCount: 0 });
     expect(h.store.projections.get('runs', runId)).toMatchObject({ status: 'running' });
     expect(h.store.projections.get('requests', 'req_1')).toMatchObject({ status: 'resolved' });
-    expect(h.store.projections.get('graph_nodes', 'node_req_1')).toMatchObject({ status: 'completed', kind: 'approval_request' });
+    expect(h.store.projections.get('graph_nodes', 'node_req_1')).toMatchObject({
+      status: 'completed',
+      kind: 'approval_request',
+    });
     // Answering twice is a typed conflict that changes nothing.
     const before = h.store.lastSequence();
-    expect(await h.command({ type: 'runtime-request.respond', requestId: 'req_1', decision: 'decline' })).toMatchObject({ ok: false, error: { code: 'conflict' } });
+    expect(await h.command({ type: 'runtime-request.respond', requestId: 'req_1', decision: 'decline' })).toMatchObject(
+      { ok: false, error: { code: 'conflict' } },
+    );
     expect(h.store.lastSequence()).toBe(before);
   });
 
   it('a question needs answers, not a decision', async () => {
     const h = withNativeSteering();
     await withRequest(h, 'user_input');
-    expect(await h.command({ type: 'runtime-request.respond', requestId: 'req_1', decision: 'accept' })).toMatchObject({ ok: false, error: { code: 'invalid_command' } });
-    expect(await h.command({ type: 'runtime-request.respond', requestId: 'req_1', answers: { lang: 'ts' } })).toMatchObject({ ok: true });
+    expect(await h.command({ type: 'runtime-request.respond', requestId: 'req_1', decision: 'accept' })).toMatchObject({
+      ok: false,
+      error: { code: 'invalid_command' },
+    });
+    expect(
+      await h.command({ type: 'runtime-request.respond', requestId: 'req_1', answers: { lang: 'ts' } }),
+    ).toMatchObject({ ok: true });
   });
 
   it('after a restart a pending request ends cancelled, not_resumable, and answering it fails with a typed not_resumable error', async () => {
@@ -159,12 +280,25 @@ describe('runtime requests', () => {
     const { threadId, runId, attemptId, rootNodeId } = await withRequest(h);
     const h2 = h.restart();
     expect(await h2.runtime.recoverAfterRestart()).toBe(1);
-    expect(h2.store.projections.get('requests', 'req_1')).toMatchObject({ status: 'cancelled', responseCapability: { type: 'not_resumable' } });
+    expect(h2.store.projections.get('requests', 'req_1')).toMatchObject({
+      status: 'cancelled',
+      responseCapability: { type: 'not_resumable' },
+    });
     expect(h2.store.projections.get('threads', threadId)).toMatchObject({ pendingRequestCount: 0 });
-    expect(await h2.command({ type: 'runtime-request.respond', requestId: 'req_1', decision: 'accept' })).toMatchObject({ ok: false, error: { code: 'not_resumable' } });
+    expect(await h2.command({ type: 'runtime-request.respond', requestId: 'req_1', decision: 'accept' })).toMatchObject(
+      { ok: false, error: { code: 'not_resumable' } },
+    );
     // The run ended interrupted through the barrier; a late turn end changes nothing.
     await h2.worker.drain();
-    await h2.feed({ type: 'turn.completed', threadId, runId, attemptId, nodeId: rootNodeId, status: 'completed', error: null });
+    await h2.feed({
+      type: 'turn.completed',
+      threadId,
+      runId,
+      attemptId,
+      nodeId: rootNodeId,
+      status: 'completed',
+      error: null,
+    });
     expect(h2.store.projections.get('runs', runId)).toMatchObject({ status: 'interrupted' });
     expect(h2.store.projections.get('graph_nodes', 'node_req_1')).toMatchObject({ status: 'cancelled' });
   });
@@ -195,11 +329,19 @@ describe('follow-ups, recovery and rollback', () => {
       await finishTurn(h, threadId);
     }
     expect(await h.command({ type: 'rollback.toRun', threadId, runOrdinal: 2 })).toMatchObject({ ok: true });
-    expect(runs.map((id) => h.store.projections.get('runs', id)!.status)).toEqual(['completed', 'completed', 'rolled_back', 'rolled_back']);
+    expect(runs.map((id) => h.store.projections.get('runs', id)!.status)).toEqual([
+      'completed',
+      'completed',
+      'rolled_back',
+      'rolled_back',
+    ]);
     expect(h.effect('provider.thread.rollback', threadId).payload).toMatchObject({ runOrdinal: 2, turnsToDrop: 2 });
     const next = await send(h, threadId, '3 again');
     expect(h.store.projections.get('runs', next.result.runId)).toMatchObject({ ordinal: 3 });
-    expect(await h.command({ type: 'rollback.toRun', threadId, runOrdinal: 9 })).toMatchObject({ ok: false, error: { code: 'invalid_transition' } });
+    expect(await h.command({ type: 'rollback.toRun', threadId, runOrdinal: 9 })).toMatchObject({
+      ok: false,
+      error: { code: 'invalid_transition' },
+    });
   });
 });
 
@@ -218,14 +360,28 @@ describe('commands: idempotency and bad input', () => {
     const h = withNativeSteering();
     const threadId = await h.thread();
     const before = h.store.lastSequence();
-    expect(await h.runtime.dispatch({ commandId: 'c1', type: 'thread.message.send', threadId })).toMatchObject({ ok: false, error: { code: 'invalid_command' } });
-    expect(await h.runtime.dispatch({ commandId: 'c2', type: 'thread.explode', threadId })).toMatchObject({ ok: false, error: { code: 'unknown_command_type' } });
-    expect(await h.runtime.dispatch({ commandId: 'c3', type: 'run.interrupt', runId: 'run_nope' })).toMatchObject({ ok: false, error: { code: 'not_found' } });
-    expect(await h.runtime.dispatch({ commandId: 'c4', type: 'thread.message.send', threadId: 'thr_nope', text: 'hi' })).toMatchObject({ ok: false, error: { code: 'not_found' } });
+    expect(await h.runtime.dispatch({ commandId: 'c1', type: 'thread.message.send', threadId })).toMatchObject({
+      ok: false,
+      error: { code: 'invalid_command' },
+    });
+    expect(await h.runtime.dispatch({ commandId: 'c2', type: 'thread.explode', threadId })).toMatchObject({
+      ok: false,
+      error: { code: 'unknown_command_type' },
+    });
+    expect(await h.runtime.dispatch({ commandId: 'c3', type: 'run.interrupt', runId: 'run_nope' })).toMatchObject({
+      ok: false,
+      error: { code: 'not_found' },
+    });
+    expect(
+      await h.runtime.dispatch({ commandId: 'c4', type: 'thread.message.send', threadId: 'thr_nope', text: 'hi' }),
+    ).toMatchObject({ ok: false, error: { code: 'not_found' } });
     expect(await h.runtime.dispatch('garbage')).toMatchObject({ ok: false, error: { code: 'invalid_command' } });
     expect(h.store.lastSequence()).toBe(before);
     // A garbled provider event is refused the same way.
-    expect(await h.runtime.ingest({ type: 'turn.completed', threadId, runId: 5 })).toMatchObject({ ok: false, error: { code: 'invalid_payload' } });
+    expect(await h.runtime.ingest({ type: 'turn.completed', threadId, runId: 5 })).toMatchObject({
+      ok: false,
+      error: { code: 'invalid_payload' },
+    });
     expect(h.store.lastSequence()).toBe(before);
   });
 });

@@ -12,7 +12,11 @@ import { codexRegistry } from '../support/providers.js';
 /** Runs the child until it has committed `deltas` deltas, then SIGKILLs it. */
 async function runUntilDeltas(dbPath: string, deltas: number): Promise<number> {
   let last = 0;
-  const { signal, stderr } = await runUntilKilled('thread-loop.ts', [dbPath], (line) => line !== 'ready' && (last = Number(line)) === deltas);
+  const { signal, stderr } = await runUntilKilled(
+    'thread-loop.ts',
+    [dbPath],
+    (line) => line !== 'ready' && (last = Number(line)) === deltas,
+  );
   if (signal !== 'SIGKILL') throw new Error(`child exited by itself: ${stderr}`);
   return last;
 }
@@ -35,9 +39,32 @@ describe('SIGKILL mid-run', () => {
         const run = store.projections.get('runs', shell.activeRunId!)!;
         const attempt = run.attempts.at(-1)!;
         if (run.status === 'starting') {
-          expect((await runtime.ingest({ type: 'turn.started', threadId, runId: run.id, attemptId: attempt.id, nodeId: attempt.rootNodeId, nativeTurnRef: null })).ok).toBe(true);
+          expect(
+            (
+              await runtime.ingest({
+                type: 'turn.started',
+                threadId,
+                runId: run.id,
+                attemptId: attempt.id,
+                nodeId: attempt.rootNodeId,
+                nativeTurnRef: null,
+              })
+            ).ok,
+          ).toBe(true);
         }
-        expect((await runtime.ingest({ type: 'turn.completed', threadId, runId: run.id, attemptId: attempt.id, nodeId: attempt.rootNodeId, status: 'completed', error: null })).ok).toBe(true);
+        expect(
+          (
+            await runtime.ingest({
+              type: 'turn.completed',
+              threadId,
+              runId: run.id,
+              attemptId: attempt.id,
+              nodeId: attempt.rootNodeId,
+              status: 'completed',
+              error: null,
+            })
+          ).ok,
+        ).toBe(true);
         await worker.drain();
         return run.id;
       };
@@ -45,9 +72,17 @@ describe('SIGKILL mid-run', () => {
       expect(store.projections.get('messages', 'msg_stream')!.text.length).toBeGreaterThanOrEqual(committed);
       const ended = [await finishActive(), await finishActive(), await finishActive()];
       const runs = ended.map((id) => store.projections.get('runs', id)!);
-      expect(runs.map((r) => [r.ordinal, r.status])).toEqual([[1, 'completed'], [2, 'completed'], [3, 'completed']]);
+      expect(runs.map((r) => [r.ordinal, r.status])).toEqual([
+        [1, 'completed'],
+        [2, 'completed'],
+        [3, 'completed'],
+      ]);
       expect(store.projections.get('messages', 'msg_stream')).toMatchObject({ completed: true });
-      expect(store.projections.get('threads', threadId)).toMatchObject({ runCount: 3, activeRunId: null, queuedRunCount: 0 });
+      expect(store.projections.get('threads', threadId)).toMatchObject({
+        runCount: 3,
+        activeRunId: null,
+        queuedRunCount: 0,
+      });
       const sequences = store.events.readAfter(0).map((e) => e.sequence);
       expect(sequences).toEqual(sequences.map((_, i) => i + 1));
       store.close();

@@ -11,8 +11,17 @@ describe('10,000 threads on disk', () => {
     const { dir, cleanup } = tempDir();
     const path = join(dir, 'many.sqlite');
     try {
-      const seed = new Runtime({ store: Store.open(path), providers: codexRegistry(), ids: new SequentialIds('seed'), maxLiveThreads: 100 });
-      const acks = await Promise.all(Array.from({ length: 10_000 }, (_, i) => seed.dispatch({ commandId: `create_${i}`, type: 'thread.create', threadId: `thr_${i}`, cwd: '/tmp' })));
+      const seed = new Runtime({
+        store: Store.open(path),
+        providers: codexRegistry(),
+        ids: new SequentialIds('seed'),
+        maxLiveThreads: 100,
+      });
+      const acks = await Promise.all(
+        Array.from({ length: 10_000 }, (_, i) =>
+          seed.dispatch({ commandId: `create_${i}`, type: 'thread.create', threadId: `thr_${i}`, cwd: '/tmp' }),
+        ),
+      );
       expect(acks.every((a) => a.ok)).toBe(true);
       // The live set stays bounded while writing: least recently used idle threads leave memory.
       expect(seed.liveThreadCount).toBeLessThanOrEqual(100);
@@ -23,7 +32,12 @@ describe('10,000 threads on disk', () => {
       expect(runtime.liveThreadCount).toBe(0);
       expect(store.projections.list('threads').length).toBe(10_000);
 
-      const ack = await runtime.dispatch({ commandId: 'send_1', type: 'thread.message.send', threadId: 'thr_4321', text: 'hello' });
+      const ack = await runtime.dispatch({
+        commandId: 'send_1',
+        type: 'thread.message.send',
+        threadId: 'thr_4321',
+        text: 'hello',
+      });
       expect(ack).toMatchObject({ ok: true, result: { dispatched: 'started' } });
       expect(runtime.liveThreadCount).toBe(1);
       expect(runtime.thread('thr_4321').liveEntityCount).toBeGreaterThan(0);

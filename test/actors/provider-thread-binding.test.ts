@@ -12,14 +12,35 @@ describe("a provider thread's native ref", () => {
     const host = h.runtime.providerHost('codex');
     expect(host.nativeThreadRef(providerThreadId)).toBeNull();
 
-    expect(await h.runtime.ingest({ type: 'thread.loaded', threadId, providerThreadId, nativeThreadRef: 'codex-thread-1', resumeCursor: 'codex-thread-1' })).toMatchObject({ ok: true });
+    expect(
+      await h.runtime.ingest({
+        type: 'thread.loaded',
+        threadId,
+        providerThreadId,
+        nativeThreadRef: 'codex-thread-1',
+        resumeCursor: 'codex-thread-1',
+      }),
+    ).toMatchObject({ ok: true });
     expect(h.store.bindings.forApp(providerThreadId)).toEqual([
-      { provider: 'codex', scope: `app_thread:${threadId}`, nativeRef: 'codex-thread-1', appId: providerThreadId, entityKind: 'provider_thread', correlation: 'native_exact' },
+      {
+        provider: 'codex',
+        scope: `app_thread:${threadId}`,
+        nativeRef: 'codex-thread-1',
+        appId: providerThreadId,
+        entityKind: 'provider_thread',
+        correlation: 'native_exact',
+      },
     ]);
     expect(host.nativeThreadRef(providerThreadId)).toBe('codex-thread-1');
 
     // A resume that lands on another native thread: the newest binding wins.
-    await h.runtime.ingest({ type: 'thread.loaded', threadId, providerThreadId, nativeThreadRef: 'codex-thread-2', resumeCursor: 'codex-thread-2' });
+    await h.runtime.ingest({
+      type: 'thread.loaded',
+      threadId,
+      providerThreadId,
+      nativeThreadRef: 'codex-thread-2',
+      resumeCursor: 'codex-thread-2',
+    });
     expect(host.nativeThreadRef(providerThreadId)).toBe('codex-thread-2');
   });
 
@@ -29,7 +50,10 @@ describe("a provider thread's native ref", () => {
     const providerThreadId = h.store.projections.get('threads', threadId)!.activeProviderThreadId!;
     // What an older Baton stored: the load on the provider thread's row, and no binding.
     const loaded = await h.runtime.step(ThreadId.parse(threadId), (ctx) => {
-      ctx.deliver({ kind: 'provider_thread', id: providerThreadId }, { type: 'LOADED', nativeThreadRef: 'codex-thread-old', resumeCursor: null });
+      ctx.deliver(
+        { kind: 'provider_thread', id: providerThreadId },
+        { type: 'LOADED', nativeThreadRef: 'codex-thread-old', resumeCursor: null },
+      );
       return {};
     });
     expect(loaded.ok).toBe(true);

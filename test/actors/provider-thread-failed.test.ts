@@ -8,11 +8,18 @@ describe('a provider thread that failed', () => {
     const h = open();
     const threadId = await h.thread();
     const first = h.store.projections.get('threads', threadId)!.activeProviderThreadId!;
-    expect(await h.runtime.ingest({ type: 'thread.failed', threadId, providerThreadId: first, reason: 'no rollout found' })).toMatchObject({ ok: true });
+    expect(
+      await h.runtime.ingest({ type: 'thread.failed', threadId, providerThreadId: first, reason: 'no rollout found' }),
+    ).toMatchObject({ ok: true });
     const second = h.store.projections.get('threads', threadId)!.activeProviderThreadId!;
     expect(second).not.toBe(first);
 
-    await h.runtime.ingest({ type: 'thread.failed', threadId, providerThreadId: first, reason: 'the same failure, reported late' });
+    await h.runtime.ingest({
+      type: 'thread.failed',
+      threadId,
+      providerThreadId: first,
+      reason: 'the same failure, reported late',
+    });
     const shell = h.store.projections.get('threads', threadId)!;
     expect(shell.activeProviderThreadId).toBe(second);
     expect(shell.warnings.filter((w) => w.message.includes('provider thread failed'))).toHaveLength(1);
@@ -23,7 +30,9 @@ describe('a provider thread that failed', () => {
     const threadId = await h.thread();
     const first = h.store.projections.get('threads', threadId)!.activeProviderThreadId!;
     await h.runtime.ingest({ type: 'thread.failed', threadId, providerThreadId: first, reason: 'no rollout found' });
-    const sent = (await h.command({ type: 'thread.message.send', threadId, text: 'go on' })) as { result: { runId: string } };
+    const sent = (await h.command({ type: 'thread.message.send', threadId, text: 'go on' })) as {
+      result: { runId: string };
+    };
     const start = h.effect('provider.turn.start', threadId).payload as { reason: string; providerThreadId: string };
     expect(start.reason).toBe('provider_recovery');
     expect(start.providerThreadId).toBe(h.store.projections.get('threads', threadId)!.activeProviderThreadId);

@@ -8,8 +8,26 @@ it('an approval reply names its provider in the outbox', async () => {
   const threadId = await h.thread();
   const runId = await h.send(threadId, 'hello');
   const t = h.turn(threadId);
-  await h.feed({ type: 'turn.started', threadId, runId, attemptId: t.attemptId, nodeId: t.rootNodeId, nativeTurnRef: 'turn-1' });
-  await h.feed({ type: 'request.opened', threadId, runId, requestId: 'req_1', nodeId: 'node_req_1', parentNodeId: t.rootNodeId, kind: 'command', prompt: 'Run ls?', details: {}, providerSessionId: 'psess_1' });
+  await h.feed({
+    type: 'turn.started',
+    threadId,
+    runId,
+    attemptId: t.attemptId,
+    nodeId: t.rootNodeId,
+    nativeTurnRef: 'turn-1',
+  });
+  await h.feed({
+    type: 'request.opened',
+    threadId,
+    runId,
+    requestId: 'req_1',
+    nodeId: 'node_req_1',
+    parentNodeId: t.rootNodeId,
+    kind: 'command',
+    prompt: 'Run ls?',
+    details: {},
+    providerSessionId: 'psess_1',
+  });
   await h.command({ type: 'runtime-request.respond', requestId: 'req_1', decision: 'accept' });
   expect(h.effect('provider.runtime-request.respond', threadId).provider).toBe('codex');
 });

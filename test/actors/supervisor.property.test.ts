@@ -17,10 +17,19 @@ type Op =
   | { kind: 'drainEffects' };
 
 const op: fc.Arbitrary<Op> = fc.oneof(
-  fc.record({ kind: fc.constant('send' as const), mode: fc.constantFrom('auto' as const, 'queue_after_active' as const) }),
+  fc.record({
+    kind: fc.constant('send' as const),
+    mode: fc.constantFrom('auto' as const, 'queue_after_active' as const),
+  }),
   fc.constant({ kind: 'rootStarted' as const }),
-  fc.record({ kind: fc.constant('rootCompleted' as const), status: fc.constantFrom('completed' as const, 'interrupted' as const, 'failed' as const) }),
-  fc.record({ kind: fc.constant('childCompleted' as const), status: fc.constantFrom('completed' as const, 'failed' as const) }),
+  fc.record({
+    kind: fc.constant('rootCompleted' as const),
+    status: fc.constantFrom('completed' as const, 'interrupted' as const, 'failed' as const),
+  }),
+  fc.record({
+    kind: fc.constant('childCompleted' as const),
+    status: fc.constantFrom('completed' as const, 'failed' as const),
+  }),
   fc.constant({ kind: 'lateRootCompleted' as const }),
   fc.record({ kind: fc.constant('interrupt' as const), holdQueue: fc.boolean() }),
   fc.constant({ kind: 'ack' as const }),
@@ -33,7 +42,13 @@ const op: fc.Arbitrary<Op> = fc.oneof(
 const open = useRuntime();
 
 /** Plays one op the way a provider (or user) would, against whatever turn is current. */
-async function play(h: Harness, threadId: string, o: Op, n: number, previous: { runId: string; attemptId: string; rootNodeId: string }[]): Promise<void> {
+async function play(
+  h: Harness,
+  threadId: string,
+  o: Op,
+  n: number,
+  previous: { runId: string; attemptId: string; rootNodeId: string }[],
+): Promise<void> {
   const current = (() => {
     try {
       return h.turn(threadId);
@@ -47,19 +62,60 @@ async function play(h: Harness, threadId: string, o: Op, n: number, previous: { 
       await h.command({ type: 'thread.message.send', threadId, text: `m${n}`, dispatchMode: o.mode });
       return;
     case 'rootStarted':
-      await h.runtime.ingest({ type: 'turn.started', threadId, runId: t.runId, attemptId: t.attemptId, nodeId: t.rootNodeId, nativeTurnRef: `turn-${n}` });
+      await h.runtime.ingest({
+        type: 'turn.started',
+        threadId,
+        runId: t.runId,
+        attemptId: t.attemptId,
+        nodeId: t.rootNodeId,
+        nativeTurnRef: `turn-${n}`,
+      });
       return;
     case 'rootCompleted':
-      await h.runtime.ingest({ type: 'turn.completed', threadId, runId: t.runId, attemptId: t.attemptId, nodeId: t.rootNodeId, status: o.status, error: null });
+      await h.runtime.ingest({
+        type: 'turn.completed',
+        threadId,
+        runId: t.runId,
+        attemptId: t.attemptId,
+        nodeId: t.rootNodeId,
+        status: o.status,
+        error: null,
+      });
       if (current) previous.push(current);
       return;
     case 'childCompleted':
-      await h.runtime.ingest({ type: 'node.started', threadId, runId: t.runId, nodeId: `node_child_${n}`, parentNodeId: t.rootNodeId, attemptId: t.attemptId, kind: 'subagent', title: null });
-      await h.runtime.ingest({ type: 'turn.completed', threadId, runId: t.runId, attemptId: t.attemptId, nodeId: `node_child_${n}`, status: o.status, error: null });
+      await h.runtime.ingest({
+        type: 'node.started',
+        threadId,
+        runId: t.runId,
+        nodeId: `node_child_${n}`,
+        parentNodeId: t.rootNodeId,
+        attemptId: t.attemptId,
+        kind: 'subagent',
+        title: null,
+      });
+      await h.runtime.ingest({
+        type: 'turn.completed',
+        threadId,
+        runId: t.runId,
+        attemptId: t.attemptId,
+        nodeId: `node_child_${n}`,
+        status: o.status,
+        error: null,
+      });
       return;
     case 'lateRootCompleted': {
       const old = previous[0];
-      if (old) await h.runtime.ingest({ type: 'turn.completed', threadId, runId: old.runId, attemptId: old.attemptId, nodeId: old.rootNodeId, status: 'completed', error: null });
+      if (old)
+        await h.runtime.ingest({
+          type: 'turn.completed',
+          threadId,
+          runId: old.runId,
+          attemptId: old.attemptId,
+          nodeId: old.rootNodeId,
+          status: 'completed',
+          error: null,
+        });
       return;
     }
     case 'interrupt':
@@ -69,7 +125,18 @@ async function play(h: Harness, threadId: string, o: Op, n: number, previous: { 
       await h.runtime.ingest({ type: 'interrupt.acknowledged', threadId, runId: t.runId });
       return;
     case 'requestOpened':
-      await h.runtime.ingest({ type: 'request.opened', threadId, runId: t.runId, requestId: `req_${n}`, nodeId: `node_req_${n}`, parentNodeId: t.rootNodeId, kind: 'command', prompt: 'ok?', details: {}, providerSessionId: 'psess_1' });
+      await h.runtime.ingest({
+        type: 'request.opened',
+        threadId,
+        runId: t.runId,
+        requestId: `req_${n}`,
+        nodeId: `node_req_${n}`,
+        parentNodeId: t.rootNodeId,
+        kind: 'command',
+        prompt: 'ok?',
+        details: {},
+        providerSessionId: 'psess_1',
+      });
       return;
     case 'respond': {
       const pending = h.store.projections.list('requests', threadId).find((r) => r.status === 'pending');
@@ -77,7 +144,14 @@ async function play(h: Harness, threadId: string, o: Op, n: number, previous: { 
       return;
     }
     case 'delta':
-      await h.runtime.ingest({ type: 'message.delta', threadId, runId: t.runId, nodeId: t.rootNodeId, messageId: `msg_p_${t.runId}`, delta: 'x' });
+      await h.runtime.ingest({
+        type: 'message.delta',
+        threadId,
+        runId: t.runId,
+        nodeId: t.rootNodeId,
+        messageId: `msg_p_${t.runId}`,
+        delta: 'x',
+      });
       return;
     case 'drainEffects':
       await h.worker.drain();
@@ -100,7 +174,10 @@ function checkLog(events: DomainEvent[]): void {
     if (e.type === 'node.status-changed') nodeStatus.set(p.nodeId, p.to);
     if (e.type === 'run.barrier-step') {
       // The barrier starts only once the root turn of the active attempt has ended.
-      if (!barrier.has(p.runId)) expect(['completed', 'interrupted', 'failed'], `root node of ${p.runId} ended first`).toContain(nodeStatus.get(rootOf.get(p.runId)!));
+      if (!barrier.has(p.runId))
+        expect(['completed', 'interrupted', 'failed'], `root node of ${p.runId} ended first`).toContain(
+          nodeStatus.get(rootOf.get(p.runId)!),
+        );
       barrier.set(p.runId, [...(barrier.get(p.runId) ?? []), p.step]);
     }
     if (e.type === 'run.interrupt-acknowledged') ackedOnly.add(p.runId);
@@ -109,7 +186,13 @@ function checkLog(events: DomainEvent[]): void {
       terminal.add(p.runId);
       if (p.status === 'cancelled') continue;
       // Never skip a barrier step, and never end before the root turn of the active attempt ended.
-      expect(barrier.get(p.runId), `barrier of ${p.runId}`).toEqual(['flush_text', 'close_messages', 'finalize_plans', 'close_children', 'checkpoint']);
+      expect(barrier.get(p.runId), `barrier of ${p.runId}`).toEqual([
+        'flush_text',
+        'close_messages',
+        'finalize_plans',
+        'close_children',
+        'checkpoint',
+      ]);
     }
     if (terminal.has(p.runId) && e.type === 'run.status-changed') {
       expect(p.to === 'rolled_back' || ['completed', 'interrupted', 'failed', 'cancelled'].includes(p.to)).toBe(true);
@@ -130,8 +213,13 @@ describe('ThreadSupervisor under random provider interleavings', () => {
           await play(h, threadId, o, n, previous);
           // An acknowledgement, a child's turn or a late event never starts a run's end.
           if (o.kind === 'ack' || o.kind === 'childCompleted' || o.kind === 'lateRootCompleted') {
-            const ending = h.store.events.readThreadAfter(threadId, before).filter((e) => e.type === 'run.barrier-step' || e.type === 'run.terminal');
-            expect(ending.map((e) => e.type), `${o.kind} began ending a run`).toEqual([]);
+            const ending = h.store.events
+              .readThreadAfter(threadId, before)
+              .filter((e) => e.type === 'run.barrier-step' || e.type === 'run.terminal');
+            expect(
+              ending.map((e) => e.type),
+              `${o.kind} began ending a run`,
+            ).toEqual([]);
           }
         }
         await h.worker.drain();

@@ -2,14 +2,35 @@ import { describe, expect, it } from 'vitest';
 import { useRuntime, type Harness } from '../support/runtime.js';
 import { providerTakesAnswers } from '../support/provider-stand-in.js';
 
-const open = useRuntime({ requestTtlMs: 60_000, handlers: () => ({ 'provider.runtime-request.respond': providerTakesAnswers }) });
+const open = useRuntime({
+  requestTtlMs: 60_000,
+  handlers: () => ({ 'provider.runtime-request.respond': providerTakesAnswers }),
+});
 
 async function openRequest(h: Harness, requestId: string) {
   const threadId = await h.thread();
   await h.command({ type: 'thread.message.send', threadId, text: 'go' });
   const t = h.turn(threadId);
-  await h.feed({ type: 'turn.started', threadId, runId: t.runId, attemptId: t.attemptId, nodeId: t.rootNodeId, nativeTurnRef: null });
-  await h.feed({ type: 'request.opened', threadId, runId: t.runId, requestId, nodeId: `node_${requestId}`, parentNodeId: t.rootNodeId, kind: 'command', prompt: 'ok?', details: {}, providerSessionId: 'psess_1' });
+  await h.feed({
+    type: 'turn.started',
+    threadId,
+    runId: t.runId,
+    attemptId: t.attemptId,
+    nodeId: t.rootNodeId,
+    nativeTurnRef: null,
+  });
+  await h.feed({
+    type: 'request.opened',
+    threadId,
+    runId: t.runId,
+    requestId,
+    nodeId: `node_${requestId}`,
+    parentNodeId: t.rootNodeId,
+    kind: 'command',
+    prompt: 'ok?',
+    details: {},
+    providerSessionId: 'psess_1',
+  });
   return { threadId, ...t };
 }
 
@@ -31,7 +52,9 @@ describe('durable timers', () => {
   it('an answered request cancels its timer', async () => {
     const h = open();
     await openRequest(h, 'req_a');
-    expect(await h.command({ type: 'runtime-request.respond', requestId: 'req_a', decision: 'decline' })).toMatchObject({ ok: true });
+    expect(await h.command({ type: 'runtime-request.respond', requestId: 'req_a', decision: 'decline' })).toMatchObject(
+      { ok: true },
+    );
     h.clock.advance(120_000);
     await h.worker.drain();
     expect(await h.runtime.fireDueTimers()).toBe(0);

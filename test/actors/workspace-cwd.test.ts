@@ -21,7 +21,13 @@ function open() {
   mkdirSync(workspace);
   const store = Store.open(join(dataDir, 'baton.sqlite'));
   cleanups.unshift(() => store.close());
-  const runtime = new Runtime({ store, providers: codexRegistry(), ids: new SequentialIds(), dataDir, checkpoints: new CheckpointStore({ root: join(dataDir, 'checkpoints') }) });
+  const runtime = new Runtime({
+    store,
+    providers: codexRegistry(),
+    ids: new SequentialIds(),
+    dataDir,
+    checkpoints: new CheckpointStore({ root: join(dataDir, 'checkpoints') }),
+  });
   return { runtime, store, root: t.dir, dataDir, workspace };
 }
 
@@ -59,8 +65,12 @@ describe('thread.create takes only a real workspace directory', () => {
     expect(store.entities.count()).toBe(0);
     expect(store.projections.list('threads')).toEqual([]);
 
-    expect(await runtime.dispatch({ commandId: 'c_good', type: 'thread.create', cwd: workspace })).toMatchObject({ ok: true });
-    expect(await runtime.dispatch({ commandId: 'c_good_dots', type: 'thread.create', cwd: join(workspace, '..', 'ws') })).toMatchObject({ ok: true });
+    expect(await runtime.dispatch({ commandId: 'c_good', type: 'thread.create', cwd: workspace })).toMatchObject({
+      ok: true,
+    });
+    expect(
+      await runtime.dispatch({ commandId: 'c_good_dots', type: 'thread.create', cwd: join(workspace, '..', 'ws') }),
+    ).toMatchObject({ ok: true });
   });
 
   it('thread.settings.update cannot change the cwd', async () => {
@@ -69,7 +79,9 @@ describe('thread.create takes only a real workspace directory', () => {
     if (!ack.ok) throw new Error(`thread.create refused: ${ack.error.message}`);
     const threadId = String(ack.result.threadId);
     const sequence = runtime.store.lastSequence();
-    expect(await runtime.dispatch({ commandId: 'c2', type: 'thread.settings.update', threadId, cwd: '/' })).toMatchObject({ ok: false, error: { code: 'invalid_command' } });
+    expect(
+      await runtime.dispatch({ commandId: 'c2', type: 'thread.settings.update', threadId, cwd: '/' }),
+    ).toMatchObject({ ok: false, error: { code: 'invalid_command' } });
     expect(runtime.store.lastSequence()).toBe(sequence);
     expect(runtime.store.projections.get('threads', threadId)!.workspace.cwd).toBe(workspace);
   });

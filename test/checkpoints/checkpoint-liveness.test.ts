@@ -59,11 +59,16 @@ describe('checkpoint work keeps Baton responsive', () => {
     const first = await patient.capture(ws, 'thr_big/baseline', null);
     expect(first.diff.files).toBe(5_000);
     writeFileSync(join(ws, 'd0', 'f0.txt'), 'changed\n');
-    await expect(hurried.capture(ws, 'thr_big/second', first.commit)).rejects.toThrow(/timed out after 1 ms and was killed/);
+    await expect(hurried.capture(ws, 'thr_big/second', first.commit)).rejects.toThrow(
+      /timed out after 1 ms and was killed/,
+    );
     const [gitDir, ...others] = readdirSync(root);
     expect(others).toEqual([]);
     expect(existsSync(join(root, gitDir!, 'index.lock'))).toBe(false);
-    expect((await patient.capture(ws, 'thr_big/after', first.commit)).diff).toMatchObject({ files: 1, paths: ['d0/f0.txt'] });
+    expect((await patient.capture(ws, 'thr_big/after', first.commit)).diff).toMatchObject({
+      files: 1,
+      paths: ['d0/f0.txt'],
+    });
   }, 120_000);
 });
 
@@ -78,11 +83,29 @@ describe('a checkpoint whose git overruns', () => {
     expect(sent).toMatchObject({ ok: true });
     await h.worker.drain();
     const t = h.turn(threadId);
-    await h.feed({ type: 'turn.started', threadId, runId: t.runId, attemptId: t.attemptId, nodeId: t.rootNodeId, nativeTurnRef: null });
-    await h.feed({ type: 'turn.completed', threadId, runId: t.runId, attemptId: t.attemptId, nodeId: t.rootNodeId, status: 'completed', error: null });
+    await h.feed({
+      type: 'turn.started',
+      threadId,
+      runId: t.runId,
+      attemptId: t.attemptId,
+      nodeId: t.rootNodeId,
+      nativeTurnRef: null,
+    });
+    await h.feed({
+      type: 'turn.completed',
+      threadId,
+      runId: t.runId,
+      attemptId: t.attemptId,
+      nodeId: t.rootNodeId,
+      status: 'completed',
+      error: null,
+    });
     await h.until(() => h.store.projections.get('runs', t.runId)?.status === 'completed');
     const checkpoints = h.store.projections.list('checkpoints', threadId);
-    expect(checkpoints.map((c) => [c.runOrdinal, c.status])).toEqual([[0, 'error'], [1, 'error']]);
+    expect(checkpoints.map((c) => [c.runOrdinal, c.status])).toEqual([
+      [0, 'error'],
+      [1, 'error'],
+    ]);
     for (const c of checkpoints) expect(c.reason).toMatch(/^capture failed: .*timed out after 1 ms and was killed$/);
   }, 120_000);
 });
@@ -95,24 +118,55 @@ describe('a rollback whose git overruns', () => {
     const db = join(dbDir.dir, 'baton.sqlite');
     const stores: Store[] = [];
     cleanups.push(() => stores.forEach((s) => s.close()), dbDir.cleanup);
-    const patient = createHarness({ checkpoints: new CheckpointStore({ root }) }, db, 'p', new ManualClock(), (s) => stores.push(s));
+    const patient = createHarness({ checkpoints: new CheckpointStore({ root }) }, db, 'p', new ManualClock(), (s) =>
+      stores.push(s),
+    );
     const threadId = await patient.thread({ cwd: ws });
     for (const text of ['one', 'two']) {
       await patient.command({ type: 'thread.message.send', threadId, text });
       await patient.worker.drain();
       const t = patient.turn(threadId);
-      await patient.feed({ type: 'turn.started', threadId, runId: t.runId, attemptId: t.attemptId, nodeId: t.rootNodeId, nativeTurnRef: null });
+      await patient.feed({
+        type: 'turn.started',
+        threadId,
+        runId: t.runId,
+        attemptId: t.attemptId,
+        nodeId: t.rootNodeId,
+        nativeTurnRef: null,
+      });
       writeFileSync(join(ws, `${text}.txt`), `${text}\n`);
-      await patient.feed({ type: 'turn.completed', threadId, runId: t.runId, attemptId: t.attemptId, nodeId: t.rootNodeId, status: 'completed', error: null });
+      await patient.feed({
+        type: 'turn.completed',
+        threadId,
+        runId: t.runId,
+        attemptId: t.attemptId,
+        nodeId: t.rootNodeId,
+        status: 'completed',
+        error: null,
+      });
       await patient.until(() => patient.store.projections.get('runs', t.runId)?.status === 'completed');
     }
     stores.forEach((s) => s.close());
     stores.length = 0;
     // The same Baton data, now with git allowed 1 ms.
-    const hurried = createHarness({ checkpoints: new CheckpointStore({ root, gitTimeoutMs: 1 }) }, db, 'h', new ManualClock(), (s) => stores.push(s));
+    const hurried = createHarness(
+      { checkpoints: new CheckpointStore({ root, gitTimeoutMs: 1 }) },
+      db,
+      'h',
+      new ManualClock(),
+      (s) => stores.push(s),
+    );
     const before = hurried.store.lastSequence();
-    const ack = (await hurried.runtime.dispatch({ commandId: 'cmd_rollback_hurried', type: 'rollback.toRun', threadId, runOrdinal: 1 })) as { ok: boolean; error?: { code: string; message: string } };
-    expect(ack).toMatchObject({ ok: false, error: { code: 'timeout', message: expect.stringMatching(/timed out after 1 ms and was killed/) } });
+    const ack = (await hurried.runtime.dispatch({
+      commandId: 'cmd_rollback_hurried',
+      type: 'rollback.toRun',
+      threadId,
+      runOrdinal: 1,
+    })) as { ok: boolean; error?: { code: string; message: string } };
+    expect(ack).toMatchObject({
+      ok: false,
+      error: { code: 'timeout', message: expect.stringMatching(/timed out after 1 ms and was killed/) },
+    });
     expect(hurried.store.lastSequence()).toBe(before);
     expect(existsSync(join(ws, 'two.txt'))).toBe(true);
   }, 120_000);

@@ -1,6 +1,19 @@
 import { describe, expect, it, afterEach } from 'vitest';
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, readlinkSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  readlinkSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { createHash } from 'node:crypto';
 import { join, relative } from 'node:path';
 import { CheckpointStore } from '../../src/checkpoints/checkpoint-store.js';
@@ -14,7 +27,17 @@ function setup(options: { gitRepo?: boolean; maxFileBytes?: number } = {}) {
   const data = tempDir('baton-data-');
   cleanups.push(ws.cleanup, data.cleanup);
   if (options.gitRepo) {
-    const run = (...args: string[]) => execFileSync('git', args, { cwd: ws.dir, env: { ...process.env, GIT_AUTHOR_NAME: 'u', GIT_AUTHOR_EMAIL: 'u@x', GIT_COMMITTER_NAME: 'u', GIT_COMMITTER_EMAIL: 'u@x' } });
+    const run = (...args: string[]) =>
+      execFileSync('git', args, {
+        cwd: ws.dir,
+        env: {
+          ...process.env,
+          GIT_AUTHOR_NAME: 'u',
+          GIT_AUTHOR_EMAIL: 'u@x',
+          GIT_COMMITTER_NAME: 'u',
+          GIT_COMMITTER_EMAIL: 'u@x',
+        },
+      });
     run('init', '-q', '-b', 'main');
     writeFileSync(join(ws.dir, 'README.md'), 'user repo\n');
     run('add', 'README.md');
@@ -23,7 +46,10 @@ function setup(options: { gitRepo?: boolean; maxFileBytes?: number } = {}) {
     run('add', 'staged.txt');
     run('stash', 'list');
   }
-  const store = new CheckpointStore({ root: join(data.dir, 'checkpoints'), ...(options.maxFileBytes ? { maxFileBytes: options.maxFileBytes } : {}) });
+  const store = new CheckpointStore({
+    root: join(data.dir, 'checkpoints'),
+    ...(options.maxFileBytes ? { maxFileBytes: options.maxFileBytes } : {}),
+  });
   return { ws: ws.dir, store };
 }
 
@@ -38,7 +64,7 @@ function snapshot(dir: string, skip = '.git'): Record<string, string> {
       const st = lstatSync(p);
       if (st.isSymbolicLink()) out[rel] = `link:${readlinkSync(p)}`;
       else if (st.isDirectory()) walk(p);
-      else out[rel] = `${(st.mode & 0o111) ? 'x' : '-'}:${createHash('sha1').update(readFileSync(p)).digest('hex')}`;
+      else out[rel] = `${st.mode & 0o111 ? 'x' : '-'}:${createHash('sha1').update(readFileSync(p)).digest('hex')}`;
     }
   };
   walk(dir);
@@ -71,7 +97,14 @@ describe('CheckpointStore on real git and real folders', () => {
     const base = await store.capture(ws, 'thr/0', null);
     const before = snapshot(ws);
 
-    execFileSync('sh', ['-c', 'echo "from a shell" > shell.txt && mkdir -p "dir with space" && printf "x" > "dir with space/ü ñ 日本.txt"'], { cwd: ws });
+    execFileSync(
+      'sh',
+      [
+        '-c',
+        'echo "from a shell" > shell.txt && mkdir -p "dir with space" && printf "x" > "dir with space/ü ñ 日本.txt"',
+      ],
+      { cwd: ws },
+    );
     rmSync(join(ws, 'gone.txt'));
     renameSync(join(ws, 'old name.txt'), join(ws, 'new name.txt'));
     writeFileSync(join(ws, 'blob.bin'), Buffer.from([0, 1, 2, 255, 0, 7]));
@@ -82,7 +115,19 @@ describe('CheckpointStore on real git and real folders', () => {
     const after = snapshot(ws);
     const run = await store.capture(ws, 'thr/1', base.commit);
     expect(run.diff.files).toBe(9);
-    expect(run.diff.paths).toEqual(expect.arrayContaining(['shell.txt', 'gone.txt', 'new name.txt', 'old name.txt', 'blob.bin', 'link-to-keep', 'run.sh', 'dir with space/ü ñ 日本.txt', 'keep.txt']));
+    expect(run.diff.paths).toEqual(
+      expect.arrayContaining([
+        'shell.txt',
+        'gone.txt',
+        'new name.txt',
+        'old name.txt',
+        'blob.bin',
+        'link-to-keep',
+        'run.sh',
+        'dir with space/ü ñ 日本.txt',
+        'keep.txt',
+      ]),
+    );
     expect(run.diff.additions).toBeGreaterThan(0);
     expect(run.diff.deletions).toBeGreaterThan(0);
 

@@ -14,9 +14,14 @@ afterEach(async () => {
 
 function baton(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', main, ...args], { env: { ...process.env, ...env }, timeout: 90_000 }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', main, ...args],
+      { env: { ...process.env, ...env }, timeout: 90_000 },
+      (error, stdout, stderr) => {
+        resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -36,7 +41,10 @@ describe('the baton CLI', () => {
   it('client commands against a running Baton; errors are one clear line', async () => {
     const data = tempDir('baton-cli-');
     const ws = tempDir('baton-cli-ws-');
-    const app = await startBaton(loadConfig({}, { dataDir: data.dir, port: 0, token: 'cli-test-token-0123456789', model: 'scripted' }), pino({ level: 'silent' }));
+    const app = await startBaton(
+      loadConfig({}, { dataDir: data.dir, port: 0, token: 'cli-test-token-0123456789', model: 'scripted' }),
+      pino({ level: 'silent' }),
+    );
     cleanups.push(data.cleanup, ws.cleanup, () => app.stop());
     const env = { BATON_URL: app.url, BATON_TOKEN: app.token };
 
@@ -68,7 +76,9 @@ describe('the baton CLI', () => {
     expect(decision.stderr).toMatch(/^baton: invalid_command: approve --decision "maybe" is invalid: .*accept/);
     const ordinal = await baton(['rollback', 'thr_1', 'two'], env);
     expect(ordinal.code).toBe(2);
-    expect(ordinal.stderr.trim()).toBe('baton: invalid_command: rollback <runOrdinal> "two" is invalid: a run ordinal is a whole number');
+    expect(ordinal.stderr.trim()).toBe(
+      'baton: invalid_command: rollback <runOrdinal> "two" is invalid: a run ordinal is a whole number',
+    );
     const missing = await baton(['send', 'thr_1'], env);
     expect(missing.code).toBe(2);
     expect(missing.stderr.trim()).toBe('baton: invalid_command: send needs <threadId> <text>');

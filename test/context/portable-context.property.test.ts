@@ -2,7 +2,17 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { buildPortableContext, minPortableChars, type PortableItem } from '../../src/context/portable-context.js';
 
-const kinds = ['user_message', 'assistant_message', 'tool_call', 'plan', 'todo_list', 'approval_request', 'reasoning', 'checkpoint', 'system'] as const;
+const kinds = [
+  'user_message',
+  'assistant_message',
+  'tool_call',
+  'plan',
+  'todo_list',
+  'approval_request',
+  'reasoning',
+  'checkpoint',
+  'system',
+] as const;
 
 /** A thread's items: runs in ascending order, each opened by its user message. */
 const thread: fc.Arbitrary<PortableItem[]> = fc
@@ -10,29 +20,54 @@ const thread: fc.Arbitrary<PortableItem[]> = fc
     fc.record({
       user: fc.string({ maxLength: 300 }),
       rolledBack: fc.boolean(),
-      rest: fc.array(fc.record({ kind: fc.constantFrom(...kinds), text: fc.string({ maxLength: 600 }), status: fc.constantFrom('completed', 'failed', 'pending') }), { maxLength: 6 }),
+      rest: fc.array(
+        fc.record({
+          kind: fc.constantFrom(...kinds),
+          text: fc.string({ maxLength: 600 }),
+          status: fc.constantFrom('completed', 'failed', 'pending'),
+        }),
+        { maxLength: 6 },
+      ),
     }),
     { maxLength: 8 },
   )
   .map((runs) =>
     runs.flatMap((r, i) => [
-      { runOrdinal: i + 1, kind: 'user_message', text: r.user, status: 'completed', data: {}, rolledBack: r.rolledBack },
-      ...r.rest.map((x) => ({ runOrdinal: i + 1, ...x, data: x.kind === 'plan' ? { steps: [{ text: 'step', status: 'pending' }] } : {}, rolledBack: r.rolledBack })),
+      {
+        runOrdinal: i + 1,
+        kind: 'user_message',
+        text: r.user,
+        status: 'completed',
+        data: {},
+        rolledBack: r.rolledBack,
+      },
+      ...r.rest.map((x) => ({
+        runOrdinal: i + 1,
+        ...x,
+        data: x.kind === 'plan' ? { steps: [{ text: 'step', status: 'pending' }] } : {},
+        rolledBack: r.rolledBack,
+      })),
     ]),
   );
 
 const options = fc.record({
   maxChars: fc.integer({ min: minPortableChars, max: 6_000 }),
-  mode: fc.oneof(fc.constant({ type: 'full' as const }), fc.integer({ min: 0, max: 9 }).map((n) => ({ type: 'delta' as const, sinceRunOrdinal: n }))),
+  mode: fc.oneof(
+    fc.constant({ type: 'full' as const }),
+    fc.integer({ min: 0, max: 9 }).map((n) => ({ type: 'delta' as const, sinceRunOrdinal: n })),
+  ),
 });
 
 const runs = 200;
 
 describe('the portable context builder', () => {
   it('is deterministic: the same items and options give the same context', () => {
-    fc.assert(fc.property(thread, options, (items, o) => {
-      expect(buildPortableContext(items, o)).toEqual(buildPortableContext(structuredClone(items), o));
-    }), { numRuns: runs });
+    fc.assert(
+      fc.property(thread, options, (items, o) => {
+        expect(buildPortableContext(items, o)).toEqual(buildPortableContext(structuredClone(items), o));
+      }),
+      { numRuns: runs },
+    );
   });
 
   it('is bounded: the text never exceeds maxChars, and chars is its length', () => {
@@ -71,7 +106,8 @@ describe('the portable context builder', () => {
         expect(c.strategy).toBe(o.mode.type);
         if (c.omittedItems > 0) expect(c.text).toContain(`${c.omittedItems} older item(s) were left out`);
         // Nothing from a rolled-back run or from before the delta's start is told.
-        for (const i of items.filter((x) => x.rolledBack || x.runOrdinal <= since)) expect(c.text).not.toContain(`[run ${i.runOrdinal}] `);
+        for (const i of items.filter((x) => x.rolledBack || x.runOrdinal <= since))
+          expect(c.text).not.toContain(`[run ${i.runOrdinal}] `);
       }),
       { numRuns: runs },
     );
@@ -87,7 +123,14 @@ describe('the portable context builder', () => {
     ];
     const c = buildPortableContext(items, { mode: { type: 'full' }, maxChars: 2_000 });
     expect(c).toMatchObject({ strategy: 'full', coveredRunOrdinals: [1, 2], omittedItems: 0 });
-    expect(c.text.split('\n').slice(1)).toEqual(['[run 1] User: hello', '[run 1] Assistant: hi there', '[run 2] User: run ls', '[run 2] Tool call: ls (completed)']);
-    expect(buildPortableContext(items, { mode: { type: 'delta', sinceRunOrdinal: 1 }, maxChars: 2_000 }).coveredRunOrdinals).toEqual([2]);
+    expect(c.text.split('\n').slice(1)).toEqual([
+      '[run 1] User: hello',
+      '[run 1] Assistant: hi there',
+      '[run 2] User: run ls',
+      '[run 2] Tool call: ls (completed)',
+    ]);
+    expect(
+      buildPortableContext(items, { mode: { type: 'delta', sinceRunOrdinal: 1 }, maxChars: 2_000 }).coveredRunOrdinals,
+    ).toEqual([2]);
   });
 });

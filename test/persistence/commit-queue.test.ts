@@ -11,7 +11,9 @@ describe('CommitQueue (group commit)', () => {
   it('commits units submitted together in one group, in submission order', async () => {
     const { store } = openStore();
     const queue = new CommitQueue(store);
-    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => queue.submit(typicalUnit(`thr_${i % 3}`, i + 1))));
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => queue.submit(typicalUnit(`thr_${i % 3}`, i + 1))),
+    );
     expect(results.map((r) => r.lastSequence)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
     expect(store.events.readAfter(0).map((e) => e.eventId)).toEqual(results.map((_, i) => `evt_thr_${i % 3}_${i + 1}`));
   });
@@ -19,18 +21,31 @@ describe('CommitQueue (group commit)', () => {
   it('refuses an invalid unit at submit, before it joins a group', () => {
     const { store } = openStore();
     const queue = new CommitQueue(store);
-    const bad = { ...typicalUnit('thr_a', 1), snapshots: [{ ...typicalUnit('thr_a', 1).snapshots![0]!, kind: 'nope' as never }] };
+    const bad = {
+      ...typicalUnit('thr_a', 1),
+      snapshots: [{ ...typicalUnit('thr_a', 1).snapshots![0]!, kind: 'nope' as never }],
+    };
     expect(() => queue.submit(bad)).toThrow(BatonError);
     expect(queue.size).toBe(0);
   });
 
   it('refuses only the unit that fails inside the transaction; the rest of the group commits', async () => {
     const { store } = openStore();
-    const binding: IdentityBinding = { provider: 'codex', scope: 's', nativeRef: 'n', appId: 'a1', entityKind: 'provider_turn', correlation: 'native_exact' };
+    const binding: IdentityBinding = {
+      provider: 'codex',
+      scope: 's',
+      nativeRef: 'n',
+      appId: 'a1',
+      entityKind: 'provider_turn',
+      correlation: 'native_exact',
+    };
     store.commit({ bindings: [binding] });
     const queue = new CommitQueue(store);
     const good1 = queue.submit(typicalUnit('thr_a', 1, { receipt: true }));
-    const bad = queue.submit({ ...typicalUnit('thr_a', 2, { receipt: true }), bindings: [{ ...binding, appId: 'a2' }] });
+    const bad = queue.submit({
+      ...typicalUnit('thr_a', 2, { receipt: true }),
+      bindings: [{ ...binding, appId: 'a2' }],
+    });
     const good2 = queue.submit(typicalUnit('thr_a', 3, { receipt: true }));
     await expect(bad).rejects.toMatchObject({ code: 'binding_conflict' });
     expect(await good1).toMatchObject({ lastSequence: 1 });

@@ -26,11 +26,31 @@ describe('Store.commit', () => {
     expect(result).toEqual({ duplicate: false, lastSequence: 1, firstSequence: 1, at: 1_000 });
 
     const [event] = store.events.readAfter(0);
-    expect(event).toMatchObject({ sequence: 1, eventId: 'evt_thr_a_1', commandId: 'cmd_thr_a_1', threadId: 'thr_a', type: 'run.status-changed', at: 1_000 });
-    expect(store.entities.get('run_thr_a_1')).toMatchObject({ kind: 'run', machineId: 'run', machineVersion: 1, lastSequence: 1 });
+    expect(event).toMatchObject({
+      sequence: 1,
+      eventId: 'evt_thr_a_1',
+      commandId: 'cmd_thr_a_1',
+      threadId: 'thr_a',
+      type: 'run.status-changed',
+      at: 1_000,
+    });
+    expect(store.entities.get('run_thr_a_1')).toMatchObject({
+      kind: 'run',
+      machineId: 'run',
+      machineVersion: 1,
+      lastSequence: 1,
+    });
     expect(store.projections.get('runs', 'run_thr_a_1')).toMatchObject({ ordinal: 1, status: 'running' });
-    expect(store.outbox.get('eff_thr_a_1')).toMatchObject({ status: 'pending', attempts: 0, causationEventId: 'evt_thr_a_1' });
-    expect(store.receipts.get('cmd_thr_a_1')).toMatchObject({ ok: true, sequence: 1, result: { runId: 'run_thr_a_1' } });
+    expect(store.outbox.get('eff_thr_a_1')).toMatchObject({
+      status: 'pending',
+      attempts: 0,
+      causationEventId: 'evt_thr_a_1',
+    });
+    expect(store.receipts.get('cmd_thr_a_1')).toMatchObject({
+      ok: true,
+      sequence: 1,
+      result: { runId: 'run_thr_a_1' },
+    });
   });
 
   it('answers a duplicate commandId with the first receipt and appends nothing', () => {
@@ -82,13 +102,61 @@ describe('Store.commit', () => {
 
 describe('Store.commit refuses bad input and writes nothing', () => {
   const cases: [string, (u: CommitUnit) => CommitUnit, string][] = [
-    ['an unknown entity kind', (u) => ({ ...u, snapshots: [{ ...u.snapshots![0]!, kind: 'spaceship' as never }] }), 'unknown_entity_kind'],
-    ['an unknown event type', (u) => ({ ...u, events: [{ ...u.events![0]!, type: 'run.teleported' as never }] }), 'unknown_event_type'],
-    ['an event payload that fails its schema', (u) => ({ ...u, events: [{ ...u.events![0]!, payload: { runId: 42 } as never }] }), 'invalid_payload'],
-    ['a run status outside the status set', (u) => ({ ...u, events: [{ ...u.events![0]!, payload: { threadId: 'thr_x' as ThreadId, runId: 'r', from: 'running', to: 'exploded', reason: null } as never }] }), 'invalid_payload'],
-    ['an unknown projection', (u) => ({ ...u, projections: [{ projection: 'nope', op: 'upsert', id: 'x', threadId: null, ord: 0, row: {} } as never] }), 'unknown_projection'],
-    ['a projection row that fails its schema', (u) => ({ ...u, projections: [{ projection: 'runs', op: 'upsert', id: 'x', threadId: null, ord: 0, row: { id: 'x' } } as never] }), 'invalid_payload'],
-    ['a snapshot that is not JSON', (u) => ({ ...u, snapshots: [{ ...u.snapshots![0]!, snapshot: undefined }] }), 'invalid_payload'],
+    [
+      'an unknown entity kind',
+      (u) => ({ ...u, snapshots: [{ ...u.snapshots![0]!, kind: 'spaceship' as never }] }),
+      'unknown_entity_kind',
+    ],
+    [
+      'an unknown event type',
+      (u) => ({ ...u, events: [{ ...u.events![0]!, type: 'run.teleported' as never }] }),
+      'unknown_event_type',
+    ],
+    [
+      'an event payload that fails its schema',
+      (u) => ({ ...u, events: [{ ...u.events![0]!, payload: { runId: 42 } as never }] }),
+      'invalid_payload',
+    ],
+    [
+      'a run status outside the status set',
+      (u) => ({
+        ...u,
+        events: [
+          {
+            ...u.events![0]!,
+            payload: {
+              threadId: 'thr_x' as ThreadId,
+              runId: 'r',
+              from: 'running',
+              to: 'exploded',
+              reason: null,
+            } as never,
+          },
+        ],
+      }),
+      'invalid_payload',
+    ],
+    [
+      'an unknown projection',
+      (u) => ({
+        ...u,
+        projections: [{ projection: 'nope', op: 'upsert', id: 'x', threadId: null, ord: 0, row: {} } as never],
+      }),
+      'unknown_projection',
+    ],
+    [
+      'a projection row that fails its schema',
+      (u) => ({
+        ...u,
+        projections: [{ projection: 'runs', op: 'upsert', id: 'x', threadId: null, ord: 0, row: { id: 'x' } } as never],
+      }),
+      'invalid_payload',
+    ],
+    [
+      'a snapshot that is not JSON',
+      (u) => ({ ...u, snapshots: [{ ...u.snapshots![0]!, snapshot: undefined }] }),
+      'invalid_payload',
+    ],
   ];
 
   it.each(cases)('%s', (_name, breakUnit, code) => {
@@ -103,10 +171,20 @@ describe('Store.commit refuses bad input and writes nothing', () => {
 
   it('a failure late in the transaction (binding conflict) rolls back the whole unit', () => {
     const { store } = openStore();
-    const binding = { provider: 'codex', scope: 'session:s1/thread:t1', nativeRef: 'turn-9', appId: 'pturn_1', entityKind: 'provider_turn', correlation: 'native_exact' } as const;
+    const binding = {
+      provider: 'codex',
+      scope: 'session:s1/thread:t1',
+      nativeRef: 'turn-9',
+      appId: 'pturn_1',
+      entityKind: 'provider_turn',
+      correlation: 'native_exact',
+    } as const;
     store.commit({ bindings: [binding] });
     const before = tableCounts(store);
-    const unit = { ...typicalUnit('thr_a', 1, { receipt: true, effect: true }), bindings: [{ ...binding, appId: 'pturn_2' }] };
+    const unit = {
+      ...typicalUnit('thr_a', 1, { receipt: true, effect: true }),
+      bindings: [{ ...binding, appId: 'pturn_2' }],
+    };
     expectRefused(() => store.commit(unit), 'binding_conflict');
     expect(tableCounts(store)).toEqual(before);
     expect(store.lastSequence()).toBe(0);
@@ -140,7 +218,9 @@ describe('group commit writes staged rows as the units ordered them', () => {
     const { store } = openStore();
     const first = typicalUnit('thr_a', 1);
     const second = typicalUnit('thr_a', 2);
-    const clash: CommitUnit = { snapshots: [{ ...second.snapshots![0]!, entityId: first.snapshots![0]!.entityId, kind: 'run_attempt' }] };
+    const clash: CommitUnit = {
+      snapshots: [{ ...second.snapshots![0]!, entityId: first.snapshots![0]!.entityId, kind: 'run_attempt' }],
+    };
     const error = expectRefused(() => store.commitMany([first, second, clash]), 'conflict');
     expect(error.message).toContain(first.snapshots![0]!.entityId);
     expect(tableCounts(store)).toMatchObject({ events: 0, entities: 0 });

@@ -6,7 +6,10 @@ import { tempDir } from '../support/temp.js';
 import { runUntilKilled } from '../support/child.js';
 
 /** Starts the committing child and SIGKILLs it once it has reported `commitsBeforeKill` commits. */
-async function runAndKill(dbPath: string, commitsBeforeKill: number): Promise<{ lastReported: number; signal: string | null }> {
+async function runAndKill(
+  dbPath: string,
+  commitsBeforeKill: number,
+): Promise<{ lastReported: number; signal: string | null }> {
   let seen = 0;
   let lastReported = 0;
   const { signal } = await runUntilKilled('commit-loop.ts', [dbPath], (line) => {
@@ -21,7 +24,11 @@ function expectWholeUnits(store: Store): number {
   const count = (sql: string) => (store.db.prepare(sql).get() as { n: number }).n;
   const last = store.lastSequence();
   expect(count('SELECT count(*) AS n FROM events')).toBe(last);
-  expect(count('SELECT count(DISTINCT sequence) AS n FROM events WHERE sequence BETWEEN 1 AND (SELECT max(sequence) FROM events)')).toBe(last);
+  expect(
+    count(
+      'SELECT count(DISTINCT sequence) AS n FROM events WHERE sequence BETWEEN 1 AND (SELECT max(sequence) FROM events)',
+    ),
+  ).toBe(last);
   for (const table of ['command_receipts', 'entities', 'outbox', 'proj_runs']) {
     expect(count(`SELECT count(*) AS n FROM ${table}`), table).toBe(last);
   }

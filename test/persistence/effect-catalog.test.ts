@@ -26,18 +26,40 @@ describe('the effect catalog, checked at commit', () => {
   });
 
   it('refuses a provider effect that names no provider, and writes nothing', () => {
-    expect(commitWith((e) => ({ ...e, provider: null }))).toMatchObject({ code: 'invalid_payload', message: expect.stringContaining('must name its provider') });
+    expect(commitWith((e) => ({ ...e, provider: null }))).toMatchObject({
+      code: 'invalid_payload',
+      message: expect.stringContaining('must name its provider'),
+    });
   });
 
   it('refuses a payload its kind does not describe (an answer without its request, a turn start without its attempt)', () => {
-    expect(commitWith((e) => ({ ...e, kind: 'provider.runtime-request.respond', payload: { decision: 'accept', answers: null } }))).toMatchObject({ code: 'invalid_payload', message: expect.stringContaining('requestId') });
-    expect(commitWith((e) => ({ ...e, payload: { text: 'hello' } }))).toMatchObject({ code: 'invalid_payload', message: expect.stringContaining('attemptId') });
+    expect(
+      commitWith((e) => ({
+        ...e,
+        kind: 'provider.runtime-request.respond',
+        payload: { decision: 'accept', answers: null },
+      })),
+    ).toMatchObject({ code: 'invalid_payload', message: expect.stringContaining('requestId') });
+    expect(commitWith((e) => ({ ...e, payload: { text: 'hello' } }))).toMatchObject({
+      code: 'invalid_payload',
+      message: expect.stringContaining('attemptId'),
+    });
   });
 
   it('keeps what the catalog does not name (a turn start carries the run settings too)', () => {
     const { store } = openStore();
     const unit = typicalUnit('thr_a', 1, { effect: true });
-    store.commit({ ...unit, effects: unit.effects!.map((e) => ({ ...e, payload: { ...e.payload, model: 'gpt-5.1-codex', runtimeMode: 'read_only' } })) });
-    expect(store.outbox.list({ threadId: 'thr_a' })[0]!.payload).toMatchObject({ model: 'gpt-5.1-codex', runtimeMode: 'read_only', text: 'message 1' });
+    store.commit({
+      ...unit,
+      effects: unit.effects!.map((e) => ({
+        ...e,
+        payload: { ...e.payload, model: 'gpt-5.1-codex', runtimeMode: 'read_only' },
+      })),
+    });
+    expect(store.outbox.list({ threadId: 'thr_a' })[0]!.payload).toMatchObject({
+      model: 'gpt-5.1-codex',
+      runtimeMode: 'read_only',
+      text: 'message 1',
+    });
   });
 });

@@ -22,9 +22,27 @@ type Op =
 
 const thread = fc.constantFrom('thr_a', 'thr_b', 'thr_c');
 const op: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 5, arbitrary: fc.record({ kind: fc.constant('commit' as const), thread, events: fc.integer({ min: 0, max: 3 }), command: fc.option(fc.constantFrom('c1', 'c2', 'c3', 'c4', 'c5', 'c6', 'c7', 'c8'), { nil: null }) }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('read' as const), after: fc.integer({ min: 0, max: 40 }), limit: fc.integer({ min: 1, max: 50 }) }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('readThread' as const), thread, after: fc.integer({ min: 0, max: 40 }) }) },
+  {
+    weight: 5,
+    arbitrary: fc.record({
+      kind: fc.constant('commit' as const),
+      thread,
+      events: fc.integer({ min: 0, max: 3 }),
+      command: fc.option(fc.constantFrom('c1', 'c2', 'c3', 'c4', 'c5', 'c6', 'c7', 'c8'), { nil: null }),
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('read' as const),
+      after: fc.integer({ min: 0, max: 40 }),
+      limit: fc.integer({ min: 1, max: 50 }),
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({ kind: fc.constant('readThread' as const), thread, after: fc.integer({ min: 0, max: 40 }) }),
+  },
   { weight: 1, arbitrary: fc.constant({ kind: 'reopen' as const }) },
 );
 
@@ -39,7 +57,15 @@ function unitFor(o: Extract<Op, { kind: 'commit' }>, n: number): CommitUnit {
   return {
     events,
     ...(o.command
-      ? { receipt: { ok: true as const, commandId: o.command as CommandId, commandType: 'test', threadId: o.thread as ThreadId, result: { n } } }
+      ? {
+          receipt: {
+            ok: true as const,
+            commandId: o.command as CommandId,
+            commandType: 'test',
+            threadId: o.thread as ThreadId,
+            result: { n },
+          },
+        }
       : {}),
   };
 }
@@ -63,20 +89,29 @@ describe('event log against an in-memory model', () => {
                   break;
                 }
                 for (let k = 0; k < o.events; k++) {
-                  log.push({ sequence: log.length + 1, eventId: `evt_${n}_${k}`, threadId: o.thread, commandId: o.command });
+                  log.push({
+                    sequence: log.length + 1,
+                    eventId: `evt_${n}_${k}`,
+                    threadId: o.thread,
+                    commandId: o.command,
+                  });
                 }
                 if (o.command) receipts.set(o.command, log.length);
                 expect(result).toMatchObject({ duplicate: false, lastSequence: log.length });
                 break;
               }
               case 'read': {
-                const got = store.events.readAfter(o.after, o.limit).map(({ sequence, eventId, threadId, commandId }) => ({ sequence, eventId, threadId, commandId }));
+                const got = store.events
+                  .readAfter(o.after, o.limit)
+                  .map(({ sequence, eventId, threadId, commandId }) => ({ sequence, eventId, threadId, commandId }));
                 expect(got).toEqual(log.filter((e) => e.sequence > o.after).slice(0, o.limit));
                 break;
               }
               case 'readThread': {
                 const got = store.events.readThreadAfter(o.thread, o.after).map((e) => e.sequence);
-                expect(got).toEqual(log.filter((e) => e.threadId === o.thread && e.sequence > o.after).map((e) => e.sequence));
+                expect(got).toEqual(
+                  log.filter((e) => e.threadId === o.thread && e.sequence > o.after).map((e) => e.sequence),
+                );
                 break;
               }
               case 'reopen':

@@ -21,7 +21,13 @@ describe('jsonForm', () => {
   it('writes the JSON of a row already in its parsed form, as zod would', () => {
     const row = runView('thr_a', 1);
     expect(expectSound(RunView, row)).toBe(JSON.stringify(row));
-    const payload = { threadId: 'thr_a', runId: 'run_1', from: 'starting', to: 'running', reason: 'a "quoted"\n reason' };
+    const payload = {
+      threadId: 'thr_a',
+      runId: 'run_1',
+      from: 'starting',
+      to: 'running',
+      reason: 'a "quoted"\n reason',
+    };
     expect(expectSound(eventCatalog['run.status-changed'], payload)).toBe(JSON.stringify(payload));
   });
 
@@ -50,19 +56,34 @@ describe('jsonForm', () => {
   it('follows zod through unions, records, optionals and unknown parts', () => {
     const schema = z.object({
       answers: z.record(z.string(), z.union([z.string(), z.array(z.string())])).nullable(),
-      shape: z.discriminatedUnion('type', [z.object({ type: z.literal('a'), n: z.number().int() }), z.object({ type: z.literal('b'), s: z.string() })]),
+      shape: z.discriminatedUnion('type', [
+        z.object({ type: z.literal('a'), n: z.number().int() }),
+        z.object({ type: z.literal('b'), s: z.string() }),
+      ]),
       note: z.string().optional(),
       detail: z.unknown(),
     });
-    expect(expectSound(schema, { answers: { q: 'x', r: ['y', 'z'] }, shape: { type: 'b', s: 'é\u2028' }, detail: { at: new Date(0) } })).not.toBe(false);
-    expect(expectSound(schema, { answers: null, shape: { type: 'a', n: 2 }, note: 'n', detail: undefined })).not.toBe(false);
+    expect(
+      expectSound(schema, {
+        answers: { q: 'x', r: ['y', 'z'] },
+        shape: { type: 'b', s: 'é\u2028' },
+        detail: { at: new Date(0) },
+      }),
+    ).not.toBe(false);
+    expect(expectSound(schema, { answers: null, shape: { type: 'a', n: 2 }, note: 'n', detail: undefined })).not.toBe(
+      false,
+    );
     expect(expectSound(schema, { answers: { q: 5 }, shape: { type: 'a', n: 2 }, detail: 1 })).toBe(false);
     expect(expectSound(schema, { answers: null, shape: { type: 'c' }, detail: 1 })).toBe(false);
   });
 
   it('never promises more than zod gives, whatever the value', () => {
     const schema = z.object({
-      id: z.string().min(1).max(20).regex(/^[A-Za-z0-9_.:-]+$/),
+      id: z
+        .string()
+        .min(1)
+        .max(20)
+        .regex(/^[A-Za-z0-9_.:-]+$/),
       n: z.number().int().nonnegative().nullable(),
       tags: z.array(z.enum(['x', 'y'])).max(3),
       flag: z.boolean().default(false),
@@ -71,7 +92,13 @@ describe('jsonForm', () => {
     fc.assert(
       fc.property(
         fc.record(
-          { id: fc.string(), n: fc.oneof(fc.integer(), fc.double(), fc.constant(null)), tags: fc.array(fc.constantFrom('x', 'y', 'z')), flag: fc.boolean(), meta: fc.dictionary(fc.string(), fc.jsonValue()) },
+          {
+            id: fc.string(),
+            n: fc.oneof(fc.integer(), fc.double(), fc.constant(null)),
+            tags: fc.array(fc.constantFrom('x', 'y', 'z')),
+            flag: fc.boolean(),
+            meta: fc.dictionary(fc.string(), fc.jsonValue()),
+          },
           { requiredKeys: [] },
         ),
         (value) => {

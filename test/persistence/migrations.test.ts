@@ -18,9 +18,20 @@ describe('migrations', () => {
   it('build every table from an empty file with WAL, NORMAL sync and foreign keys', () => {
     const db = openDatabase(dbPath());
     expect(migrate(db, 1)).toEqual(migrations.map((m) => m.version));
-    const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map((r) => r.name);
+    const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map(
+      (r) => r.name,
+    );
     expect(tables).toEqual(
-      expect.arrayContaining(['events', 'command_receipts', 'entities', 'outbox', 'timers', 'identity_bindings', 'proj_threads', 'proj_runs']),
+      expect.arrayContaining([
+        'events',
+        'command_receipts',
+        'entities',
+        'outbox',
+        'timers',
+        'identity_bindings',
+        'proj_threads',
+        'proj_runs',
+      ]),
     );
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
     expect(db.pragma('synchronous', { simple: true })).toBe(1);
@@ -44,7 +55,10 @@ describe('migrations', () => {
   it('apply only the newer migrations, forward only', () => {
     const db = openDatabase(dbPath());
     migrate(db, 1);
-    const next = [...migrations, { version: latestSchemaVersion + 1, name: 'add a column', sql: 'ALTER TABLE events ADD COLUMN note TEXT' }];
+    const next = [
+      ...migrations,
+      { version: latestSchemaVersion + 1, name: 'add a column', sql: 'ALTER TABLE events ADD COLUMN note TEXT' },
+    ];
     expect(migrate(db, 2, next)).toEqual([latestSchemaVersion + 1]);
     expect(migrate(db, 3, next)).toEqual([]);
     db.close();
@@ -67,7 +81,10 @@ describe('migrations', () => {
   it('roll back a failing migration whole', () => {
     const db = openDatabase(dbPath());
     migrate(db, 1);
-    const broken = [...migrations, { version: latestSchemaVersion + 1, name: 'broken', sql: 'CREATE TABLE x (a); INSERT INTO nope VALUES (1);' }];
+    const broken = [
+      ...migrations,
+      { version: latestSchemaVersion + 1, name: 'broken', sql: 'CREATE TABLE x (a); INSERT INTO nope VALUES (1);' },
+    ];
     expect(() => migrate(db, 2, broken)).toThrow();
     expect(currentSchemaVersion(db)).toBe(latestSchemaVersion);
     expect(db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name = 'x'").get()).toEqual({ n: 0 });

@@ -5,11 +5,31 @@ import { useTempStore } from '../support/store.js';
 const open = useTempStore();
 
 const message = (text: string): ProjectionChange => ({
-  projection: 'messages', op: 'upsert', id: 'msg_1', threadId: 'thr_1', ord: 0,
-  row: { id: 'msg_1' as never, threadId: 'thr_1' as never, runId: null, nodeId: null, role: 'assistant', text, completed: false, rolledBack: false },
+  projection: 'messages',
+  op: 'upsert',
+  id: 'msg_1',
+  threadId: 'thr_1',
+  ord: 0,
+  row: {
+    id: 'msg_1' as never,
+    threadId: 'thr_1' as never,
+    runId: null,
+    nodeId: null,
+    role: 'assistant',
+    text,
+    completed: false,
+    rolledBack: false,
+  },
 });
-const append = (text: string): ProjectionChange => ({ projection: 'messages', op: 'append', id: 'msg_1', field: 'text', text });
-const chunkCount = (db: { prepare(sql: string): { get(): unknown } }) => (db.prepare('SELECT count(*) AS n FROM proj_text_chunks').get() as { n: number }).n;
+const append = (text: string): ProjectionChange => ({
+  projection: 'messages',
+  op: 'append',
+  id: 'msg_1',
+  field: 'text',
+  text,
+});
+const chunkCount = (db: { prepare(sql: string): { get(): unknown } }) =>
+  (db.prepare('SELECT count(*) AS n FROM proj_text_chunks').get() as { n: number }).n;
 
 describe('appended text chunks', () => {
   it('read back as the whole text, after a reopen too; a full write folds them in', () => {
@@ -28,8 +48,16 @@ describe('appended text chunks', () => {
 
   it('are refused for a projection that does not stream text, and nothing is written', () => {
     const { store } = open();
-    const bad = { projection: 'runs', op: 'append', id: 'run_1', field: 'text', text: 'x' } as unknown as ProjectionChange;
-    expect(() => store.commit({ projections: [append('ok'), bad] })).toThrow(expect.objectContaining({ code: 'invalid_payload' }));
+    const bad = {
+      projection: 'runs',
+      op: 'append',
+      id: 'run_1',
+      field: 'text',
+      text: 'x',
+    } as unknown as ProjectionChange;
+    expect(() => store.commit({ projections: [append('ok'), bad] })).toThrow(
+      expect.objectContaining({ code: 'invalid_payload' }),
+    );
     expect(chunkCount(store.db)).toBe(0);
   });
 

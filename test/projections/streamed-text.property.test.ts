@@ -28,10 +28,22 @@ const op: fc.Arbitrary<Op> = fc.oneof(
   { weight: 6, arbitrary: fc.record({ kind: fc.constant('message' as const), target: fc.nat(2), text }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('complete' as const), target: fc.nat(2), extra: text }) },
   { weight: 4, arbitrary: fc.record({ kind: fc.constant('output' as const), target: fc.nat(1), text }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('detail' as const), target: fc.nat(1), text: fc.option(text) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({ kind: fc.constant('detail' as const), target: fc.nat(1), text: fc.option(text) }),
+  },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('plan' as const), text }) },
-  { weight: 3, arbitrary: fc.record({ kind: fc.constant('burst' as const), ops: fc.array(fc.record({ target: fc.nat(2), text }), { minLength: 2, maxLength: 8 }) }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('refused' as const), target: fc.nat(2), before: text, after: text }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      kind: fc.constant('burst' as const),
+      ops: fc.array(fc.record({ target: fc.nat(2), text }), { minLength: 2, maxLength: 8 }),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({ kind: fc.constant('refused' as const), target: fc.nat(2), before: text, after: text }),
+  },
   { weight: 1, arbitrary: fc.constant({ kind: 'passivate' as const }) },
   { weight: 1, arbitrary: fc.constant({ kind: 'restart' as const }) },
 );
@@ -40,7 +52,9 @@ const streamed: ProjectionName[] = ['messages', 'turn_items', 'plans'];
 
 /** Rows as a reader gets them: parsed by their schema, in id order. */
 function normalized(name: ProjectionName, rows: unknown[]): unknown[] {
-  return rows.map((r) => projectionSchemas[name].parse(JSON.parse(JSON.stringify(r)))).sort((a, b) => ((a as { id: string }).id < (b as { id: string }).id ? -1 : 1));
+  return rows
+    .map((r) => projectionSchemas[name].parse(JSON.parse(JSON.stringify(r))))
+    .sort((a, b) => ((a as { id: string }).id < (b as { id: string }).id ? -1 : 1));
 }
 
 /**
@@ -69,16 +83,62 @@ describe('streamed text appended as chunks', () => {
         await h.send(threadId, 'go');
         const t = h.turn(threadId);
         const run = { threadId, runId: t.runId };
-        await h.feed({ type: 'turn.started', ...run, attemptId: t.attemptId, nodeId: t.rootNodeId, nativeTurnRef: null });
+        await h.feed({
+          type: 'turn.started',
+          ...run,
+          attemptId: t.attemptId,
+          nodeId: t.rootNodeId,
+          nativeTurnRef: null,
+        });
         const tools = ['node_tool_0', 'node_reason_1'];
-        await h.feed({ type: 'node.started', ...run, nodeId: tools[0], parentNodeId: t.rootNodeId, attemptId: t.attemptId, kind: 'tool_call', title: 'ls' });
-        await h.feed({ type: 'node.started', ...run, nodeId: tools[1], parentNodeId: t.rootNodeId, attemptId: t.attemptId, kind: 'reasoning', title: null });
-        await h.feed({ type: 'plan.updated', ...run, nodeId: t.rootNodeId, planId: 'plan_1', kind: 'proposed_plan', text: null, steps: [] });
-        const request = { type: 'request.opened', ...run, requestId: 'req_1', nodeId: 'node_req_1', parentNodeId: t.rootNodeId, kind: 'command', prompt: 'ok?', details: {}, providerSessionId: 'psess_1' };
+        await h.feed({
+          type: 'node.started',
+          ...run,
+          nodeId: tools[0],
+          parentNodeId: t.rootNodeId,
+          attemptId: t.attemptId,
+          kind: 'tool_call',
+          title: 'ls',
+        });
+        await h.feed({
+          type: 'node.started',
+          ...run,
+          nodeId: tools[1],
+          parentNodeId: t.rootNodeId,
+          attemptId: t.attemptId,
+          kind: 'reasoning',
+          title: null,
+        });
+        await h.feed({
+          type: 'plan.updated',
+          ...run,
+          nodeId: t.rootNodeId,
+          planId: 'plan_1',
+          kind: 'proposed_plan',
+          text: null,
+          steps: [],
+        });
+        const request = {
+          type: 'request.opened',
+          ...run,
+          requestId: 'req_1',
+          nodeId: 'node_req_1',
+          parentNodeId: t.rootNodeId,
+          kind: 'command',
+          prompt: 'ok?',
+          details: {},
+          providerSessionId: 'psess_1',
+        };
         await h.feed(request);
         const expected = { messages: ['', '', ''], plan: '' };
         let details = 0;
-        const message = (target: number, delta: string) => ({ type: 'message.delta', ...run, nodeId: t.rootNodeId, messageId: `msg_${target}`, delta });
+        const message = (target: number, delta: string) => ({
+          type: 'message.delta',
+          ...run,
+          nodeId: t.rootNodeId,
+          messageId: `msg_${target}`,
+          delta,
+        });
 
         for (const o of ops) {
           if (o.kind === 'message') {
@@ -86,14 +146,26 @@ describe('streamed text appended as chunks', () => {
             expected.messages[o.target] += o.text;
           } else if (o.kind === 'complete') {
             const full = expected.messages[o.target] + o.extra;
-            await h.feed({ type: 'message.completed', ...run, nodeId: t.rootNodeId, messageId: `msg_${o.target}`, text: full });
+            await h.feed({
+              type: 'message.completed',
+              ...run,
+              nodeId: t.rootNodeId,
+              messageId: `msg_${o.target}`,
+              text: full,
+            });
             expected.messages[o.target] = full;
           } else if (o.kind === 'output') {
             await h.feed({ type: 'node.delta', ...run, nodeId: tools[o.target], delta: o.text });
           } else if (o.kind === 'detail') {
             // A new key each time: a full write from a stale row would lose the earlier ones.
             details += 1;
-            await h.feed({ type: 'node.detail', ...run, nodeId: tools[o.target], text: o.text, detail: { [`k${details}`]: details } });
+            await h.feed({
+              type: 'node.detail',
+              ...run,
+              nodeId: tools[o.target],
+              text: o.text,
+              detail: { [`k${details}`]: details },
+            });
           } else if (o.kind === 'plan') {
             await h.feed({ type: 'plan.delta', ...run, planId: 'plan_1', delta: o.text });
             expected.plan += o.text;
@@ -104,7 +176,11 @@ describe('streamed text appended as chunks', () => {
           } else if (o.kind === 'refused') {
             // The same request opened twice is a conflict: the shared step fails (its rows
             // and cache are dropped) and its events run again one by one.
-            const [a, bad, b] = await Promise.all([h.runtime.ingest(message(o.target, o.before)), h.runtime.ingest({ ...request, nodeId: 'node_req_2' }), h.runtime.ingest(message(o.target, o.after))]);
+            const [a, bad, b] = await Promise.all([
+              h.runtime.ingest(message(o.target, o.before)),
+              h.runtime.ingest({ ...request, nodeId: 'node_req_2' }),
+              h.runtime.ingest(message(o.target, o.after)),
+            ]);
             expect([a.ok, bad.ok, b.ok]).toEqual([true, false, true]);
             expected.messages[o.target] += o.before + o.after;
           } else if (o.kind === 'passivate') {
@@ -120,7 +196,10 @@ describe('streamed text appended as chunks', () => {
         }
         expect(h.store.projections.get('plans', 'plan_1')?.text ?? '').toBe(expected.plan);
         const reference = referenceRows(h.store.events.readThreadAfter(threadId, 0), threadId);
-        const fromDisk = () => Object.fromEntries(streamed.map((name) => [name, normalized(name, h.store.projections.list(name, threadId))]));
+        const fromDisk = () =>
+          Object.fromEntries(
+            streamed.map((name) => [name, normalized(name, h.store.projections.list(name, threadId))]),
+          );
         expect(fromDisk()).toEqual(reference);
         // After a restart the rows read back are the same.
         h = h.restart();

@@ -17,8 +17,14 @@ const settings = 'providers/codex-settings-live.test.ts';
 const recovery = 'providers/codex-recovery-live.test.ts';
 
 export const codexEvidence: Record<string, Evidence> = {
-  'sessions.supportsModelSwitchInSession': live(settings, 'a model change reaches the next model request of a resumed thread'),
-  'sessions.supportsRuntimeModeSwitchInSession': live(settings, 'thread.settings.update runtimeMode applies to the next run of the same provider thread, both ways'),
+  'sessions.supportsModelSwitchInSession': live(
+    settings,
+    'a model change reaches the next model request of a resumed thread',
+  ),
+  'sessions.supportsRuntimeModeSwitchInSession': live(
+    settings,
+    'thread.settings.update runtimeMode applies to the next run of the same provider thread, both ways',
+  ),
   'threads.canCreateEmptyThread': scenario('simple'),
   'threads.canReadThreadSnapshot': live(recovery, 'what Codex kept matches Baton'),
   'threads.canRollbackThread': scenario('thread_rollback'),
@@ -55,13 +61,20 @@ export const codexEvidence: Record<string, Evidence> = {
   'context.canConsumeHandoffSummaries': live(recovery, 'replaces the Codex thread, seeded from Baton'),
   'context.supportsFullThreadHandoff': live(recovery, 'the next run is reseeded with only the kept runs'),
   'checkpointing.appCanCheckpointFilesystem': scenario('simple'),
-  'checkpointing.supportsNestedCheckpointScopes': live('checkpoints/run-checkpoints.test.ts', 'a subagent scope without advancing the run count'),
+  'checkpointing.supportsNestedCheckpointScopes': live(
+    'checkpoints/run-checkpoints.test.ts',
+    'a subagent scope without advancing the run count',
+  ),
   'checkpointing.providerCanRollbackConversation': scenario('thread_rollback'),
   'checkpointing.providerCanReadConversationSnapshot': live(recovery, 'what Codex kept matches Baton'),
 };
 
 const trueFlags = Object.entries(codexCapabilities).flatMap(([group, flags]) =>
-  typeof flags === 'object' ? Object.entries(flags as Record<string, unknown>).filter(([, v]) => v === true).map(([flag]) => `${group}.${flag}`) : [],
+  typeof flags === 'object'
+    ? Object.entries(flags as Record<string, unknown>)
+        .filter(([, v]) => v === true)
+        .map(([flag]) => `${group}.${flag}`)
+    : [],
 );
 
 describe("Codex's capability declaration", () => {
@@ -77,7 +90,15 @@ describe("Codex's capability declaration", () => {
   it('does not claim what the adapter does not carry out: subagents, dynamic tool callbacks, developer context', () => {
     const c = codexCapabilities;
     expect(Object.values(c.subagents).every((v) => v === false)).toBe(true);
-    expect([c.tools.supportsDynamicToolCallbacks, c.approvals.approvalsCanOriginateFromSubagents, c.threads.canForkFromSubagentThread]).toEqual([false, false, false]);
-    expect([c.context.acceptsDeveloperContext, c.context.supportsDeltaHandoff, c.checkpointing.providerRollbackReturnsSnapshot]).toEqual([false, false, false]);
+    expect([
+      c.tools.supportsDynamicToolCallbacks,
+      c.approvals.approvalsCanOriginateFromSubagents,
+      c.threads.canForkFromSubagentThread,
+    ]).toEqual([false, false, false]);
+    expect([
+      c.context.acceptsDeveloperContext,
+      c.context.supportsDeltaHandoff,
+      c.checkpointing.providerRollbackReturnsSnapshot,
+    ]).toEqual([false, false, false]);
   });
 });

@@ -8,7 +8,9 @@ const { model, open, workspace } = useLiveCodex({
   capabilities: (p) => ({ ...codexCapabilities, threads: { ...codexCapabilities.threads, canRollbackThread: false } }),
 });
 
-const status = (h: Harness, providerThreadId: string) => (h.store.entities.get(providerThreadId)?.snapshot as { context: { status: string; nativeThreadRef: string | null } }).context;
+const status = (h: Harness, providerThreadId: string) =>
+  (h.store.entities.get(providerThreadId)?.snapshot as { context: { status: string; nativeThreadRef: string | null } })
+    .context;
 
 describe('Codex, live: a provider without rollback', () => {
   it('is marked divergent by a rollback; the next run goes to a replacement reseeded by the portable context of the kept runs', async () => {
@@ -26,7 +28,9 @@ describe('Codex, live: a provider without rollback', () => {
     expect(await h.command({ type: 'rollback.toRun', threadId, runOrdinal: 1 })).toMatchObject({ ok: true });
     expect(h.store.outbox.list({ threadId }).filter((e) => e.kind === 'provider.thread.rollback')).toEqual([]);
     expect(status(h, diverged).status).toBe('error');
-    expect(h.store.projections.get('threads', threadId)!.warnings.map((w) => w.message)).toContainEqual(expect.stringContaining('marked divergent'));
+    expect(h.store.projections.get('threads', threadId)!.warnings.map((w) => w.message)).toContainEqual(
+      expect.stringContaining('marked divergent'),
+    );
 
     model.enqueue({ kind: 'text', text: 'divergent answer 3' });
     const next = await h.send(threadId, 'divergent-run-next');

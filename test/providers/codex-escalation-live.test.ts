@@ -16,10 +16,16 @@ const { model, providers, open, workspace } = useLiveCodex({ streamIdleTimeoutMs
 
 const run = (h: Harness, runId: string) => h.store.projections.get('runs', runId)!;
 const terminalOf = (h: Harness, runId: string) =>
-  h.published.find((e): e is DomainEvent & { payload: { status: string; error: { code: string; message: string } | null } } => e.type === 'run.terminal' && (e.payload as { runId: string }).runId === runId)?.payload;
+  h.published.find(
+    (e): e is DomainEvent & { payload: { status: string; error: { code: string; message: string } | null } } =>
+      e.type === 'run.terminal' && (e.payload as { runId: string }).runId === runId,
+  )?.payload;
 
 async function send(h: Harness, threadId: string, text: string): Promise<string> {
-  const ack = (await h.command({ type: 'thread.message.send', threadId, text })) as { ok: boolean; result: { runId: string } };
+  const ack = (await h.command({ type: 'thread.message.send', threadId, text })) as {
+    ok: boolean;
+    result: { runId: string };
+  };
   expect(ack.ok, JSON.stringify(ack)).toBe(true);
   return ack.result.runId;
 }
@@ -29,34 +35,44 @@ describe('Codex, live: an interrupt Codex does not answer escalates', () => {
     { how: 'run.interrupt', command: (runId: string) => ({ type: 'run.interrupt', runId }) },
     { how: 'thread.stop', command: (_runId: string, threadId: string) => ({ type: 'thread.stop', threadId }) },
   ];
-  it.each(stops)('with Codex frozen mid-turn, $how kills it: the run ends interrupted, and the next message resumes the thread', async ({ command }) => {
-    tuning = { interruptTimeoutMs: 1_500 };
-    const h = open();
-    const threadId = await h.thread({ cwd: workspace() });
-    model.enqueue({ kind: 'text', text: 'Before the freeze.' }, { kind: 'hang' });
-    const one = await send(h, threadId, 'first');
-    await h.until(() => run(h, one).status === 'completed');
-    const two = await send(h, threadId, 'second');
-    await h.until(() => run(h, two).status === 'running');
-    await model.waitForRequests(2);
-    const pid = providers[0]!.adapter(threadId).pid!;
-    process.kill(pid, 'SIGSTOP');
-    try {
-      expect(await h.command(command(two, threadId))).toMatchObject({ ok: true });
-      await h.until(() => run(h, two).status === 'interrupted', 20_000);
-      expect(terminalOf(h, two)).toMatchObject({ status: 'interrupted', error: { code: 'timeout', message: expect.stringMatching(/did not answer the interrupt within 1500 ms; its process was killed/) } });
-      expect(isAlive(pid)).toBe(false);
-    } finally {
-      signal(pid, 'SIGKILL');
-    }
+  it.each(stops)(
+    'with Codex frozen mid-turn, $how kills it: the run ends interrupted, and the next message resumes the thread',
+    async ({ command }) => {
+      tuning = { interruptTimeoutMs: 1_500 };
+      const h = open();
+      const threadId = await h.thread({ cwd: workspace() });
+      model.enqueue({ kind: 'text', text: 'Before the freeze.' }, { kind: 'hang' });
+      const one = await send(h, threadId, 'first');
+      await h.until(() => run(h, one).status === 'completed');
+      const two = await send(h, threadId, 'second');
+      await h.until(() => run(h, two).status === 'running');
+      await model.waitForRequests(2);
+      const pid = providers[0]!.adapter(threadId).pid!;
+      process.kill(pid, 'SIGSTOP');
+      try {
+        expect(await h.command(command(two, threadId))).toMatchObject({ ok: true });
+        await h.until(() => run(h, two).status === 'interrupted', 20_000);
+        expect(terminalOf(h, two)).toMatchObject({
+          status: 'interrupted',
+          error: {
+            code: 'timeout',
+            message: expect.stringMatching(/did not answer the interrupt within 1500 ms; its process was killed/),
+          },
+        });
+        expect(isAlive(pid)).toBe(false);
+      } finally {
+        signal(pid, 'SIGKILL');
+      }
 
-    model.enqueue({ kind: 'text', text: 'Back again.' });
-    const three = await send(h, threadId, 'third');
-    await h.until(() => run(h, three).status === 'completed');
-    expect(providers[0]!.adapter(threadId).pid).not.toBe(pid);
-    // Resumed, not restarted: the model saw the conversation from before the freeze.
-    expect(JSON.stringify(model.requests.at(-1)!.body.input)).toContain('Before the freeze.');
-  }, 60_000);
+      model.enqueue({ kind: 'text', text: 'Back again.' });
+      const three = await send(h, threadId, 'third');
+      await h.until(() => run(h, three).status === 'completed');
+      expect(providers[0]!.adapter(threadId).pid).not.toBe(pid);
+      // Resumed, not restarted: the model saw the conversation from before the freeze.
+      expect(JSON.stringify(model.requests.at(-1)!.body.input)).toContain('Before the freeze.');
+    },
+    60_000,
+  );
 });
 
 describe('Codex, live: the turn watchdog', () => {
@@ -68,7 +84,10 @@ describe('Codex, live: the turn watchdog', () => {
     const one = await send(h, threadId, 'are you there?');
     await h.until(() => run(h, one).status === 'failed', 30_000);
     expect(model.requests).toHaveLength(1);
-    expect(terminalOf(h, one)).toMatchObject({ status: 'failed', error: { code: 'timeout', message: expect.stringMatching(/nothing on the turn for 2000 ms/) } });
+    expect(terminalOf(h, one)).toMatchObject({
+      status: 'failed',
+      error: { code: 'timeout', message: expect.stringMatching(/nothing on the turn for 2000 ms/) },
+    });
 
     model.enqueue({ kind: 'text', text: 'Here now.' });
     const two = await send(h, threadId, 'and now?');

@@ -42,7 +42,9 @@ function watchReads(path: string, whole: string[]): { stop: () => Promise<{ read
   return {
     stop: () =>
       new Promise((resolve) => {
-        child.on('close', () => resolve(JSON.parse(out.slice(out.indexOf('\n') + 1)) as { reads: number; torn: number }));
+        child.on('close', () =>
+          resolve(JSON.parse(out.slice(out.indexOf('\n') + 1)) as { reads: number; torn: number }),
+        );
         child.stdin.write('stop');
       }),
   };
@@ -72,13 +74,16 @@ describe('the shared Codex home', () => {
     expect(torn).toBe(0);
   }, 60_000);
 
-  it('a home that cannot hold Baton\'s configuration is refused and no Codex session starts', async () => {
+  it("a home that cannot hold Baton's configuration is refused and no Codex session starts", async () => {
     const dataDir = folders.make('baton-codex-data-');
     // config.toml is a folder here: Baton cannot write its configuration.
     mkdirSync(join(dataDir, 'codex', 'home', 'config.toml'), { recursive: true });
     const h = open(dataDir);
     const threadId = await h.thread({ cwd: folders.make('baton-codex-ws-') });
-    const ack = (await h.command({ type: 'thread.message.send', threadId, text: 'hello' })) as { ok: boolean; result: { runId: string } };
+    const ack = (await h.command({ type: 'thread.message.send', threadId, text: 'hello' })) as {
+      ok: boolean;
+      result: { runId: string };
+    };
     await h.until(() => h.store.projections.get('runs', ack.result.runId)!.status === 'failed');
     const failed = h.store.events.readThreadAfter(threadId, 0).find((e) => e.type === 'run.terminal')!;
     expect(JSON.stringify(failed.payload)).toContain("does not hold Baton's configuration");
@@ -89,12 +94,19 @@ describe('the shared Codex home', () => {
   it('threads that start together all reach the configured endpoint (live)', async () => {
     const dataDir = folders.make('baton-codex-data-');
     const h = open(dataDir);
-    const threads = await Promise.all(Array.from({ length: 4 }, () => h.thread({ cwd: folders.make('baton-codex-ws-') })));
-    const runs = await Promise.all(threads.map(async (threadId) => {
-      const ack = (await h.command({ type: 'thread.message.send', threadId, text: `hello from ${threadId}` })) as { ok: boolean; result: { runId: string } };
-      expect(ack.ok).toBe(true);
-      return ack.result.runId;
-    }));
+    const threads = await Promise.all(
+      Array.from({ length: 4 }, () => h.thread({ cwd: folders.make('baton-codex-ws-') })),
+    );
+    const runs = await Promise.all(
+      threads.map(async (threadId) => {
+        const ack = (await h.command({ type: 'thread.message.send', threadId, text: `hello from ${threadId}` })) as {
+          ok: boolean;
+          result: { runId: string };
+        };
+        expect(ack.ok).toBe(true);
+        return ack.result.runId;
+      }),
+    );
     await h.until(() => runs.every((id) => h.store.projections.get('runs', id)!.status === 'completed'), 60_000);
     expect(model.requests.length).toBeGreaterThanOrEqual(4);
     expect(readFileSync(join(dataDir, 'codex', 'home', 'config.toml'), 'utf8')).toContain(model.baseUrl);
@@ -104,7 +116,10 @@ describe('the shared Codex home', () => {
 let dataDirOfNext = '';
 const openRuntime = useRuntime({
   handlers: (runtime) => {
-    const provider = new CodexProvider(runtime, { endpoint: { baseUrl: model.baseUrl, model: 'gpt-5.1-codex', streamIdleTimeoutMs: 5_000 }, dataDir: dataDirOfNext });
+    const provider = new CodexProvider(runtime, {
+      endpoint: { baseUrl: model.baseUrl, model: 'gpt-5.1-codex', streamIdleTimeoutMs: 5_000 },
+      dataDir: dataDirOfNext,
+    });
     providers.push(provider);
     return provider.handlers();
   },

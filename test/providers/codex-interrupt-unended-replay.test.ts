@@ -13,8 +13,12 @@ import { TempFolders } from '../support/temp.js';
  * without its `turn/completed`. Only the process is replaced; the adapter, normalizer,
  * runtime and store are the real ones.
  */
-const recorded = readTranscript(fileURLToPath(new URL('../fixtures/transcripts/codex/turn_interrupt.ndjson', import.meta.url)));
-const withoutTheEnd = recorded.entries.filter((e) => !(e.kind === 'emit_inbound' && (e.frame as { method?: string } | undefined)?.method === 'turn/completed'));
+const recorded = readTranscript(
+  fileURLToPath(new URL('../fixtures/transcripts/codex/turn_interrupt.ndjson', import.meta.url)),
+);
+const withoutTheEnd = recorded.entries.filter(
+  (e) => !(e.kind === 'emit_inbound' && (e.frame as { method?: string } | undefined)?.method === 'turn/completed'),
+);
 const folders = new TempFolders();
 const cwd = realpathSync(folders.make('baton-unended-ws-'));
 const dataDir = folders.make('baton-unended-data-');
@@ -40,11 +44,13 @@ afterEach(() => providers.splice(0).forEach((p) => p.stopAll()));
 afterAll(() => folders.removeAll());
 
 describe('Codex interrupt escalation, replayed', () => {
-  it('an interrupt acknowledged but never followed by the turn\'s end kills the session; the run ends interrupted', async () => {
+  it("an interrupt acknowledged but never followed by the turn's end kills the session; the run ends interrupted", async () => {
     expect(withoutTheEnd).toHaveLength(recorded.entries.length - 1);
     const h = open();
     const threadId = await h.thread({ threadId: 'thr_interrupt', cwd });
-    const ack = (await h.command({ type: 'thread.message.send', threadId, text: 'take your time' })) as { result: { runId: string } };
+    const ack = (await h.command({ type: 'thread.message.send', threadId, text: 'take your time' })) as {
+      result: { runId: string };
+    };
     const runId = ack.result.runId;
     const status = () => h.store.projections.get('runs', runId)!.status;
     await h.until(() => status() === 'running');
@@ -53,7 +59,13 @@ describe('Codex interrupt escalation, replayed', () => {
 
     const events = h.store.events.readThreadAfter(threadId, 0);
     const terminal = events.find((e): e is DomainEvent => e.type === 'run.terminal')!.payload;
-    expect(terminal).toMatchObject({ status: 'interrupted', error: { code: 'timeout', message: 'Codex acknowledged the interrupt but did not end the turn within 500 ms; its process was killed' } });
+    expect(terminal).toMatchObject({
+      status: 'interrupted',
+      error: {
+        code: 'timeout',
+        message: 'Codex acknowledged the interrupt but did not end the turn within 500 ms; its process was killed',
+      },
+    });
     const types = events.map((e) => e.type);
     expect(types.indexOf('run.interrupt-acknowledged')).toBeGreaterThan(-1);
     expect(types.indexOf('run.interrupt-acknowledged')).toBeLessThan(types.indexOf('run.terminal'));

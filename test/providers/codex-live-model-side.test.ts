@@ -11,18 +11,26 @@ async function thread(h: Harness): Promise<{ threadId: string; ws: string }> {
   return { threadId: await h.thread({ cwd: ws.dir }), ws: ws.dir };
 }
 
-async function send(h: Harness, threadId: string, text: string, dispatchMode?: string): Promise<{ runId: string; dispatched: string }> {
-  const ack = (await h.command({ type: 'thread.message.send', threadId, text, ...(dispatchMode ? { dispatchMode } : {}) })) as { ok: boolean; result: { runId: string; dispatched: string } };
+async function send(
+  h: Harness,
+  threadId: string,
+  text: string,
+  dispatchMode?: string,
+): Promise<{ runId: string; dispatched: string }> {
+  const ack = (await h.command({
+    type: 'thread.message.send',
+    threadId,
+    text,
+    ...(dispatchMode ? { dispatchMode } : {}),
+  })) as { ok: boolean; result: { runId: string; dispatched: string } };
   expect(ack.ok, JSON.stringify(ack)).toBe(true);
   return ack.result;
 }
 
 const run = (h: Harness, runId: string) => h.store.projections.get('runs', runId)!;
 
-
-
 /** What the shared scenarios cannot see in a replay: the model's side of crash recovery and rollback, and the reaper. */
-describe('Codex, live: crashes and rollback, from the model\'s side', () => {
+describe("Codex, live: crashes and rollback, from the model's side", () => {
   it('provider_crash_recovery: SIGKILL mid-turn fails the run; the next message resumes the Codex thread and succeeds', async () => {
     const h = open();
     const { threadId } = await thread(h);
@@ -60,7 +68,12 @@ describe('Codex, live: crashes and rollback, from the model\'s side', () => {
     await h.until(() => run(h, two.runId).status === 'completed');
 
     expect(await h.command({ type: 'rollback.toRun', threadId, runOrdinal: 1 })).toMatchObject({ ok: true });
-    await h.until(() => h.store.outbox.list({ threadId }).filter((e) => e.kind === 'provider.thread.rollback').every((e) => e.status === 'completed'));
+    await h.until(() =>
+      h.store.outbox
+        .list({ threadId })
+        .filter((e) => e.kind === 'provider.thread.rollback')
+        .every((e) => e.status === 'completed'),
+    );
     expect(readFileSync(file, 'utf8')).toBe('version 1\n');
     expect(run(h, two.runId).status).toBe('rolled_back');
     model.enqueue({ kind: 'text', text: 'after rollback' });

@@ -70,7 +70,10 @@ async function until(done: () => boolean, timeoutMs = 20_000): Promise<void> {
 }
 
 const send = async (h: Harness, threadId: string, text: string) => {
-  const ack = (await h.command({ type: 'thread.message.send', threadId, text })) as { ok: boolean; result: { runId: string } };
+  const ack = (await h.command({ type: 'thread.message.send', threadId, text })) as {
+    ok: boolean;
+    result: { runId: string };
+  };
   expect(ack.ok).toBe(true);
   return ack.result.runId;
 };
@@ -90,7 +93,12 @@ describe('a run that ended asks nothing more of Codex (live)', () => {
         const h2 = await restart();
         await h2.runtime.recoverAfterRestart();
         await h2.until(() => status(h2, first) === 'interrupted');
-        expect(h2.store.outbox.list({ threadId }).filter((e) => e.kind === 'provider.turn.start').map((e) => e.status)).toEqual(['cancelled']);
+        expect(
+          h2.store.outbox
+            .list({ threadId })
+            .filter((e) => e.kind === 'provider.turn.start')
+            .map((e) => e.status),
+        ).toEqual(['cancelled']);
         expect(model.requests).toHaveLength(0);
         const second = await send(h2, threadId, 'second message');
         await h2.until(() => ['completed', 'failed', 'interrupted'].includes(status(h2, second) ?? ''), 40_000);
@@ -98,7 +106,10 @@ describe('a run that ended asks nothing more of Codex (live)', () => {
         expect(modelInputs()).toHaveLength(1);
         expect(modelInputs()[0]).toContain('second message');
         expect(modelInputs()[0]).not.toContain('first message');
-        const started = h2.store.events.readThreadAfter(threadId, 0).filter((e) => e.type === 'run.started').map((e) => (e.payload as { runId: string }).runId);
+        const started = h2.store.events
+          .readThreadAfter(threadId, 0)
+          .filter((e) => e.type === 'run.started')
+          .map((e) => (e.payload as { runId: string }).runId);
         expect(started).toEqual([first, second]);
       },
     });
@@ -107,21 +118,33 @@ describe('a run that ended asks nothing more of Codex (live)', () => {
   it('Codex SIGKILLed while an approval is pending: the request ends cancelled with the reason, the pending count is 0, and answering it is not_resumable', async () => {
     await live({
       name: 'approval_then_crash',
-      model: [{ kind: 'exec', command: 'echo crashed > never.txt', escalated: true, callId: 'call_crash' }, { kind: 'text', text: 'Back.' }],
+      model: [
+        { kind: 'exec', command: 'echo crashed > never.txt', escalated: true, callId: 'call_crash' },
+        { kind: 'text', text: 'Back.' },
+      ],
       async drive({ h, cwd, kill }) {
         const threadId = await h.thread({ threadId: 'thr_crash_approval', cwd });
         const runId = await send(h, threadId, 'needs approval');
         await h.until(() => h.store.projections.list('requests', threadId).some((r) => r.status === 'pending'));
         const request = h.store.projections.list('requests', threadId)[0]!;
         kill(threadId);
-        await h.until(() => status(h, runId) === 'failed' && h.store.projections.get('requests', request.id)!.status !== 'pending');
+        await h.until(
+          () => status(h, runId) === 'failed' && h.store.projections.get('requests', request.id)!.status !== 'pending',
+        );
         const ended = h.store.projections.get('requests', request.id)!;
         expect(ended).toMatchObject({ status: 'cancelled', responseCapability: { type: 'not_resumable' } });
-        const cancelled = h.store.events.readThreadAfter(threadId, 0).find((e) => e.type === 'runtime-request.cancelled');
+        const cancelled = h.store.events
+          .readThreadAfter(threadId, 0)
+          .find((e) => e.type === 'runtime-request.cancelled');
         expect((cancelled?.payload as { reason: string }).reason).toMatch(/\S/);
         expect(h.store.projections.get('threads', threadId)).toMatchObject({ pendingRequestCount: 0 });
-        expect(h.store.projections.get('runs', runId)!.error).toMatchObject({ code: expect.any(String), message: expect.any(String) });
-        expect(await h.command({ type: 'runtime-request.respond', requestId: request.id, decision: 'accept' })).toMatchObject({ ok: false, error: { code: 'not_resumable' } });
+        expect(h.store.projections.get('runs', runId)!.error).toMatchObject({
+          code: expect.any(String),
+          message: expect.any(String),
+        });
+        expect(
+          await h.command({ type: 'runtime-request.respond', requestId: request.id, decision: 'accept' }),
+        ).toMatchObject({ ok: false, error: { code: 'not_resumable' } });
         const next = await send(h, threadId, 'carry on');
         await h.until(() => status(h, next) === 'completed', 40_000);
       },
@@ -131,7 +154,10 @@ describe('a run that ended asks nothing more of Codex (live)', () => {
   it('a turn start in flight when its run ends (Codex frozen, then SIGKILLed) reads cancelled: the lease is lost, the handler does not crash, the next message completes', async () => {
     await live({
       name: 'turn_start_in_flight',
-      model: [{ kind: 'text', text: 'First.' }, { kind: 'text', text: 'After the crash.' }],
+      model: [
+        { kind: 'text', text: 'First.' },
+        { kind: 'text', text: 'After the crash.' },
+      ],
       async drive({ h, cwd, kill }) {
         const threadId = await h.thread({ threadId: 'thr_in_flight', cwd });
         const one = await send(h, threadId, 'first');
@@ -141,7 +167,10 @@ describe('a run that ended asks nothing more of Codex (live)', () => {
         kill(threadId);
         const two = await send(h, threadId, 'second');
         const turnStart = h.effect('provider.turn.start', threadId);
-        const baseline = h.store.outbox.list({ threadId }).filter((e) => e.kind === 'checkpoint.baseline').at(-1)!;
+        const baseline = h.store.outbox
+          .list({ threadId })
+          .filter((e) => e.kind === 'checkpoint.baseline')
+          .at(-1)!;
         const lane = h.worker.runOnce();
         // The baseline settles first; the turn start's handler is then past its gate, waiting on the frozen Codex.
         await until(() => h.store.outbox.get(baseline.id)!.status === 'completed');
@@ -149,8 +178,15 @@ describe('a run that ended asks nothing more of Codex (live)', () => {
         kill(threadId);
         await lane;
         await h.until(() => status(h, two) === 'failed');
-        expect(h.store.outbox.get(turnStart.id)).toMatchObject({ status: 'cancelled', lastError: expect.stringContaining(`run ${two} ended failed`) });
-        expect(h.store.events.readThreadAfter(threadId, 0).filter((e) => e.type === 'run.terminal' && (e.payload as { runId: string }).runId === two)).toHaveLength(1);
+        expect(h.store.outbox.get(turnStart.id)).toMatchObject({
+          status: 'cancelled',
+          lastError: expect.stringContaining(`run ${two} ended failed`),
+        });
+        expect(
+          h.store.events
+            .readThreadAfter(threadId, 0)
+            .filter((e) => e.type === 'run.terminal' && (e.payload as { runId: string }).runId === two),
+        ).toHaveLength(1);
         const three = await send(h, threadId, 'third');
         await h.until(() => ['completed', 'failed', 'interrupted'].includes(status(h, three) ?? ''), 40_000);
         expect(status(h, three)).toBe('completed');

@@ -8,8 +8,6 @@ import { portableItemsOf } from '../../src/context/reseed.js';
 
 const { model, providers, open, workspace, dataDir } = useLiveCodex();
 
-
-
 /** Every rollout file under the shared Codex home whose name holds the native thread id. */
 function rollouts(nativeThreadId: string): string[] {
   const found: string[] = [];
@@ -25,11 +23,12 @@ function rollouts(nativeThreadId: string): string[] {
 }
 
 function providerThread(h: Harness, id: string) {
-  return (h.store.entities.get(id)?.snapshot as { context: { status: string; nativeThreadRef: string | null } }).context;
+  return (h.store.entities.get(id)?.snapshot as { context: { status: string; nativeThreadRef: string | null } })
+    .context;
 }
 
 describe('Codex, live: recovery that recovers', () => {
-  it('a thread/resume that fails (its rollout is gone) replaces the Codex thread, seeded from Baton\'s own items, and the run goes on', async () => {
+  it("a thread/resume that fails (its rollout is gone) replaces the Codex thread, seeded from Baton's own items, and the run goes on", async () => {
     const h = open();
     const threadId = await h.thread({ cwd: workspace() });
     model.enqueue({ kind: 'text', text: 'The secret word is heliotrope.' });
@@ -59,15 +58,25 @@ describe('Codex, live: recovery that recovers', () => {
     const replacement = providerThread(h, r2.providerThreadId!);
     expect(replacement.nativeThreadRef).toBeTruthy();
     expect(replacement.nativeThreadRef).not.toBe(native);
-    expect(r2.attempts.map((a) => [a.reason, a.status])).toEqual([['initial', 'failed'], ['provider_recovery', 'completed']]);
+    expect(r2.attempts.map((a) => [a.reason, a.status])).toEqual([
+      ['initial', 'failed'],
+      ['provider_recovery', 'completed'],
+    ]);
     expect(h.store.projections.get('threads', threadId)!.activeProviderThreadId).toBe(r2.providerThreadId);
 
     // The seed: Baton's own account of run 1, sent with the user's message, recorded where anyone can read it.
-    const seeded = h.store.projections.list('turn_items', threadId).filter((i) => i.kind === 'system' && i.data.contextSeed === true);
+    const seeded = h.store.projections
+      .list('turn_items', threadId)
+      .filter((i) => i.kind === 'system' && i.data.contextSeed === true);
     expect(seeded).toHaveLength(1);
     const seed = seeded[0]!;
     expect(seed.runId).toBe(two);
-    expect(seed.data).toMatchObject({ strategy: 'full', coveredRunOrdinals: [1], chars: seed.text.length, providerThreadId: r2.providerThreadId });
+    expect(seed.data).toMatchObject({
+      strategy: 'full',
+      coveredRunOrdinals: [1],
+      chars: seed.text.length,
+      providerThreadId: r2.providerThreadId,
+    });
     expect(seed.text).toContain('recovery-r1');
     expect(seed.text).toContain('The secret word is heliotrope.');
     const input = JSON.stringify(model.requests.at(-1)!.body.input);
@@ -81,13 +90,17 @@ describe('Codex, live: recovery that recovers', () => {
     expect(h.run(three).status).toBe('completed');
     expect(h.run(three).providerThreadId).toBe(r2.providerThreadId);
     expect(h.run(three).attempts.map((a) => a.reason)).toEqual(['initial']);
-    expect(h.store.projections.list('turn_items', threadId).filter((i) => i.kind === 'system' && i.data.contextSeed === true)).toHaveLength(1);
+    expect(
+      h.store.projections
+        .list('turn_items', threadId)
+        .filter((i) => i.kind === 'system' && i.data.contextSeed === true),
+    ).toHaveLength(1);
     expect(JSON.stringify(model.requests.at(-1)!.body.input)).toContain('It was heliotrope.');
   }, 90_000);
 });
 
 describe('Codex, live: a rollback reconciled', () => {
-  it('thread/revert: items of rolled-back runs are marked and leave the visible conversation; what Codex kept matches Baton\'s runs', async () => {
+  it("thread/revert: items of rolled-back runs are marked and leave the visible conversation; what Codex kept matches Baton's runs", async () => {
     const h = open();
     const threadId = await h.thread({ cwd: workspace() });
     const runs: string[] = [];
@@ -97,23 +110,42 @@ describe('Codex, live: a rollback reconciled', () => {
       await h.until(() => h.ended(runs.at(-1)!));
     }
     const providerThreadId = h.run(runs[0]!).providerThreadId!;
-    const turnOf = (runId: string) => h.store.bindings.forApp(h.run(runId).attempts[0]!.id).find((b) => b.entityKind === 'run_attempt')!.nativeRef;
+    const turnOf = (runId: string) =>
+      h.store.bindings.forApp(h.run(runId).attempts[0]!.id).find((b) => b.entityKind === 'run_attempt')!.nativeRef;
 
     expect(await h.command({ type: 'rollback.toRun', threadId, runOrdinal: 1 })).toMatchObject({ ok: true });
     await h.until(() => h.published.some((e) => e.type === 'provider-thread.reconciled'));
 
     // What Codex kept, checked against Baton's runs: exactly run 1's turn.
     const reconciled = h.published.find((e) => e.type === 'provider-thread.reconciled')!;
-    expect(reconciled.payload).toEqual({ threadId, providerThreadId, runOrdinal: 1, remainingTurnRefs: [turnOf(runs[0]!)], missingTurnRefs: [], unexpectedTurnRefs: [] });
-    expect(h.store.projections.get('threads', threadId)!.warnings.filter((w) => w.message.includes('does not match'))).toEqual([]);
+    expect(reconciled.payload).toEqual({
+      threadId,
+      providerThreadId,
+      runOrdinal: 1,
+      remainingTurnRefs: [turnOf(runs[0]!)],
+      missingTurnRefs: [],
+      unexpectedTurnRefs: [],
+    });
+    expect(
+      h.store.projections.get('threads', threadId)!.warnings.filter((w) => w.message.includes('does not match')),
+    ).toEqual([]);
 
     // Baton's items of runs 2 and 3 stay on record, marked, and leave the visible conversation.
     const items = h.store.projections.list('turn_items', threadId);
     const later = new Set(runs.slice(1));
     expect(items.filter((i) => i.runId && later.has(i.runId)).length).toBeGreaterThan(0);
     expect(items.every((i) => i.rolledBack === (i.runId !== null && later.has(i.runId)))).toBe(true);
-    expect(h.store.projections.list('messages', threadId).filter((m) => m.rolledBack).map((m) => m.text).sort()).toEqual(['answer 2', 'answer 3', 'revert-run-2', 'revert-run-3']);
-    const snapshot = streamSnapshot(h.store, { stream: 'thread', threadId: threadId as never }) as { visibleTurnItems: { runId: string | null; text: string }[]; turnItems: unknown[] };
+    expect(
+      h.store.projections
+        .list('messages', threadId)
+        .filter((m) => m.rolledBack)
+        .map((m) => m.text)
+        .sort(),
+    ).toEqual(['answer 2', 'answer 3', 'revert-run-2', 'revert-run-3']);
+    const snapshot = streamSnapshot(h.store, { stream: 'thread', threadId: threadId as never }) as {
+      visibleTurnItems: { runId: string | null; text: string }[];
+      turnItems: unknown[];
+    };
     expect(snapshot.turnItems).toHaveLength(items.length);
     expect(snapshot.visibleTurnItems.filter((i) => i.runId !== null && later.has(i.runId))).toEqual([]);
     expect(snapshot.visibleTurnItems.length).toBe(items.filter((i) => !i.rolledBack).length);
@@ -158,12 +190,19 @@ describe('Codex, live: a rollback whose native thread disagrees or is gone', () 
     const threadId = await h.thread({ cwd: workspace() });
     const runs = await threeRuns(h, threadId, 'refused');
     const failed = h.run(runs[0]!).providerThreadId!;
-    const turnThree = h.store.bindings.forApp(h.run(runs[2]!).attempts[0]!.id).find((b) => b.entityKind === 'run_attempt')!.nativeRef;
+    const turnThree = h.store.bindings
+      .forApp(h.run(runs[2]!).attempts[0]!.id)
+      .find((b) => b.entityKind === 'run_attempt')!.nativeRef;
     cutTurn(await releaseCodex(h, threadId, runs[0]!), turnThree);
 
     expect(await h.command({ type: 'rollback.toRun', threadId, runOrdinal: 1 })).toMatchObject({ ok: true });
     await h.until(() => providerThread(h, failed).status === 'error');
-    expect(h.store.outbox.list({ threadId }).filter((e) => e.kind === 'provider.thread.rollback').map((e) => e.status)).toEqual(['completed']);
+    expect(
+      h.store.outbox
+        .list({ threadId })
+        .filter((e) => e.kind === 'provider.thread.rollback')
+        .map((e) => e.status),
+    ).toEqual(['completed']);
     const warnings = h.store.projections.get('threads', threadId)!.warnings.map((w) => w.message);
     expect(warnings).toContainEqual(expect.stringContaining('Codex could not roll back'));
 
@@ -177,22 +216,31 @@ describe('Codex, live: a rollback whose native thread disagrees or is gone', () 
     expect(input).not.toContain('refused-run-2');
   }, 90_000);
 
-  it('a rollout that lost a kept run\'s turn: after thread/revert the mismatch is reconciled as a visible warning, never ignored', async () => {
+  it("a rollout that lost a kept run's turn: after thread/revert the mismatch is reconciled as a visible warning, never ignored", async () => {
     const h = open();
     const threadId = await h.thread({ cwd: workspace() });
     const runs = await threeRuns(h, threadId, 'lost');
-    const turnOf = (runId: string) => h.store.bindings.forApp(h.run(runId).attempts[0]!.id).find((b) => b.entityKind === 'run_attempt')!.nativeRef;
+    const turnOf = (runId: string) =>
+      h.store.bindings.forApp(h.run(runId).attempts[0]!.id).find((b) => b.entityKind === 'run_attempt')!.nativeRef;
     const turnOne = turnOf(runs[0]!);
     cutTurn(await releaseCodex(h, threadId, runs[0]!), turnOne);
     // ...and Codex's own index of its threads goes too, so the resume rebuilds the thread from what is left.
-    for (const name of readdirSync(join(dataDir, 'codex', 'home')).filter((n) => n.startsWith('thread_history_'))) rmSync(join(dataDir, 'codex', 'home', name));
+    for (const name of readdirSync(join(dataDir, 'codex', 'home')).filter((n) => n.startsWith('thread_history_')))
+      rmSync(join(dataDir, 'codex', 'home', name));
 
     expect(await h.command({ type: 'rollback.toRun', threadId, runOrdinal: 2 })).toMatchObject({ ok: true });
     await h.until(() => h.published.some((e) => e.type === 'provider-thread.reconciled'));
     const reconciled = h.published.find((e) => e.type === 'provider-thread.reconciled')!;
-    expect(reconciled.payload).toMatchObject({ runOrdinal: 2, remainingTurnRefs: [turnOf(runs[1]!)], missingTurnRefs: [turnOne], unexpectedTurnRefs: [] });
+    expect(reconciled.payload).toMatchObject({
+      runOrdinal: 2,
+      remainingTurnRefs: [turnOf(runs[1]!)],
+      missingTurnRefs: [turnOne],
+      unexpectedTurnRefs: [],
+    });
     const warnings = h.store.projections.get('threads', threadId)!.warnings.map((w) => w.message);
-    expect(warnings).toContainEqual(expect.stringContaining('does not match Baton\'s: 1 kept turn(s) missing, 0 unexpected'));
+    expect(warnings).toContainEqual(
+      expect.stringContaining("does not match Baton's: 1 kept turn(s) missing, 0 unexpected"),
+    );
   }, 90_000);
 
   it('a rollback whose native thread cannot be resumed: thread.failed, and the next run is reseeded with only the kept runs', async () => {
@@ -204,7 +252,12 @@ describe('Codex, live: a rollback whose native thread disagrees or is gone', () 
 
     expect(await h.command({ type: 'rollback.toRun', threadId, runOrdinal: 1 })).toMatchObject({ ok: true });
     await h.until(() => providerThread(h, failed).status === 'error');
-    expect(h.store.outbox.list({ threadId }).filter((e) => e.kind === 'provider.thread.rollback').map((e) => e.status)).toEqual(['completed']);
+    expect(
+      h.store.outbox
+        .list({ threadId })
+        .filter((e) => e.kind === 'provider.thread.rollback')
+        .map((e) => e.status),
+    ).toEqual(['completed']);
 
     model.enqueue({ kind: 'text', text: 'gone answer 4' });
     const next = await h.send(threadId, 'gone-run-next');

@@ -15,7 +15,9 @@ import { codexScenarioProvider, codexScenarios } from './codex-scenarios.js';
  * (`npm run record:codex`): the same scenarios the live suite runs.
  */
 const dir = fileURLToPath(new URL('../fixtures/transcripts/codex/', import.meta.url));
-const transcripts = readdirSync(dir).filter((f) => f.endsWith('.ndjson')).map((f) => readTranscript(join(dir, f)));
+const transcripts = readdirSync(dir)
+  .filter((f) => f.endsWith('.ndjson'))
+  .map((f) => readTranscript(join(dir, f)));
 const channel = new CodexReplayChannel(transcripts);
 
 describe('the shared scenarios for Codex', () => {
@@ -24,7 +26,9 @@ describe('the shared scenarios for Codex', () => {
   });
 
   it('has a transcript for every scenario, each recorded from the pinned Codex', () => {
-    expect([...new Set(transcripts.map((t) => t.header.scenario))].sort()).toEqual(codexScenarios.map((s) => s.name).sort());
+    expect([...new Set(transcripts.map((t) => t.header.scenario))].sort()).toEqual(
+      codexScenarios.map((s) => s.name).sort(),
+    );
     expect(new Set(transcripts.map((t) => t.header.version))).toEqual(new Set(['0.169.0']));
   });
 });
@@ -43,7 +47,10 @@ describe('a replayed Codex session with bad frames', () => {
   it('garbled, truncated and unknown frames are logged and counted, and the run is not harmed', async () => {
     // The recorded transcript is not edited: bad frames are inserted in memory, after turn/start.
     channel.entriesFor = (entries) => {
-      const at = entries.findIndex((e) => e.kind === 'expect_outbound' && (e.frame as { method?: string }).method === 'turn/start') + 1;
+      const at =
+        entries.findIndex(
+          (e) => e.kind === 'expect_outbound' && (e.frame as { method?: string }).method === 'turn/start',
+        ) + 1;
       const bad: TranscriptEntry[] = [
         { kind: 'emit_inbound', raw: '{"method":"item/agentMessage/delta","params":{"thr' },
         { kind: 'emit_inbound', raw: 'this is not json at all' },
@@ -55,7 +62,11 @@ describe('a replayed Codex session with bad frames', () => {
     };
     const simple = providerScenarios.find((s) => s.name === 'simple')!;
     const runDir = folders.make('baton-replay-run-');
-    const place = { cwd: realpathSync(folders.make('baton-replay-ws-')), dir: runDir, checkpointsRoot: join(runDir, 'checkpoints') };
+    const place = {
+      cwd: realpathSync(folders.make('baton-replay-ws-')),
+      dir: runDir,
+      checkpointsRoot: join(runDir, 'checkpoints'),
+    };
     const { h, close: done } = await runScenario(simple.drive, channel.open(simple, place), place);
     close.push(done);
     expect(channel.replays[0]!.mismatches).toEqual([]);
@@ -63,7 +74,9 @@ describe('a replayed Codex session with bad frames', () => {
     const warnings = h.store.events.readThreadAfter('thr_simple', 0).filter((e) => e.type === 'runtime.warning');
     expect(warnings.length).toBe(4);
     const frames = join(channel.dataDir, 'codex', 'thr_simple', 'frames');
-    const log = readdirSync(frames).map((f) => readFileSync(join(frames, f), 'utf8')).join('');
+    const log = readdirSync(frames)
+      .map((f) => readFileSync(join(frames, f), 'utf8'))
+      .join('');
     expect(log.split('\n').filter((l) => l.includes('"problem"')).length).toBe(4);
     expect(log).toContain('totally/unknown');
   });

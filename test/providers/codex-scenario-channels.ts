@@ -4,7 +4,13 @@ import { codexCapabilities } from '../../src/providers/codex/codex-capabilities.
 import { CodexProvider } from '../../src/providers/codex/codex-provider.js';
 import type { ScriptedModelServer } from '../../src/providers/model/scripted-model-server.js';
 import type { LineChannel } from '../../src/providers/transport/line-channel.js';
-import { RecordingChannel, ReplayChannel, writeTranscript, type Transcript, type TranscriptEntry } from '../../src/providers/transport/transcript.js';
+import {
+  RecordingChannel,
+  ReplayChannel,
+  writeTranscript,
+  type Transcript,
+  type TranscriptEntry,
+} from '../../src/providers/transport/transcript.js';
 import type { Harness } from '../support/runtime.js';
 import type { Store } from '../../src/persistence/store.js';
 import type { ChannelSession, RunPlace, ScenarioChannel } from '../support/scenario-kit/channels.js';
@@ -46,7 +52,12 @@ export function codexSession(run: CodexRun): CodexSession {
       checkpoints: new CheckpointStore({ root: run.checkpointsRoot }),
       handlers: (runtime) => {
         const provider = new CodexProvider(runtime, {
-          endpoint: { baseUrl: run.modelBaseUrl, model: 'gpt-5.1-codex', streamIdleTimeoutMs: 5_000, ...(run.scenario.mcpServers ? { mcpServers: run.scenario.mcpServers } : {}) },
+          endpoint: {
+            baseUrl: run.modelBaseUrl,
+            model: 'gpt-5.1-codex',
+            streamIdleTimeoutMs: 5_000,
+            ...(run.scenario.mcpServers ? { mcpServers: run.scenario.mcpServers } : {}),
+          },
           dataDir: dataDirOf(run.dir),
           ...(run.channelFor ? { channelFor: run.channelFor } : {}),
         });
@@ -61,7 +72,9 @@ export function codexSession(run: CodexRun): CodexSession {
 }
 
 /** Runs a scenario in Codex's terms (the live tests with scenarios of their own use this). */
-export async function runCodexScenario(run: CodexRun & { scenario: CodexScenario }): Promise<{ h: Harness; providers: CodexProvider[]; stores: Store[] }> {
+export async function runCodexScenario(
+  run: CodexRun & { scenario: CodexScenario },
+): Promise<{ h: Harness; providers: CodexProvider[]; stores: Store[] }> {
   const session = codexSession(run);
   const { h, stores } = await runScenario(run.scenario.drive, session, run);
   return { h, providers: session.providers, stores };
@@ -77,7 +90,14 @@ export function codexLiveChannel(model: ScriptedModelServer): ScenarioChannel {
     kind: 'live',
     open(scenario, place) {
       model.enqueue(...codexModel(scenario.model));
-      return codexSession({ ...place, scenario, live: true, modelBaseUrl: model.baseUrl, modelAsked: (n) => model.waitForRequests(n), kill: killProcess });
+      return codexSession({
+        ...place,
+        scenario,
+        live: true,
+        modelBaseUrl: model.baseUrl,
+        modelAsked: (n) => model.waitForRequests(n),
+        kill: killProcess,
+      });
     },
   };
 }
@@ -86,7 +106,11 @@ export function codexLiveChannel(model: ScriptedModelServer): ScenarioChannel {
  * Live, with every Codex session recorded: when the scenario has passed, one transcript per
  * session it started is written to `outDir` (NAME.ndjson, or NAME.1.ndjson, NAME.2.ndjson...).
  */
-export function codexRecordChannel(options: { model: ScriptedModelServer; outDir: string; version: string }): ScenarioChannel {
+export function codexRecordChannel(options: {
+  model: ScriptedModelServer;
+  outDir: string;
+  version: string;
+}): ScenarioChannel {
   const { model } = options;
   return {
     kind: 'record',
@@ -95,7 +119,12 @@ export function codexRecordChannel(options: { model: ScriptedModelServer; outDir
       model.enqueue(...turns);
       const recordings: RecordingChannel[] = [];
       const session = codexSession({
-        ...place, scenario, live: true, modelBaseUrl: model.baseUrl, modelAsked: (n) => model.waitForRequests(n), kill: killProcess,
+        ...place,
+        scenario,
+        live: true,
+        modelBaseUrl: model.baseUrl,
+        modelAsked: (n) => model.waitForRequests(n),
+        kill: killProcess,
         channelFor: (_thread, _session, spawn) => {
           const recording = new RecordingChannel(spawn(), { cwd: place.cwd, dataDir: dataDirOf(place.dir) });
           recordings.push(recording);
@@ -109,8 +138,18 @@ export function codexRecordChannel(options: { model: ScriptedModelServer; outDir
           const file = sessions.length === 1 ? `${scenario.name}.ndjson` : `${scenario.name}.${i + 1}.ndjson`;
           writeTranscript(join(options.outDir, file), {
             header: {
-              kind: 'header', provider: 'codex', protocol: 'app-server', version: options.version, scenario: scenario.name,
-              metadata: { recordedWith: 'npm run record:codex', session: i + 1, sessions: sessions.length, modelTurns: turns, vars: ['cwd', 'dataDir'] },
+              kind: 'header',
+              provider: 'codex',
+              protocol: 'app-server',
+              version: options.version,
+              scenario: scenario.name,
+              metadata: {
+                recordedWith: 'npm run record:codex',
+                session: i + 1,
+                sessions: sessions.length,
+                modelTurns: turns,
+                vars: ['cwd', 'dataDir'],
+              },
             },
             entries,
           });
@@ -142,19 +181,27 @@ export class CodexReplayChannel implements ScenarioChannel {
   /** A scenario's recorded sessions, in the order they started. */
   sessionsOf(name: string): TranscriptEntry[][] {
     const session = (t: Transcript) => Number(t.header.metadata.session ?? 1);
-    return this.transcripts.filter((t) => t.header.scenario === name).sort((a, b) => session(a) - session(b)).map((t) => t.entries);
+    return this.transcripts
+      .filter((t) => t.header.scenario === name)
+      .sort((a, b) => session(a) - session(b))
+      .map((t) => t.entries);
   }
 
   open(scenario: ProviderScenario, place: RunPlace): ChannelSession {
     const recorded = this.sessionsOf(scenario.name);
-    if (recorded.length === 0) throw new Error(`no transcript for ${scenario.name}: run npm run record:codex -- --scenario ${scenario.name}`);
+    if (recorded.length === 0)
+      throw new Error(`no transcript for ${scenario.name}: run npm run record:codex -- --scenario ${scenario.name}`);
     const replays: ReplayChannel[] = [];
     const dataDir = dataDirOf(place.dir);
     const session = codexSession({
-      ...place, scenario, live: false, modelBaseUrl: 'http://127.0.0.1:9/v1',
+      ...place,
+      scenario,
+      live: false,
+      modelBaseUrl: 'http://127.0.0.1:9/v1',
       channelFor: () => {
         const entries = recorded[replays.length];
-        if (!entries) throw new Error(`the scenario started more Codex sessions than were recorded (${recorded.length})`);
+        if (!entries)
+          throw new Error(`the scenario started more Codex sessions than were recorded (${recorded.length})`);
         const channel = new ReplayChannel(this.entriesFor(entries), { cwd: place.cwd, dataDir });
         replays.push(channel);
         return channel;
@@ -172,7 +219,9 @@ export class CodexReplayChannel implements ScenarioChannel {
       finish: () => {
         const unsent = replays.flatMap((r) => r.remaining.filter((e) => e.kind === 'expect_outbound'));
         if (replays.length !== recorded.length || replays.some((r) => r.mismatches.length > 0) || unsent.length > 0) {
-          throw new Error(`the replay diverged: ${replays.length} of ${recorded.length} sessions started; ${JSON.stringify({ state: state(), unsent: unsent.slice(0, 2) }, null, 1).slice(0, 4000)}`);
+          throw new Error(
+            `the replay diverged: ${replays.length} of ${recorded.length} sessions started; ${JSON.stringify({ state: state(), unsent: unsent.slice(0, 2) }, null, 1).slice(0, 4000)}`,
+          );
         }
       },
       describe: () => `replay: ${JSON.stringify(state(), null, 1).slice(0, 4000)}`,

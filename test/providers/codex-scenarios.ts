@@ -23,16 +23,35 @@ export interface CodexScenario {
 function codexTurns(step: ModelStep): ModelTurn[] {
   switch (step.kind) {
     case 'command':
-      return [{ kind: 'exec', command: step.command, ...(step.needsApproval ? { escalated: true } : {}), callId: step.callId }];
+      return [
+        {
+          kind: 'exec',
+          command: step.command,
+          ...(step.needsApproval ? { escalated: true } : {}),
+          callId: step.callId,
+        },
+      ];
     case 'add_file': {
-      const lines = step.content.replace(/\n$/, '').split('\n').map((line) => `+${line}\n`);
-      return [{ kind: 'patch', patch: `*** Begin Patch\n*** Add File: ${step.path}\n${lines.join('')}*** End Patch\n`, callId: step.callId }];
+      const lines = step.content
+        .replace(/\n$/, '')
+        .split('\n')
+        .map((line) => `+${line}\n`);
+      return [
+        {
+          kind: 'patch',
+          patch: `*** Begin Patch\n*** Add File: ${step.path}\n${lines.join('')}*** End Patch\n`,
+          callId: step.callId,
+        },
+      ];
     }
     case 'todo':
       return [{ kind: 'plan', steps: step.steps, callId: step.callId }];
     case 'mcp_call':
       // Codex defers MCP tools: the model finds the tool with tool_search before it calls it.
-      return [{ kind: 'tool_search', query: step.tool }, { kind: 'call', namespace: `mcp__${step.server}`, name: step.tool, args: step.args, callId: step.callId }];
+      return [
+        { kind: 'tool_search', query: step.tool },
+        { kind: 'call', namespace: `mcp__${step.server}`, name: step.tool, args: step.args, callId: step.callId },
+      ];
     case 'text':
     case 'questions':
     case 'web_search':

@@ -26,9 +26,16 @@ async function ok(h: Harness, command: Record<string, unknown>): Promise<Record<
 }
 
 /** One run whose model turn runs `command` through exec_command, then says done; resolves when the run ended. */
-async function runCommand(h: Harness, threadId: string, command: string, extra: Record<string, unknown> = {}): Promise<string> {
+async function runCommand(
+  h: Harness,
+  threadId: string,
+  command: string,
+  extra: Record<string, unknown> = {},
+): Promise<string> {
   model.enqueue({ kind: 'exec', command }, { kind: 'text', text: 'done' });
-  const { runId } = (await ok(h, { type: 'thread.message.send', threadId, text: `run: ${command}`, ...extra })) as { runId: string };
+  const { runId } = (await ok(h, { type: 'thread.message.send', threadId, text: `run: ${command}`, ...extra })) as {
+    runId: string;
+  };
   await h.until(() => terminal.includes(runOf(h, runId).status), 60_000);
   expect(runOf(h, runId).status).toBe('completed');
   return runId;
@@ -99,11 +106,29 @@ describe('thread settings reach Codex on every turn (live)', () => {
   it('interactionMode: plan lets Codex ask questions on the existing thread after the update; back to default it cannot', async () => {
     const h = open();
     const threadId = await h.thread({ cwd: workspace() });
-    const questions = { kind: 'questions' as const, questions: [{ id: 'lang', header: 'Language', question: 'Which language?', options: [{ label: 'TypeScript', description: 'typed' }, { label: 'Rust', description: 'fast' }] }] };
+    const questions = {
+      kind: 'questions' as const,
+      questions: [
+        {
+          id: 'lang',
+          header: 'Language',
+          question: 'Which language?',
+          options: [
+            { label: 'TypeScript', description: 'typed' },
+            { label: 'Rust', description: 'fast' },
+          ],
+        },
+      ],
+    };
     const ask = async () => {
       model.enqueue(questions, { kind: 'text', text: 'ok' });
       const { runId } = (await ok(h, { type: 'thread.message.send', threadId, text: 'ask me' })) as { runId: string };
-      await h.until(() => terminal.includes(runOf(h, runId).status) || h.store.projections.list('requests', threadId).some((r) => r.status === 'pending'), 60_000);
+      await h.until(
+        () =>
+          terminal.includes(runOf(h, runId).status) ||
+          h.store.projections.list('requests', threadId).some((r) => r.status === 'pending'),
+        60_000,
+      );
       const pending = h.store.projections.list('requests', threadId).find((r) => r.status === 'pending');
       if (pending) await ok(h, { type: 'runtime-request.respond', requestId: pending.id, answers: { lang: 'Rust' } });
       await h.until(() => terminal.includes(runOf(h, runId).status), 60_000);
@@ -120,7 +145,7 @@ describe('thread settings reach Codex on every turn (live)', () => {
     expect(after.toolOutput).toBe(before.toolOutput);
   }, 180_000);
 
-  it('a model change reaches the next model request of a resumed thread; a message\'s model is for its run only', async () => {
+  it("a model change reaches the next model request of a resumed thread; a message's model is for its run only", async () => {
     const h = open();
     const threadId = await h.thread({ cwd: workspace() });
     const say = async (text: string, extra: Record<string, unknown> = {}) => {

@@ -34,19 +34,34 @@ function scriptedProvider(id: Provider['id'], seen: Effect[]): Provider {
     seen.push(effect);
     await worker.complete(effect);
   };
-  const kinds: ProviderEffectKind[] = ['provider.turn.start', 'provider.turn.steer', 'provider.turn.interrupt', 'provider.runtime-request.respond'];
-  return { id, capabilities: { ...codexCapabilities, version: `${id}-scripted/1` }, handlers: Object.fromEntries(kinds.map((k) => [k, take])), createNormalizer: scriptedNormalizer };
+  const kinds: ProviderEffectKind[] = [
+    'provider.turn.start',
+    'provider.turn.steer',
+    'provider.turn.interrupt',
+    'provider.runtime-request.respond',
+  ];
+  return {
+    id,
+    capabilities: { ...codexCapabilities, version: `${id}-scripted/1` },
+    handlers: Object.fromEntries(kinds.map((k) => [k, take])),
+    createNormalizer: scriptedNormalizer,
+  };
 }
 
 const scriptedSeen: Effect[] = [];
-const { model, dataDir, open, workspace } = useLiveCodex({ providers: () => [scriptedProvider('claude', scriptedSeen)] });
+const { model, dataDir, open, workspace } = useLiveCodex({
+  providers: () => [scriptedProvider('claude', scriptedSeen)],
+});
 
-const providerEffects = (h: Harness, threadId: string) => h.store.outbox.list({ threadId }).filter((e) => e.kind.startsWith('provider.'));
+const providerEffects = (h: Harness, threadId: string) =>
+  h.store.outbox.list({ threadId }).filter((e) => e.kind.startsWith('provider.'));
 
 describe('the provider registry', () => {
   it('the runtime knows providers only through the seam: nothing in src/actors imports a provider but the registry and its interface', () => {
     const dir = join(import.meta.dirname, '../../src/actors');
-    const imports = readdirSync(dir).flatMap((f) => [...readFileSync(join(dir, f), 'utf8').matchAll(/from '(\.\.\/providers\/[^']+)'/g)].map((m) => `${f}: ${m[1]}`));
+    const imports = readdirSync(dir).flatMap((f) =>
+      [...readFileSync(join(dir, f), 'utf8').matchAll(/from '(\.\.\/providers\/[^']+)'/g)].map((m) => `${f}: ${m[1]}`),
+    );
     expect(imports.filter((i) => !/: \.\.\/providers\/(registry|provider)\.js$/.test(i))).toEqual([]);
   });
 
@@ -61,9 +76,13 @@ describe('the provider registry', () => {
     expect(() => registry.capabilities('acp')).toThrow(/no acp provider is available/);
   });
 
-  it('hands out each provider\'s own normalizer, scoped to one app thread and session', () => {
+  it("hands out each provider's own normalizer, scoped to one app thread and session", () => {
     const registry = new ProviderRegistry([scriptedProvider('claude', [])]);
-    const scope = { threadId: ThreadId.parse('thr_n1'), sessionId: ProviderSessionId.parse('psess_n1'), ids: new SequentialIds() };
+    const scope = {
+      threadId: ThreadId.parse('thr_n1'),
+      sessionId: ProviderSessionId.parse('psess_n1'),
+      ids: new SequentialIds(),
+    };
     const normalizer = registry.normalizer('claude', scope);
     const warning = { type: 'warning', threadId: 'thr_n1', runId: null, message: 'hello' };
     expect(normalizer.normalize(warning)).toEqual([warning]);
@@ -72,9 +91,12 @@ describe('the provider registry', () => {
     expect(() => registry.normalizer('acp', scope)).toThrow(/no acp provider is available/);
     // Codex registers its own: it reads Codex's JSON-RPC frames.
     const codex = new ProviderRegistry([codexProvider({})]).normalizer('codex', scope);
-    expect(codex.normalize({ method: 'error', params: { threadId: 'n1', turnId: 't1', error: { message: 'boom' }, willRetry: true } })).toEqual([
-      { type: 'warning', threadId: 'thr_n1', runId: null, message: 'Codex: boom (retrying)' },
-    ]);
+    expect(
+      codex.normalize({
+        method: 'error',
+        params: { threadId: 'n1', turnId: 't1', error: { message: 'boom' }, willRetry: true },
+      }),
+    ).toEqual([{ type: 'warning', threadId: 'thr_n1', runId: null, message: 'Codex: boom (retrying)' }]);
     expect(codex.normalize({ method: 'error', params: { threadId: 'n1' } })).toEqual([]);
   });
 
@@ -86,20 +108,45 @@ describe('the provider registry', () => {
     const scriptedRun = await h.send(scripted, 'hello');
     await h.worker.drain();
     const t = h.turn(scripted);
-    await h.feed({ type: 'turn.started', threadId: scripted, runId: scriptedRun, attemptId: t.attemptId, nodeId: t.rootNodeId, nativeTurnRef: 'turn-s1' });
-    await h.feed({ type: 'request.opened', threadId: scripted, runId: scriptedRun, requestId: 'req_s1', nodeId: 'node_req_s1', parentNodeId: t.rootNodeId, kind: 'command', prompt: 'Run ls?', details: {}, providerSessionId: 'psess_s1' });
-    expect((await h.command({ type: 'runtime-request.respond', requestId: 'req_s1', decision: 'accept' })).ok).toBe(true);
+    await h.feed({
+      type: 'turn.started',
+      threadId: scripted,
+      runId: scriptedRun,
+      attemptId: t.attemptId,
+      nodeId: t.rootNodeId,
+      nativeTurnRef: 'turn-s1',
+    });
+    await h.feed({
+      type: 'request.opened',
+      threadId: scripted,
+      runId: scriptedRun,
+      requestId: 'req_s1',
+      nodeId: 'node_req_s1',
+      parentNodeId: t.rootNodeId,
+      kind: 'command',
+      prompt: 'Run ls?',
+      details: {},
+      providerSessionId: 'psess_s1',
+    });
+    expect((await h.command({ type: 'runtime-request.respond', requestId: 'req_s1', decision: 'accept' })).ok).toBe(
+      true,
+    );
     await h.worker.drain();
     expect(h.store.projections.get('requests', 'req_s1')).toMatchObject({ status: 'resolved' });
 
     // A Codex thread beside it: the real Codex asks for an approval and, answered, runs the command.
     const cwd = workspace();
-    model.enqueue({ kind: 'exec', command: 'echo approved > proof.txt', escalated: true, callId: 'call_seam' }, { kind: 'text', text: 'Done.' });
+    model.enqueue(
+      { kind: 'exec', command: 'echo approved > proof.txt', escalated: true, callId: 'call_seam' },
+      { kind: 'text', text: 'Done.' },
+    );
     const codex = await h.thread({ cwd });
     const codexRun = await h.send(codex, 'write the proof');
     await h.until(() => h.store.projections.list('requests', codex).some((r) => r.status === 'pending'));
     const request = h.store.projections.list('requests', codex)[0]!;
-    expect((await h.command({ type: 'runtime-request.respond', requestId: request.id, decision: 'accept' })).ok).toBe(true);
+    expect((await h.command({ type: 'runtime-request.respond', requestId: request.id, decision: 'accept' })).ok).toBe(
+      true,
+    );
     await h.until(() => h.ended(codexRun));
     expect(h.run(codexRun).status).toBe('completed');
     expect(h.store.projections.get('requests', request.id)).toMatchObject({ status: 'resolved' });
@@ -124,11 +171,24 @@ describe('the provider registry', () => {
     // A thread made while its provider was there; then Baton restarts with Codex alone.
     const h = open();
     const threadId = await h.thread({ provider: 'claude', cwd: workspace() });
-    const lacking = h.restartWith({ handlers: (runtime) => new CodexProvider(runtime, { endpoint: { baseUrl: model.baseUrl, model: 'gpt-5.1-codex' }, dataDir }).handlers() });
+    const lacking = h.restartWith({
+      handlers: (runtime) =>
+        new CodexProvider(runtime, {
+          endpoint: { baseUrl: model.baseUrl, model: 'gpt-5.1-codex' },
+          dataDir,
+        }).handlers(),
+    });
     const runId = await lacking.send(threadId, 'hello');
     await lacking.until(() => lacking.ended(runId));
-    expect(lacking.effect('provider.turn.start', threadId)).toMatchObject({ provider: 'claude', status: 'failed', lastError: expect.stringContaining('no claude provider is available') });
-    expect(lacking.run(runId)).toMatchObject({ status: 'failed', error: { code: 'unsupported', message: expect.stringContaining('no claude provider is available') } });
+    expect(lacking.effect('provider.turn.start', threadId)).toMatchObject({
+      provider: 'claude',
+      status: 'failed',
+      lastError: expect.stringContaining('no claude provider is available'),
+    });
+    expect(lacking.run(runId)).toMatchObject({
+      status: 'failed',
+      error: { code: 'unsupported', message: expect.stringContaining('no claude provider is available') },
+    });
     expect(model.requests).toHaveLength(0);
   });
 });

@@ -22,7 +22,7 @@ function peer(log?: FrameLog) {
 const next = <T>(register: (resolve: (v: T) => void) => void) => new Promise<T>((resolve) => register(resolve));
 
 describe('JSON-RPC line transport over a real child process', () => {
-  it('correlates requests and responses, passes notifications and the peer\'s own requests, and fails typed', async () => {
+  it("correlates requests and responses, passes notifications and the peer's own requests, and fails typed", async () => {
     const rpc = peer();
     expect(await rpc.request('echo', { a: 1 })).toEqual({ a: 1 });
     const [r1, r2] = await Promise.all([rpc.request('echo', 'first'), rpc.request('echo', 'second')]);
@@ -32,11 +32,15 @@ describe('JSON-RPC line transport over a real child process', () => {
     await rpc.notify('notify');
     expect(await note).toEqual(['progress', { pct: 50 }]);
 
-    const asked = next<[string | number, string, unknown]>((resolve) => rpc.onRequest((id, m, p) => resolve([id, m, p])));
+    const asked = next<[string | number, string, unknown]>((resolve) =>
+      rpc.onRequest((id, m, p) => resolve([id, m, p])),
+    );
     await rpc.notify('ask');
     const [id, method, params] = await asked;
     expect([method, params]).toEqual(['approve?', { what: 'rm -rf build' }]);
-    const answered = next<[string, unknown]>((resolve) => rpc.onNotification((m, p) => m === 'answered' && resolve([m, p])));
+    const answered = next<[string, unknown]>((resolve) =>
+      rpc.onNotification((m, p) => m === 'answered' && resolve([m, p])),
+    );
     await rpc.respond(id, { decision: 'accept' });
     expect(await answered).toEqual(['answered', { decision: 'accept' }]);
 
@@ -45,7 +49,10 @@ describe('JSON-RPC line transport over a real child process', () => {
 
   it('times out a request the peer never answers', async () => {
     const rpc = peer();
-    await expect(rpc.request('silence', {}, 200)).rejects.toMatchObject({ code: 'timeout', message: 'silence timed out after 200 ms' });
+    await expect(rpc.request('silence', {}, 200)).rejects.toMatchObject({
+      code: 'timeout',
+      message: 'silence timed out after 200 ms',
+    });
   });
 
   it('fails pending requests when the process exits, and refuses new ones', async () => {
@@ -70,7 +77,10 @@ describe('JSON-RPC line transport over a real child process', () => {
     expect(await rpc.request('echo', 'still fine')).toBe('still fine');
     expect(rpc.problemCount).toBe(2);
     expect(problems).toEqual(['not JSON (garbled or truncated)', 'not JSON (garbled or truncated)']);
-    const lines = readFileSync(log.path, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { dir: string; problem?: string });
+    const lines = readFileSync(log.path, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { dir: string; problem?: string });
     expect(lines.filter((l) => l.problem)).toHaveLength(2);
     expect(lines.filter((l) => l.dir === 'out').length).toBeGreaterThanOrEqual(2);
   });
@@ -81,7 +91,8 @@ describe('frame logs', () => {
     const dir = tempDir('baton-rotate-');
     cleanups.push(dir.cleanup);
     const log = new FrameLog({ dir: dir.dir, name: 'codex', maxBytes: 2_000, maxFiles: 3 });
-    for (let i = 0; i < 500; i++) log.write({ at: i, dir: 'in', frame: { method: 'item/agentMessage/delta', params: { delta: `token ${i}` } } });
+    for (let i = 0; i < 500; i++)
+      log.write({ at: i, dir: 'in', frame: { method: 'item/agentMessage/delta', params: { delta: `token ${i}` } } });
     const files = readdirSync(dir.dir).sort();
     expect(files).toEqual(['codex.1.ndjson', 'codex.2.ndjson', 'codex.ndjson']);
     for (const f of files) expect(statSync(join(dir.dir, f)).size).toBeLessThanOrEqual(2_000);

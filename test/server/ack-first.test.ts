@@ -11,7 +11,7 @@ const byProvider = (sequence: number): E => ({ sequence, commandId: null });
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 describe('the ack-first hold on the fan-out', () => {
-  it("sends events no command caused at once", () => {
+  it('sends events no command caused at once', () => {
     const published: number[][] = [];
     const hold = new AckFirst<E>((events) => published.push(events.map((e) => e.sequence)));
     hold.committed([byProvider(1), byProvider(2)]);

@@ -36,7 +36,13 @@ describe('commands and subscriptions on the API', () => {
 
   it("ack a command after the caller's own subscriptions have its events; every subscriber sees each event once, in commit order", async () => {
     const h = harness();
-    const server = new BatonServer({ runtime: h.runtime, host: '127.0.0.1', port: 0, token, logger: pino({ level: 'silent' }) });
+    const server = new BatonServer({
+      runtime: h.runtime,
+      host: '127.0.0.1',
+      port: 0,
+      token,
+      logger: pino({ level: 'silent' }),
+    });
     const { port } = await server.listen();
     cleanups.push(() => server.close());
     const url = `http://127.0.0.1:${port}`;
@@ -47,7 +53,10 @@ describe('commands and subscriptions on the API', () => {
 
     const caller = await BatonClient.connect(url, token);
     const watcher = await BatonClient.connect(url, token);
-    cleanups.push(() => caller.close(), () => watcher.close());
+    cleanups.push(
+      () => caller.close(),
+      () => watcher.close(),
+    );
     const callerSeen = collector();
     const watcherSeen = collector();
     const { snapshotSequence } = await caller.subscribe({ stream: 'thread', threadId }, callerSeen.onEvent);
@@ -57,10 +66,21 @@ describe('commands and subscriptions on the API', () => {
     // provider events (which it sends at once): none may overtake another.
     for (let i = 0; i < 20; i++) {
       const acked = caller.command('thread.settings.update', { threadId, title: `title ${i}` });
-      const streamed = h.runtime.ingest({ type: 'message.delta', threadId, runId, nodeId: rootNodeId, messageId: 'msg_interleaved', delta: `${i} ` });
+      const streamed = h.runtime.ingest({
+        type: 'message.delta',
+        threadId,
+        runId,
+        nodeId: rootNodeId,
+        messageId: 'msg_interleaved',
+        delta: `${i} `,
+      });
       const ack = await acked;
       expect(ack.ok).toBe(true);
-      const own = callerSeen.events.find((e) => e.type === 'thread.settings-updated' && (e.payload as { changes: { title?: string } }).changes.title === `title ${i}`);
+      const own = callerSeen.events.find(
+        (e) =>
+          e.type === 'thread.settings-updated' &&
+          (e.payload as { changes: { title?: string } }).changes.title === `title ${i}`,
+      );
       expect(own, `the caller's subscription had "title ${i}" before its ack`).toBeDefined();
       expect((await streamed).ok).toBe(true);
     }

@@ -22,7 +22,10 @@ function resultOf<R>(ack: CommandAck): R {
 
 describe('the activities stream', () => {
   it('serves a snapshot, then the events of tools, approvals and checkpoints, keyed by run and node', async () => {
-    const script: ModelTurn[] = [{ kind: 'exec', command: 'echo ok', escalated: true }, { kind: 'text', text: 'Done.' }];
+    const script: ModelTurn[] = [
+      { kind: 'exec', command: 'echo ok', escalated: true },
+      { kind: 'text', text: 'Done.' },
+    ];
     const app = await baton((_r, i) => script[i] ?? { kind: 'text', text: 'more' });
     const c = await client(app);
     const ws = tempDir('baton-activities-ws-');
@@ -31,18 +34,28 @@ describe('the activities stream', () => {
     const types: EventType[] = [];
     let wake = (): void => undefined;
     // Resolves once the stream has carried what `condition` waits for (woken by each event, no polling).
-    const until = (condition: () => boolean) => new Promise<void>((resolve) => (wake = () => void (condition() && resolve()), wake()));
-    const { subscription, snapshot } = await c.subscribe({ stream: 'activities', threadId: ThreadId.parse(threadId) }, (e) => (types.push(e.type), wake()));
+    const until = (condition: () => boolean) =>
+      new Promise<void>((resolve) => ((wake = () => void (condition() && resolve())), wake()));
+    const { subscription, snapshot } = await c.subscribe(
+      { stream: 'activities', threadId: ThreadId.parse(threadId) },
+      (e) => (types.push(e.type), wake()),
+    );
     expect(snapshot).toEqual({ activities: [] });
-    const { runId } = resultOf<{ runId: string }>(await c.command('thread.message.send', { threadId: ThreadId.parse(threadId), text: 'run it' }));
+    const { runId } = resultOf<{ runId: string }>(
+      await c.command('thread.message.send', { threadId: ThreadId.parse(threadId), text: 'run it' }),
+    );
     await until(() => types.includes('runtime-request.opened'));
     const request = app.runtime.store.projections.list('requests', threadId)[0]!;
-    resultOf(await c.command('runtime-request.respond', { requestId: RuntimeRequestId.parse(request.id), decision: 'accept' }));
+    resultOf(
+      await c.command('runtime-request.respond', { requestId: RuntimeRequestId.parse(request.id), decision: 'accept' }),
+    );
     // The baseline checkpoint (run 0), then the run's own.
     await until(() => types.filter((t) => t === 'checkpoint.recorded').length === 2);
     // Only the events that add activities are carried.
     expect(types.every((t) => activityEventTypes.has(t))).toBe(true);
-    const again = (await c.query({ type: 'snapshot', request: { stream: 'activities', threadId } })) as { result: { snapshot: { activities: Activity[] } } };
+    const again = (await c.query({ type: 'snapshot', request: { stream: 'activities', threadId } })) as {
+      result: { snapshot: { activities: Activity[] } };
+    };
     const feed = again.result.snapshot.activities.filter((a) => a.runId === runId);
     const tool = app.runtime.store.projections.list('graph_nodes', threadId).find((n) => n.kind === 'tool_call')!;
     expect(feed.map((a) => [a.kind, a.nodeId])).toEqual([

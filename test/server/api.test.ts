@@ -62,11 +62,26 @@ describe('Socket.IO API', () => {
     const app = await baton();
     const c = await client(app);
     const before = app.runtime.store.lastSequence();
-    expect(await c.socket.emitWithAck('command', { commandId: 'c1', type: 'thread.create' })).toMatchObject({ ok: false, error: { code: 'invalid_command' } });
-    expect(await c.socket.emitWithAck('command', { commandId: 'c2', type: 'thread.levitate' })).toMatchObject({ ok: false, error: { code: 'unknown_command_type' } });
-    expect(await c.socket.emitWithAck('command', 'not even an object')).toMatchObject({ ok: false, error: { code: 'invalid_command' } });
-    expect(await c.command('run.interrupt', { runId: RunId.parse('run_nope') })).toMatchObject({ ok: false, error: { code: 'not_found' } });
-    expect(await c.socket.emitWithAck('subscribe', { stream: 'nope' })).toMatchObject({ ok: false, error: { code: 'invalid_payload' } });
+    expect(await c.socket.emitWithAck('command', { commandId: 'c1', type: 'thread.create' })).toMatchObject({
+      ok: false,
+      error: { code: 'invalid_command' },
+    });
+    expect(await c.socket.emitWithAck('command', { commandId: 'c2', type: 'thread.levitate' })).toMatchObject({
+      ok: false,
+      error: { code: 'unknown_command_type' },
+    });
+    expect(await c.socket.emitWithAck('command', 'not even an object')).toMatchObject({
+      ok: false,
+      error: { code: 'invalid_command' },
+    });
+    expect(await c.command('run.interrupt', { runId: RunId.parse('run_nope') })).toMatchObject({
+      ok: false,
+      error: { code: 'not_found' },
+    });
+    expect(await c.socket.emitWithAck('subscribe', { stream: 'nope' })).toMatchObject({
+      ok: false,
+      error: { code: 'invalid_payload' },
+    });
     expect(app.runtime.store.lastSequence()).toBe(before);
   });
 
@@ -74,7 +89,13 @@ describe('Socket.IO API', () => {
     const app = await baton();
     const c = await client(app);
     const before = app.runtime.store.lastSequence();
-    expect(await c.command('thread.create', { cwd: workspace(), provider: 'claude' })).toMatchObject({ ok: false, error: { code: 'unsupported', message: expect.stringContaining('no claude provider is available in this Baton yet') } });
+    expect(await c.command('thread.create', { cwd: workspace(), provider: 'claude' })).toMatchObject({
+      ok: false,
+      error: {
+        code: 'unsupported',
+        message: expect.stringContaining('no claude provider is available in this Baton yet'),
+      },
+    });
     expect(app.runtime.store.lastSequence()).toBe(before);
     expect(app.runtime.store.projections.list('threads')).toEqual([]);
   });
@@ -84,8 +105,16 @@ describe('Socket.IO API', () => {
     const c = await client(app);
     const created = await c.command('thread.create', { cwd: workspace() });
     const threadId = resultOf<{ threadId: string }>(created).threadId;
-    const first = await c.command('thread.message.send', { commandId: 'cmd_same', threadId: ThreadId.parse(threadId), text: 'once' });
-    const second = await c.command('thread.message.send', { commandId: 'cmd_same', threadId: ThreadId.parse(threadId), text: 'twice?' });
+    const first = await c.command('thread.message.send', {
+      commandId: 'cmd_same',
+      threadId: ThreadId.parse(threadId),
+      text: 'once',
+    });
+    const second = await c.command('thread.message.send', {
+      commandId: 'cmd_same',
+      threadId: ThreadId.parse(threadId),
+      text: 'twice?',
+    });
     expect(second).toEqual(first);
     expect(app.runtime.store.outbox.list({ threadId }).filter((e) => e.kind === 'provider.turn.start')).toHaveLength(1);
   });
@@ -97,14 +126,20 @@ describe('Socket.IO API', () => {
     const reader = await client(app);
     const seen: number[] = [];
     const w = watcher();
-    const { snapshotSequence } = await reader.subscribe({ stream: 'threads' }, (_e, sequence) => (seen.push(sequence), w.notify()));
+    const { snapshotSequence } = await reader.subscribe(
+      { stream: 'threads' },
+      (_e, sequence) => (seen.push(sequence), w.notify()),
+    );
     const ws = workspace();
     await Promise.all([
       ...Array.from({ length: 10 }, (_, i) => writerA.command('thread.create', { cwd: ws, title: `a${i}` })),
       ...Array.from({ length: 10 }, (_, i) => writerB.command('thread.create', { cwd: ws, title: `b${i}` })),
     ]);
     const last = app.runtime.store.lastSequence();
-    const expected = app.runtime.store.events.readAfter(snapshotSequence).filter((e) => e.type.startsWith('thread.') || e.type.startsWith('run.')).map((e) => e.sequence);
+    const expected = app.runtime.store.events
+      .readAfter(snapshotSequence)
+      .filter((e) => e.type.startsWith('thread.') || e.type.startsWith('run.'))
+      .map((e) => e.sequence);
     await w.until(() => seen.length >= expected.length);
     expect(seen).toEqual(expected);
     expect(seen.every((s) => s > snapshotSequence && s <= last)).toBe(true);
@@ -116,7 +151,10 @@ describe('Socket.IO API', () => {
     const reader = await client(app);
     const seen: number[] = [];
     const w = watcher();
-    const { subscription, snapshotSequence } = await reader.subscribe({ stream: 'threads' }, (_e, sequence) => (seen.push(sequence), w.notify()));
+    const { subscription, snapshotSequence } = await reader.subscribe(
+      { stream: 'threads' },
+      (_e, sequence) => (seen.push(sequence), w.notify()),
+    );
     const ws = workspace();
     for (let i = 0; i < 5; i++) await writer.command('thread.create', { cwd: ws, title: `before ${i}` });
     await w.until(() => seen.length > 0);
@@ -126,32 +164,48 @@ describe('Socket.IO API', () => {
     for (let i = 0; i < 5; i++) await writer.command('thread.create', { cwd: ws, title: `during ${i}` });
     await reconnected;
     for (let i = 0; i < 5; i++) await writer.command('thread.create', { cwd: ws, title: `after ${i}` });
-    const expected = app.runtime.store.events.readAfter(snapshotSequence).filter((e) => e.type.startsWith('thread.')).map((e) => e.sequence);
+    const expected = app.runtime.store.events
+      .readAfter(snapshotSequence)
+      .filter((e) => e.type.startsWith('thread.'))
+      .map((e) => e.sequence);
     await w.until(() => seen.length >= expected.length);
     expect(seen).toEqual(expected);
     expect(subscription.lastSequence).toBe(expected.at(-1));
   });
 
   it('serves the graph, requests and sessions streams: snapshot, then their events', async () => {
-    const script: ModelTurn[] = [{ kind: 'exec', command: 'echo ok', escalated: true }, { kind: 'text', text: 'Done.' }];
+    const script: ModelTurn[] = [
+      { kind: 'exec', command: 'echo ok', escalated: true },
+      { kind: 'text', text: 'Done.' },
+    ];
     const app = await baton((_r, i) => script[i] ?? { kind: 'text', text: 'more' });
     const c = await client(app);
     const threadId = resultOf<{ threadId: string }>(await c.command('thread.create', { cwd: workspace() })).threadId;
     const got: Record<string, string[]> = { graph: [], requests: [], sessions: [] };
     const w = watcher();
     const subs = await Promise.all([
-      c.subscribe({ stream: 'graph', threadId: ThreadId.parse(threadId) }, (e) => (got.graph!.push(e.type), w.notify())),
+      c.subscribe(
+        { stream: 'graph', threadId: ThreadId.parse(threadId) },
+        (e) => (got.graph!.push(e.type), w.notify()),
+      ),
       c.subscribe({ stream: 'requests' }, (e) => (got.requests!.push(e.type), w.notify())),
       c.subscribe({ stream: 'sessions' }, (e) => (got.sessions!.push(e.type), w.notify())),
     ]);
     expect(subs.map((s) => s.snapshot)).toEqual([{ nodes: [], runs: [] }, { requests: [] }, { sessions: [] }]);
     await c.command('thread.message.send', { threadId: ThreadId.parse(threadId), text: 'run it' });
     await w.until(() => got.requests!.includes('runtime-request.opened'));
-    const pending = (await c.query({ type: 'snapshot', request: { stream: 'requests' } })) as { result: { snapshot: { requests: { id: string }[] } } };
+    const pending = (await c.query({ type: 'snapshot', request: { stream: 'requests' } })) as {
+      result: { snapshot: { requests: { id: string }[] } };
+    };
     expect(pending.result.snapshot.requests).toHaveLength(1);
-    await c.command('runtime-request.respond', { requestId: RuntimeRequestId.parse(pending.result.snapshot.requests[0]!.id), decision: 'accept' });
+    await c.command('runtime-request.respond', {
+      requestId: RuntimeRequestId.parse(pending.result.snapshot.requests[0]!.id),
+      decision: 'accept',
+    });
     await w.until(() => got.requests!.includes('runtime-request.resolved') && got.graph!.includes('run.terminal'));
-    expect(got.graph).toEqual(expect.arrayContaining(['node.created', 'node.status-changed', 'attempt.created', 'run.status-changed']));
+    expect(got.graph).toEqual(
+      expect.arrayContaining(['node.created', 'node.status-changed', 'attempt.created', 'run.status-changed']),
+    );
     expect(got.graph!.every((t) => /^(node|attempt|run|provider-thread)\./.test(t))).toBe(true);
     expect(got.sessions).toContain('provider-session.changed');
     for (const { subscription } of subs) await subscription.close();
@@ -163,15 +217,22 @@ describe('Socket.IO API', () => {
     const steady = await client(app);
     const seen: number[] = [];
     const w = watcher();
-    const { snapshotSequence } = await steady.subscribe({ stream: 'threads' }, (_e, sequence) => (seen.push(sequence), w.notify()));
+    const { snapshotSequence } = await steady.subscribe(
+      { stream: 'threads' },
+      (_e, sequence) => (seen.push(sequence), w.notify()),
+    );
     const gone = io(app.url, { transports: ['websocket'], reconnection: false, auth: { token: app.token } });
     await new Promise<void>((resolve) => gone.once('connect', () => resolve()));
     expect(await gone.emitWithAck('subscribe', { stream: 'threads' })).toMatchObject({ ok: true });
     const ws = workspace();
     await writer.command('thread.create', { cwd: ws });
     gone.io.engine.close(); // the connection drops without a goodbye
-    for (let i = 0; i < 20; i++) expect(await writer.command('thread.create', { cwd: ws, title: `t${i}` })).toMatchObject({ ok: true });
-    const expected = app.runtime.store.events.readAfter(snapshotSequence).filter((e) => e.type.startsWith('thread.')).map((e) => e.sequence);
+    for (let i = 0; i < 20; i++)
+      expect(await writer.command('thread.create', { cwd: ws, title: `t${i}` })).toMatchObject({ ok: true });
+    const expected = app.runtime.store.events
+      .readAfter(snapshotSequence)
+      .filter((e) => e.type.startsWith('thread.'))
+      .map((e) => e.sequence);
     await w.until(() => seen.length >= expected.length);
     expect(seen).toEqual(expected);
   });
@@ -190,28 +251,59 @@ describe('Socket.IO API', () => {
     const events: DomainEvent[] = [];
     const w = watcher();
     await c.subscribe({ stream: 'thread', threadId: ThreadId.parse(threadId) }, (e) => (events.push(e), w.notify()));
-    const send = async (text: string) => resultOf<{ runId: string }>(await c.command('thread.message.send', { threadId: ThreadId.parse(threadId), text })).runId;
-    const ended = (runId: string) => w.until(() => events.some((e) => e.type === 'run.terminal' && (e.payload as { runId: string }).runId === runId));
+    const send = async (text: string) =>
+      resultOf<{ runId: string }>(await c.command('thread.message.send', { threadId: ThreadId.parse(threadId), text }))
+        .runId;
+    const ended = (runId: string) =>
+      w.until(() => events.some((e) => e.type === 'run.terminal' && (e.payload as { runId: string }).runId === runId));
 
     const one = await send('hello');
     await ended(one);
     const two = await send('make a file');
     await w.until(() => events.some((e) => e.type === 'runtime-request.opened'));
     const request = events.find((e) => e.type === 'runtime-request.opened')!.payload as { request: { id: string } };
-    expect(await c.command('runtime-request.respond', { requestId: RuntimeRequestId.parse(request.request.id), decision: 'accept' })).toMatchObject({ ok: true });
+    expect(
+      await c.command('runtime-request.respond', {
+        requestId: RuntimeRequestId.parse(request.request.id),
+        decision: 'accept',
+      }),
+    ).toMatchObject({ ok: true });
     await ended(two);
     const three = await send('take your time');
-    await w.until(() => events.some((e) => e.type === 'run.status-changed' && (e.payload as { runId: string; to: string }).runId === three && (e.payload as { to: string }).to === 'running'));
+    await w.until(() =>
+      events.some(
+        (e) =>
+          e.type === 'run.status-changed' &&
+          (e.payload as { runId: string; to: string }).runId === three &&
+          (e.payload as { to: string }).to === 'running',
+      ),
+    );
     expect(await c.command('run.interrupt', { runId: RunId.parse(three) })).toMatchObject({ ok: true });
     await ended(three);
-    expect(await c.command('rollback.toRun', { threadId: ThreadId.parse(threadId), runOrdinal: 1 })).toMatchObject({ ok: true });
+    expect(await c.command('rollback.toRun', { threadId: ThreadId.parse(threadId), runOrdinal: 1 })).toMatchObject({
+      ok: true,
+    });
 
     const snapshot = (await c.query({ type: 'snapshot', request: { stream: 'thread', threadId } })) as {
-      result: { snapshot: { runs: { ordinal: number; status: string }[]; turnItems: { kind: string; text: string }[]; checkpoints: { runOrdinal: number; status: string }[]; pendingRequests: unknown[] } };
+      result: {
+        snapshot: {
+          runs: { ordinal: number; status: string }[];
+          turnItems: { kind: string; text: string }[];
+          checkpoints: { runOrdinal: number; status: string }[];
+          pendingRequests: unknown[];
+        };
+      };
     };
     const snap = snapshot.result.snapshot;
-    expect(snap.runs.map((r) => [r.ordinal, r.status])).toEqual([[1, 'completed'], [2, 'rolled_back'], [3, 'rolled_back']]);
-    expect(snap.turnItems.filter((i) => i.kind === 'assistant_message').map((i) => i.text)).toEqual(['Hello there.', 'Made it.']);
+    expect(snap.runs.map((r) => [r.ordinal, r.status])).toEqual([
+      [1, 'completed'],
+      [2, 'rolled_back'],
+      [3, 'rolled_back'],
+    ]);
+    expect(snap.turnItems.filter((i) => i.kind === 'assistant_message').map((i) => i.text)).toEqual([
+      'Hello there.',
+      'Made it.',
+    ]);
     expect(snap.checkpoints.filter((k) => k.runOrdinal >= 2).map((k) => k.status)).toEqual(['stale', 'stale']);
     expect(snap.pendingRequests).toEqual([]);
   }, 60_000);

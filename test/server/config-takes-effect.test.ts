@@ -32,14 +32,24 @@ function when(app: BatonApp, condition: () => boolean, what: string, timeoutMs =
 }
 
 const terminal = (app: BatonApp, runId: string) =>
-  app.runtime.store.events.readAfter(0, 100_000).find((e: DomainEvent) => e.type === 'run.terminal' && (e.payload as { runId: string }).runId === runId)?.payload as { status: string; error: { code: string; message: string } | null } | undefined;
+  app.runtime.store.events
+    .readAfter(0, 100_000)
+    .find((e: DomainEvent) => e.type === 'run.terminal' && (e.payload as { runId: string }).runId === runId)
+    ?.payload as { status: string; error: { code: string; message: string } | null } | undefined;
 
 describe('the time limits in the configuration take effect', () => {
   it('BATON_TURN_IDLE_TIMEOUT_MS, BATON_INTERRUPT_TIMEOUT_MS and BATON_GIT_TIMEOUT_MS reach the watchdog, the interrupt escalation and git', async () => {
     const turns: ModelTurn[] = [{ kind: 'silent' }, { kind: 'hang', text: 'Working' }];
     const env = { BATON_TURN_IDLE_TIMEOUT_MS: '1500', BATON_INTERRUPT_TIMEOUT_MS: '1000', BATON_GIT_TIMEOUT_MS: '100' };
-    const config = loadConfig(env, { dataDir: folders.make('baton-config-'), port: 0, token: 'config-test-token-0123456789', model: 'scripted' });
-    const app = await startBaton(config, pino({ level: 'silent' }), { responder: () => turns.shift() ?? { kind: 'text', text: 'ok' } });
+    const config = loadConfig(env, {
+      dataDir: folders.make('baton-config-'),
+      port: 0,
+      token: 'config-test-token-0123456789',
+      model: 'scripted',
+    });
+    const app = await startBaton(config, pino({ level: 'silent' }), {
+      responder: () => turns.shift() ?? { kind: 'text', text: 'ok' },
+    });
     cleanups.push(() => app.stop());
     const command = async (cmd: Record<string, unknown>) => {
       const ack = await app.runtime.dispatch({ commandId: `cmd_${Math.random()}`, ...cmd });
@@ -56,13 +66,20 @@ describe('the time limits in the configuration take effect', () => {
 
     // Codex frozen mid-turn: the interrupt escalates after 1 s (not the default 10 s).
     const hanging = await command({ type: 'thread.message.send', threadId, text: 'take your time' });
-    await when(app, () => status(hanging.runId) === 'running' && app.codex.adapter(threadId).pid !== null, 'the hanging turn to run');
+    await when(
+      app,
+      () => status(hanging.runId) === 'running' && app.codex.adapter(threadId).pid !== null,
+      'the hanging turn to run',
+    );
     const pid = app.codex.adapter(threadId).pid!;
     signal(pid, 'SIGSTOP');
     try {
       await command({ type: 'run.interrupt', runId: hanging.runId });
       await when(app, () => status(hanging.runId) === 'interrupted', 'the escalated interrupt');
-      expect(terminal(app, hanging.runId)!.error).toMatchObject({ code: 'timeout', message: expect.stringContaining('within 1000 ms') });
+      expect(terminal(app, hanging.runId)!.error).toMatchObject({
+        code: 'timeout',
+        message: expect.stringContaining('within 1000 ms'),
+      });
     } finally {
       signal(pid, 'SIGKILL');
     }
@@ -75,7 +92,11 @@ describe('the time limits in the configuration take effect', () => {
     }
     const other = await command({ type: 'thread.create', cwd: big });
     const run = await command({ type: 'thread.message.send', threadId: other.threadId, text: 'hello' });
-    await when(app, () => ['completed', 'failed'].includes(status(run.runId) ?? ''), 'the run in the big workspace to end');
+    await when(
+      app,
+      () => ['completed', 'failed'].includes(status(run.runId) ?? ''),
+      'the run in the big workspace to end',
+    );
     const checkpoints = app.runtime.store.projections.list('checkpoints', other.threadId);
     expect(checkpoints.length).toBeGreaterThan(0);
     expect(checkpoints.every((c) => c.status === 'error' && /timed out after 100 ms/.test(c.reason ?? ''))).toBe(true);

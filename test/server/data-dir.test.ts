@@ -24,7 +24,11 @@ const octal = (m: number): string => m.toString(8).padStart(3, '0');
 
 function start(dataDir: string, script?: ModelTurn[]): Promise<BatonApp> {
   const config = loadConfig({}, { dataDir, port: 0, model: 'scripted', ...(script ? {} : { token }) });
-  return startBaton(config, pino({ level: 'silent' }), script ? { responder: (_r, i) => script[i] ?? { kind: 'text', text: 'more' } } : {});
+  return startBaton(
+    config,
+    pino({ level: 'silent' }),
+    script ? { responder: (_r, i) => script[i] ?? { kind: 'text', text: 'more' } } : {},
+  );
 }
 
 function dataDir(): string {
@@ -62,7 +66,9 @@ describe('the data-dir lock', () => {
     // `baton serve` on it exits non-zero with the same clear message.
     const serve = await serveExit(dir, { BATON_TOKEN: token });
     expect(serve.code).not.toBe(0);
-    expect(serve.stderr).toContain(`baton: conflict: the data dir ${dir} is in use by another Baton (pid ${process.pid})`);
+    expect(serve.stderr).toContain(
+      `baton: conflict: the data dir ${dir} is in use by another Baton (pid ${process.pid})`,
+    );
 
     await first.stop();
     firstStopped = true;
@@ -152,15 +158,28 @@ describe('the data dir is private to its owner', () => {
         };
         wake();
       });
-    const ended = (runId: string) => until((e) => e.type === 'run.terminal' && (e.payload as { runId: string }).runId === runId);
+    const ended = (runId: string) =>
+      until((e) => e.type === 'run.terminal' && (e.payload as { runId: string }).runId === runId);
 
-    const one = ok<{ runId: string }>(await c.command('thread.message.send', { threadId: ThreadId.parse(threadId), text: 'hello' })).runId;
+    const one = ok<{ runId: string }>(
+      await c.command('thread.message.send', { threadId: ThreadId.parse(threadId), text: 'hello' }),
+    ).runId;
     await ended(one);
-    const two = ok<{ runId: string }>(await c.command('thread.message.send', { threadId: ThreadId.parse(threadId), text: 'make a file' })).runId;
+    const two = ok<{ runId: string }>(
+      await c.command('thread.message.send', { threadId: ThreadId.parse(threadId), text: 'make a file' }),
+    ).runId;
     const opened = await until((e) => e.type === 'runtime-request.opened');
-    ok(await c.command('runtime-request.respond', { requestId: RuntimeRequestId.parse((opened.payload as { request: { id: string } }).request.id), decision: 'accept' }));
+    ok(
+      await c.command('runtime-request.respond', {
+        requestId: RuntimeRequestId.parse((opened.payload as { request: { id: string } }).request.id),
+        decision: 'accept',
+      }),
+    );
     await ended(two);
-    await until((e) => e.type === 'checkpoint.recorded' && (e.payload as { checkpoint: { runId: string } }).checkpoint.runId === two);
+    await until(
+      (e) =>
+        e.type === 'checkpoint.recorded' && (e.payload as { checkpoint: { runId: string } }).checkpoint.runId === two,
+    );
     // Files Codex's shell made in the user's workspace keep the user's umask.
     expect(octal(mode(join(ws.dir, 'made.txt')))).toBe('644');
     ok(await c.command('rollback.toRun', { threadId: ThreadId.parse(threadId), runOrdinal: 1 }));
@@ -178,7 +197,15 @@ describe('the data dir is private to its owner', () => {
       const own = (p: string) => {
         const r = rel(p);
         return (
-          ['token', 'baton.lock', 'codex', 'checkpoints', 'codex/home', 'codex/home/config.toml', 'codex/home/model-catalog.json'].includes(r) ||
+          [
+            'token',
+            'baton.lock',
+            'codex',
+            'checkpoints',
+            'codex/home',
+            'codex/home/config.toml',
+            'codex/home/model-catalog.json',
+          ].includes(r) ||
           /^baton\.sqlite(-wal|-shm)?$/.test(r) ||
           /^codex\/[^/]+\/frames(\/[^/]+\.ndjson)?$/.test(r) ||
           /^codex\/thr_[^/]+$/.test(r) ||
@@ -198,7 +225,9 @@ describe('the data dir is private to its owner', () => {
         if (!shielded) wrong.push(`reachable by others: ${octal(m)} ${rel(p)}`);
       }
       expect(wrong).toEqual([]);
-      expect(paths.map(rel)).toEqual(expect.arrayContaining(['token', 'baton.lock', 'baton.sqlite', 'baton.sqlite-wal', 'codex/home/config.toml']));
+      expect(paths.map(rel)).toEqual(
+        expect.arrayContaining(['token', 'baton.lock', 'baton.sqlite', 'baton.sqlite-wal', 'codex/home/config.toml']),
+      );
       expect(paths.some((p) => /^codex\/[^/]+\/frames\/.+\.ndjson$/.test(rel(p)))).toBe(true);
       expect(paths.some((p) => /^checkpoints\/[^/]+\/objects\/..\//.test(rel(p)))).toBe(true);
     };
@@ -213,6 +242,12 @@ describe('the data dir is private to its owner', () => {
     chmodSync(join(dir, 'checkpoints'), 0o755);
     const again = await start(dir, []);
     cleanups.push(() => again.stop());
-    for (const [p, m] of [['', '700'], ['baton.sqlite', '600'], ['token', '600'], ['checkpoints', '700']] as const) expect(octal(mode(join(dir, p))), p || 'the data dir').toBe(m);
+    for (const [p, m] of [
+      ['', '700'],
+      ['baton.sqlite', '600'],
+      ['token', '600'],
+      ['checkpoints', '700'],
+    ] as const)
+      expect(octal(mode(join(dir, p))), p || 'the data dir').toBe(m);
   }, 90_000);
 });

@@ -44,7 +44,13 @@ function http(method: string, path: string, headers: Record<string, string> = {}
 /** A handshake with whatever auth and Origin; resolves 'connected' or the refusal's message. */
 function handshake(auth: unknown, origin: string | null): Promise<string> {
   return new Promise((resolve) => {
-    const s = io(url, { transports: ['websocket'], reconnection: false, timeout: 5_000, auth: auth as never, ...(origin ? { extraHeaders: { origin } } : {}) });
+    const s = io(url, {
+      transports: ['websocket'],
+      reconnection: false,
+      timeout: 5_000,
+      auth: auth as never,
+      ...(origin ? { extraHeaders: { origin } } : {}),
+    });
     s.on('connect', () => (s.close(), resolve('connected')));
     s.on('connect_error', (e) => (s.close(), resolve(e.message)));
   });
@@ -54,11 +60,17 @@ let socket: Socket;
 const validSocket = async (): Promise<Socket> => {
   if (socket?.connected) return socket;
   socket = io(url, { transports: ['websocket'], reconnection: false, auth: { token } });
-  await new Promise<void>((resolve, reject) => (socket.on('connect', () => resolve()), socket.on('connect_error', reject)));
+  await new Promise<void>(
+    (resolve, reject) => (socket.on('connect', () => resolve()), socket.on('connect_error', reject)),
+  );
   return socket;
 };
 
-const unicodeToken = fc.oneof(fc.string({ unit: 'binary', minLength: token.length, maxLength: token.length }), fc.string({ unit: 'grapheme' }), fc.constant(token.replace(/.$/, 'é')));
+const unicodeToken = fc.oneof(
+  fc.string({ unit: 'binary', minLength: token.length, maxLength: token.length }),
+  fc.string({ unit: 'grapheme' }),
+  fc.constant(token.replace(/.$/, 'é')),
+);
 const action = fc.oneof(
   fc.record({
     kind: fc.constant('handshake' as const),
@@ -71,12 +83,49 @@ const action = fc.oneof(
     event: fc.constantFrom('command', 'subscribe', 'query', 'unsubscribe', 'nope'),
     payload: fc.oneof(
       fc.jsonValue(),
-      fc.record({ commandId: fc.string(), type: fc.constantFrom(...commandTypes, 'x'), threadId: fc.string(), cwd: fc.oneof(fc.string(), fc.constant('/'), fc.constant(ws.dir)), text: fc.string() }, { requiredKeys: [] }),
-      fc.record({ stream: fc.constantFrom('threads', 'thread', 'graph', 'requests', 'sessions', 'x'), threadId: fc.string(), afterSequence: fc.oneof(fc.integer(), fc.string()) }, { requiredKeys: [] }),
-      fc.record({ type: fc.constantFrom('snapshot', 'events', 'receipt', 'x'), afterSequence: fc.integer(), commandId: fc.string() }, { requiredKeys: [] }),
+      fc.record(
+        {
+          commandId: fc.string(),
+          type: fc.constantFrom(...commandTypes, 'x'),
+          threadId: fc.string(),
+          cwd: fc.oneof(fc.string(), fc.constant('/'), fc.constant(ws.dir)),
+          text: fc.string(),
+        },
+        { requiredKeys: [] },
+      ),
+      fc.record(
+        {
+          stream: fc.constantFrom('threads', 'thread', 'graph', 'requests', 'sessions', 'x'),
+          threadId: fc.string(),
+          afterSequence: fc.oneof(fc.integer(), fc.string()),
+        },
+        { requiredKeys: [] },
+      ),
+      fc.record(
+        {
+          type: fc.constantFrom('snapshot', 'events', 'receipt', 'x'),
+          afterSequence: fc.integer(),
+          commandId: fc.string(),
+        },
+        { requiredKeys: [] },
+      ),
     ),
   }),
-  fc.record({ kind: fc.constant('http' as const), method: fc.constantFrom('GET', 'POST', 'PUT', 'DELETE', 'OPTIONS'), path: fc.constantFrom('/', '/socket.io', '/socket.io/', '/socket.io/?EIO=4&transport=polling', '/socket.io/?EIO=9', '/healthz', '/%00', '/x?y=%ff', '/..%2f..%2fetc/passwd') }),
+  fc.record({
+    kind: fc.constant('http' as const),
+    method: fc.constantFrom('GET', 'POST', 'PUT', 'DELETE', 'OPTIONS'),
+    path: fc.constantFrom(
+      '/',
+      '/socket.io',
+      '/socket.io/',
+      '/socket.io/?EIO=4&transport=polling',
+      '/socket.io/?EIO=9',
+      '/healthz',
+      '/%00',
+      '/x?y=%ff',
+      '/..%2f..%2fetc/passwd',
+    ),
+  }),
 );
 
 describe('hostile input over the public API (a real `baton serve`)', () => {
@@ -101,7 +150,10 @@ describe('hostile input over the public API (a real `baton serve`)', () => {
               s.emit(a.event, a.payload);
               continue;
             }
-            const ack = (await s.timeout(10_000).emitWithAck(a.event, a.payload).catch(() => 'no ack')) as { ok?: boolean; error?: { code: string } } | 'no ack';
+            const ack = (await s
+              .timeout(10_000)
+              .emitWithAck(a.event, a.payload)
+              .catch(() => 'no ack')) as { ok?: boolean; error?: { code: string } } | 'no ack';
             expect(ack).not.toBe('no ack');
             if (typeof ack === 'object' && ack.ok === false) {
               expect(ErrorCode.options).toContain(ack.error!.code);

@@ -41,7 +41,8 @@ function childrenOf(pid: number): number[] {
     .map(Number);
 }
 
-const alive = (pid: number) => existsSync(`/proc/${pid}`) && !readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.startsWith('Z');
+const alive = (pid: number) =>
+  existsSync(`/proc/${pid}`) && !readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.startsWith('Z');
 
 async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -60,13 +61,37 @@ const ok = <R>(ack: CommandAck): R => {
 
 /** The run an event is about, wherever its payload keeps it. */
 function runOf(e: DomainEvent, messageRuns: Map<string, string>): string | null {
-  const p = e.payload as { runId?: string; message?: { id: string; runId: string }; request?: { runId: string }; node?: { runId: string }; attempt?: { runId: string }; messageId?: string };
+  const p = e.payload as {
+    runId?: string;
+    message?: { id: string; runId: string };
+    request?: { runId: string };
+    node?: { runId: string };
+    attempt?: { runId: string };
+    messageId?: string;
+  };
   if (p.message) messageRuns.set(p.message.id, p.message.runId);
-  return p.runId ?? p.message?.runId ?? p.request?.runId ?? p.node?.runId ?? p.attempt?.runId ?? (p.messageId ? (messageRuns.get(p.messageId) ?? null) : null);
+  return (
+    p.runId ??
+    p.message?.runId ??
+    p.request?.runId ??
+    p.node?.runId ??
+    p.attempt?.runId ??
+    (p.messageId ? (messageRuns.get(p.messageId) ?? null) : null)
+  );
 }
 
 /** Events that mean a provider is working for a run: none may follow the run's end. */
-const activity = new Set(['message.created', 'message.delta', 'message.completed', 'runtime-request.opened', 'node.created', 'run.started', 'attempt.created', 'plan.updated', 'run.diff-updated']);
+const activity = new Set([
+  'message.created',
+  'message.delta',
+  'message.completed',
+  'runtime-request.opened',
+  'node.created',
+  'run.started',
+  'attempt.created',
+  'plan.updated',
+  'run.diff-updated',
+]);
 
 describe('crash loop', () => {
   it('20 SIGKILLs during live Codex runs: no ghost turn, no request left pending on an ended run, the thread stays usable', async () => {
@@ -82,10 +107,20 @@ describe('crash loop', () => {
       if (!threadId) threadId = ok<{ threadId: string }>(await client.command('thread.create', { cwd: ws })).threadId;
       const phase = phases[i % phases.length]!;
       const text = `${phase === 'approval pending' ? '[approve]' : '[hang]'} message ${i}`;
-      const { runId } = ok<{ runId: string }>(await client.command('thread.message.send', { threadId: ThreadId.parse(threadId), text }));
-      const snapshot = async () => (await client.query({ type: 'snapshot', request: { stream: 'thread', threadId } })).result as { snapshot: { runs: { id: string; status: string }[]; pendingRequests: unknown[] } };
-      if (phase === 'streaming') await until(async () => (await snapshot()).snapshot.runs.find((r) => r.id === runId)?.status === 'running', `run ${i} to run`);
-      if (phase === 'approval pending') await until(async () => (await snapshot()).snapshot.pendingRequests.length > 0, `run ${i}'s approval`);
+      const { runId } = ok<{ runId: string }>(
+        await client.command('thread.message.send', { threadId: ThreadId.parse(threadId), text }),
+      );
+      const snapshot = async () =>
+        (await client.query({ type: 'snapshot', request: { stream: 'thread', threadId } })).result as {
+          snapshot: { runs: { id: string; status: string }[]; pendingRequests: unknown[] };
+        };
+      if (phase === 'streaming')
+        await until(
+          async () => (await snapshot()).snapshot.runs.find((r) => r.id === runId)?.status === 'running',
+          `run ${i} to run`,
+        );
+      if (phase === 'approval pending')
+        await until(async () => (await snapshot()).snapshot.pendingRequests.length > 0, `run ${i}'s approval`);
       client.close();
       // Codex outlives Baton only until it reads the end of its input.
       const codex = childrenOf(baton.child.pid!);
@@ -98,11 +133,18 @@ describe('crash loop', () => {
     // One more start: the last killed run ends too, and the thread answers.
     const baton = await start(dataDir);
     const client = await BatonClient.connect(baton.url, token);
-    const { runId } = ok<{ runId: string }>(await client.command('thread.message.send', { threadId: ThreadId.parse(threadId), text: 'all good?' }));
-    await until(async () => {
-      const { snapshot } = (await client.query({ type: 'snapshot', request: { stream: 'thread', threadId } })).result as { snapshot: { runs: { id: string; status: string }[] } };
-      return snapshot.runs.find((r) => r.id === runId)?.status === 'completed';
-    }, 'the run after the crash loop to complete', 60_000);
+    const { runId } = ok<{ runId: string }>(
+      await client.command('thread.message.send', { threadId: ThreadId.parse(threadId), text: 'all good?' }),
+    );
+    await until(
+      async () => {
+        const { snapshot } = (await client.query({ type: 'snapshot', request: { stream: 'thread', threadId } }))
+          .result as { snapshot: { runs: { id: string; status: string }[] } };
+        return snapshot.runs.find((r) => r.id === runId)?.status === 'completed';
+      },
+      'the run after the crash loop to complete',
+      60_000,
+    );
     client.close();
     const stopped = new Promise((resolve) => baton.child.once('exit', resolve));
     baton.child.kill('SIGTERM');
@@ -115,8 +157,12 @@ describe('crash loop', () => {
       expect(runs.slice(0, kills).every((r) => r.status === 'interrupted' || r.status === 'failed')).toBe(true);
       expect(runs.at(-1)!.status).toBe('completed');
       // No request waits on a run that has ended.
-      const ended = new Set(runs.filter((r) => !['queued', 'starting', 'running', 'waiting'].includes(r.status)).map((r) => r.id));
-      expect(store.projections.list('requests').filter((r) => r.status === 'pending' && ended.has(r.runId))).toEqual([]);
+      const ended = new Set(
+        runs.filter((r) => !['queued', 'starting', 'running', 'waiting'].includes(r.status)).map((r) => r.id),
+      );
+      expect(store.projections.list('requests').filter((r) => r.status === 'pending' && ended.has(r.runId))).toEqual(
+        [],
+      );
       // No provider activity for a run after its end.
       const endedAt = new Map<string, number>();
       const messageRuns = new Map<string, string>();
@@ -128,7 +174,9 @@ describe('crash loop', () => {
         else if (endedAt.has(run) && activity.has(e.type)) ghosts.push(`${e.type} for ${run} after its end`);
       }
       expect(ghosts).toEqual([]);
-      const outbox = store.outbox.list({ threadId }).filter((e) => e.runId && ended.has(e.runId) && (e.status === 'pending' || e.status === 'running'));
+      const outbox = store.outbox
+        .list({ threadId })
+        .filter((e) => e.runId && ended.has(e.runId) && (e.status === 'pending' || e.status === 'running'));
       expect(outbox.map((e) => `${e.kind} ${e.status}`)).toEqual([]);
     } finally {
       store.close();
@@ -136,6 +184,6 @@ describe('crash loop', () => {
     // pyenv's rehash lock is held for a moment by any login shell starting (other test files
     // run Codex commands meanwhile); one left behind by a killed shell would stay for a minute.
     const pyenvLock = join(homedir(), '.pyenv', 'shims', '.pyenv-shim');
-    await until(() => !existsSync(pyenvLock), 'pyenv\'s rehash lock to be released', 20_000);
+    await until(() => !existsSync(pyenvLock), "pyenv's rehash lock to be released", 20_000);
   }, 300_000);
 });

@@ -21,9 +21,16 @@ describe('message size limits', () => {
     // Fewer characters than the text limit, more bytes than the message limit.
     const text = 'é'.repeat(Math.ceil(PAYLOAD_MAX_BYTES / 2) + 1_000);
     // Straight over the socket, past the client's own check: the server must answer.
-    const ack = (await c.socket.timeout(20_000).emitWithAck('command', { commandId: 'cmd_big', type: 'thread.message.send', threadId, text })) as CommandAck;
-    expect(ack).toMatchObject({ ok: false, commandId: 'cmd_big', error: { code: 'invalid_payload', details: { limit: PAYLOAD_MAX_BYTES } } });
-    if (!ack.ok) expect(ack.error.message).toMatch(new RegExp(`^command is \\d+ bytes; the limit is ${PAYLOAD_MAX_BYTES}$`));
+    const ack = (await c.socket
+      .timeout(20_000)
+      .emitWithAck('command', { commandId: 'cmd_big', type: 'thread.message.send', threadId, text })) as CommandAck;
+    expect(ack).toMatchObject({
+      ok: false,
+      commandId: 'cmd_big',
+      error: { code: 'invalid_payload', details: { limit: PAYLOAD_MAX_BYTES } },
+    });
+    if (!ack.ok)
+      expect(ack.error.message).toMatch(new RegExp(`^command is \\d+ bytes; the limit is ${PAYLOAD_MAX_BYTES}$`));
     expect(app.runtime.store.lastSequence()).toBe(before);
     expect(app.runtime.store.receipts.get('cmd_big')).toBeFalsy();
 

@@ -18,7 +18,10 @@ afterEach(async () => {
 
 async function baton(env: Record<string, string> = {}): Promise<BatonApp> {
   const data = tempDir('baton-edge-');
-  const app = await startBaton(loadConfig(env, { dataDir: data.dir, port: 0, token, model: 'scripted' }), pino({ level: 'silent' }));
+  const app = await startBaton(
+    loadConfig(env, { dataDir: data.dir, port: 0, token, model: 'scripted' }),
+    pino({ level: 'silent' }),
+  );
   cleanups.push(data.cleanup, () => app.stop());
   return app;
 }
@@ -31,7 +34,10 @@ async function child(): Promise<ServeProcess> {
 }
 
 /** A handshake: 'connected', or the connect_error's message and data. */
-function handshake(url: string, options: { token?: string; auth?: unknown; origin?: string; transport?: 'websocket' | 'polling' }): Promise<{ connected: true } | { connected: false; message: string; data: unknown }> {
+function handshake(
+  url: string,
+  options: { token?: string; auth?: unknown; origin?: string; transport?: 'websocket' | 'polling' },
+): Promise<{ connected: true } | { connected: false; message: string; data: unknown }> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => (s.close(), reject(new Error('the handshake got no answer'))), 5_000);
     const s = io(url, {
@@ -41,15 +47,29 @@ function handshake(url: string, options: { token?: string; auth?: unknown; origi
       ...(options.origin ? { extraHeaders: { origin: options.origin } } : {}),
     });
     s.on('connect', () => (clearTimeout(timer), s.close(), resolve({ connected: true })));
-    s.on('connect_error', (e: Error & { data?: unknown }) => (clearTimeout(timer), s.close(), resolve({ connected: false, message: e.message, data: e.data })));
+    s.on(
+      'connect_error',
+      (e: Error & { data?: unknown }) => (
+        clearTimeout(timer),
+        s.close(),
+        resolve({ connected: false, message: e.message, data: e.data })
+      ),
+    );
   });
 }
 
 /** One raw HTTP request; resolves with the status, or rejects if no answer comes in time. */
-function raw(url: string, path: string, options: { method?: string; headers?: Record<string, string>; timeoutMs?: number } = {}): Promise<{ status: number; body: string }> {
+function raw(
+  url: string,
+  path: string,
+  options: { method?: string; headers?: Record<string, string>; timeoutMs?: number } = {},
+): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const req = request(new URL(path, url), { method: options.method ?? 'GET', headers: options.headers });
-    const timer = setTimeout(() => (req.destroy(), reject(new Error(`${options.method ?? 'GET'} ${path}: no answer`))), options.timeoutMs ?? 3_000);
+    const timer = setTimeout(
+      () => (req.destroy(), reject(new Error(`${options.method ?? 'GET'} ${path}: no answer`))),
+      options.timeoutMs ?? 3_000,
+    );
     req.on('response', (res) => {
       let body = '';
       res.on('data', (c: Buffer) => (body += c.toString()));
@@ -72,7 +92,9 @@ function upgrade(url: string, path: string, timeoutMs = 3_000): Promise<string> 
       if (got.includes('\r\n')) (clearTimeout(timer), socket.destroy(), resolve(got.split('\r\n')[0]!));
     });
     socket.on('close', () => (clearTimeout(timer), resolve(got.split('\r\n')[0] ?? '')));
-    socket.write(`GET ${path} HTTP/1.1\r\nHost: ${hostname}:${port}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n`);
+    socket.write(
+      `GET ${path} HTTP/1.1\r\nHost: ${hostname}:${port}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n`,
+    );
   });
 }
 
@@ -81,13 +103,20 @@ describe('the handshake', () => {
     const p = await child();
     const sneaky = 'é'.repeat(token.length);
     expect(sneaky.length).toBe(token.length);
-    const exited = new Promise<never>((_, reject) => p.child.once('exit', (code, signal) => reject(new Error(`baton serve exited (${code ?? signal}): ${p.stderr()}`))));
+    const exited = new Promise<never>((_, reject) =>
+      p.child.once('exit', (code, signal) =>
+        reject(new Error(`baton serve exited (${code ?? signal}): ${p.stderr()}`)),
+      ),
+    );
     const refused = await Promise.race([handshake(p.url, { token: sneaky }), exited]);
     expect(refused).toMatchObject({ connected: false, data: { code: 'unauthorized' } });
     expect(await handshake(p.url, { token: 'x' })).toMatchObject({ connected: false, data: { code: 'unauthorized' } });
     // An auth that is no object at all is refused the same way, not dropped without a word.
     for (const auth of ['a string', [token], 42, null]) {
-      expect(await handshake(p.url, { auth }), JSON.stringify(auth)).toMatchObject({ connected: false, data: { code: 'unauthorized' } });
+      expect(await handshake(p.url, { auth }), JSON.stringify(auth)).toMatchObject({
+        connected: false,
+        data: { code: 'unauthorized' },
+      });
     }
 
     expect((await raw(p.url, '/healthz')).status).toBe(200);
@@ -101,25 +130,45 @@ describe('the handshake', () => {
     const app = await baton({ BATON_ALLOWED_ORIGINS: 'https://gui.example.com, http://localhost:5173' });
     const port = new URL(app.url).port;
     for (const transport of ['websocket', 'polling'] as const) {
-      expect(await handshake(app.url, { origin: 'https://evil.example', transport }), transport).toMatchObject({ connected: false });
-      expect(await handshake(app.url, { origin: `http://127.0.0.1:${port}`, transport }), transport).toEqual({ connected: true });
-      expect(await handshake(app.url, { origin: `http://localhost:${port}`, transport }), transport).toEqual({ connected: true });
-      expect(await handshake(app.url, { origin: 'https://gui.example.com', transport }), transport).toEqual({ connected: true });
-      expect(await handshake(app.url, { origin: 'http://localhost:5173', transport }), transport).toEqual({ connected: true });
+      expect(await handshake(app.url, { origin: 'https://evil.example', transport }), transport).toMatchObject({
+        connected: false,
+      });
+      expect(await handshake(app.url, { origin: `http://127.0.0.1:${port}`, transport }), transport).toEqual({
+        connected: true,
+      });
+      expect(await handshake(app.url, { origin: `http://localhost:${port}`, transport }), transport).toEqual({
+        connected: true,
+      });
+      expect(await handshake(app.url, { origin: 'https://gui.example.com', transport }), transport).toEqual({
+        connected: true,
+      });
+      expect(await handshake(app.url, { origin: 'http://localhost:5173', transport }), transport).toEqual({
+        connected: true,
+      });
       expect(await handshake(app.url, { transport }), transport).toEqual({ connected: true });
     }
     // Close look-alikes are not the same origin.
-    for (const origin of ['null', 'http://127.0.0.1', `https://127.0.0.1:${port}`, 'https://gui.example.com.evil.example', 'http://localhost:51730']) {
+    for (const origin of [
+      'null',
+      'http://127.0.0.1',
+      `https://127.0.0.1:${port}`,
+      'https://gui.example.com.evil.example',
+      'http://localhost:51730',
+    ]) {
       expect(await handshake(app.url, { origin }), origin).toMatchObject({ connected: false });
     }
-    const polled = await raw(app.url, '/socket.io/?EIO=4&transport=polling', { headers: { origin: 'https://evil.example' } });
+    const polled = await raw(app.url, '/socket.io/?EIO=4&transport=polling', {
+      headers: { origin: 'https://evil.example' },
+    });
     expect(polled.status).toBe(403);
   });
 
   it('BATON_ALLOWED_ORIGINS that is not a list of origins is one clear configuration error', () => {
     expect(() => loadConfig({ BATON_ALLOWED_ORIGINS: 'gui.example.com' })).toThrow(/allowedOrigins/);
     expect(() => loadConfig({ BATON_ALLOWED_ORIGINS: 'https://gui.example.com/app' })).toThrow(/allowedOrigins/);
-    expect(loadConfig({ BATON_ALLOWED_ORIGINS: 'https://GUI.example.com/ ,http://localhost:5173' }).allowedOrigins).toEqual(['https://gui.example.com', 'http://localhost:5173']);
+    expect(
+      loadConfig({ BATON_ALLOWED_ORIGINS: 'https://GUI.example.com/ ,http://localhost:5173' }).allowedOrigins,
+    ).toEqual(['https://gui.example.com', 'http://localhost:5173']);
   });
 });
 
@@ -128,10 +177,18 @@ describe('every refusal is typed', () => {
     const app = await baton();
     const c = await BatonClient.connect(app.url, token);
     cleanups.push(() => c.close());
-    expect(await c.socket.timeout(5_000).emitWithAck('unsubscribe', {})).toMatchObject({ ok: false, error: { code: 'invalid_payload' } });
-    expect(await c.socket.timeout(5_000).emitWithAck('unsubscribe', 'sub_none')).toMatchObject({ ok: false, error: { code: 'not_found' } });
+    expect(await c.socket.timeout(5_000).emitWithAck('unsubscribe', {})).toMatchObject({
+      ok: false,
+      error: { code: 'invalid_payload' },
+    });
+    expect(await c.socket.timeout(5_000).emitWithAck('unsubscribe', 'sub_none')).toMatchObject({
+      ok: false,
+      error: { code: 'not_found' },
+    });
     const { subscription } = await c.subscribe({ stream: 'threads' }, () => undefined);
-    expect(await c.socket.timeout(5_000).emitWithAck('unsubscribe', (subscription as unknown as { id: string }).id)).toEqual({ ok: true });
+    expect(
+      await c.socket.timeout(5_000).emitWithAck('unsubscribe', (subscription as unknown as { id: string }).id),
+    ).toEqual({ ok: true });
   });
 });
 
@@ -166,13 +223,23 @@ describe('every HTTP request is answered', () => {
 describe('stray errors', () => {
   it('`baton serve` logs an unhandled rejection and an uncaught exception and keeps serving', async () => {
     const data = tempDir('baton-edge-stray-');
-    const p = await serveProcess(data.dir, { BATON_TOKEN: token }, fileURLToPath(new URL('../fixtures/stray-errors-serve.ts', import.meta.url)));
+    const p = await serveProcess(
+      data.dir,
+      { BATON_TOKEN: token },
+      fileURLToPath(new URL('../fixtures/stray-errors-serve.ts', import.meta.url)),
+    );
     cleanups.push(data.cleanup, () => void p.child.kill('SIGKILL'));
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`no stray errors were raised: ${p.stderr()}`)), 10_000);
-      p.child.once('exit', (code) => (clearTimeout(timer), reject(new Error(`baton serve exited (${code}): ${p.stderr()}`))));
+      p.child.once(
+        'exit',
+        (code) => (clearTimeout(timer), reject(new Error(`baton serve exited (${code}): ${p.stderr()}`))),
+      );
       let out = '';
-      p.child.stdout!.on('data', (c: Buffer) => (out += c.toString()).includes('strays thrown') && (clearTimeout(timer), resolve()));
+      p.child.stdout!.on(
+        'data',
+        (c: Buffer) => (out += c.toString()).includes('strays thrown') && (clearTimeout(timer), resolve()),
+      );
     });
     expect((await raw(p.url, '/healthz')).status).toBe(200);
     const c = await BatonClient.connect(p.url, token);

@@ -50,10 +50,15 @@ async function scriptedBaton(): Promise<Scripted> {
     async runCommand(threadId, command) {
       if (!watched.has(threadId)) {
         watched.add(threadId);
-        await c.subscribe({ stream: 'thread', threadId: ThreadId.parse(threadId) }, (e) => (events.push(e), waiters.forEach((w) => w())));
+        await c.subscribe(
+          { stream: 'thread', threadId: ThreadId.parse(threadId) },
+          (e) => (events.push(e), waiters.forEach((w) => w())),
+        );
       }
       turns.push({ kind: 'exec', command }, { kind: 'text', text: 'done' });
-      const { runId } = ok<{ runId: string }>(await c.command('thread.message.send', { threadId: ThreadId.parse(threadId), text: `run: ${command}` }));
+      const { runId } = ok<{ runId: string }>(
+        await c.command('thread.message.send', { threadId: ThreadId.parse(threadId), text: `run: ${command}` }),
+      );
       return new Promise((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(`run ${runId} did not end`)), 60_000);
         const check = () => {
@@ -76,20 +81,28 @@ const workspace = () => {
   return ws.dir;
 };
 const requestsOf = async (c: BatonClient, threadId: string) =>
-  ((await c.query({ type: 'snapshot', request: { stream: 'thread', threadId } })).result as { snapshot: { pendingRequests: unknown[] } }).snapshot.pendingRequests;
+  (
+    (await c.query({ type: 'snapshot', request: { stream: 'thread', threadId } })).result as {
+      snapshot: { pendingRequests: unknown[] };
+    }
+  ).snapshot.pendingRequests;
 
 describe('thread settings through the public API (Socket.IO, the real Codex)', () => {
   it('workspace_write writes in its cwd with no approval; read_only cannot; settings.update to workspace_write lets the next run write; full_access writes outside', async () => {
     const { c, runCommand } = await scriptedBaton();
 
     const wsWrite = workspace();
-    const writer = ok<{ threadId: string }>(await c.command('thread.create', { cwd: wsWrite, runtimeMode: 'workspace_write' })).threadId;
+    const writer = ok<{ threadId: string }>(
+      await c.command('thread.create', { cwd: wsWrite, runtimeMode: 'workspace_write' }),
+    ).threadId;
     expect((await runCommand(writer, 'echo one > one.txt')).payload).toMatchObject({ status: 'completed' });
     expect(readFileSync(join(wsWrite, 'one.txt'), 'utf8')).toBe('one\n');
     expect(await requestsOf(c, writer)).toEqual([]);
 
     const wsRead = workspace();
-    const reader = ok<{ threadId: string }>(await c.command('thread.create', { cwd: wsRead, runtimeMode: 'read_only' })).threadId;
+    const reader = ok<{ threadId: string }>(
+      await c.command('thread.create', { cwd: wsRead, runtimeMode: 'read_only' }),
+    ).threadId;
     await runCommand(reader, 'echo one > one.txt');
     expect(existsSync(join(wsRead, 'one.txt'))).toBe(false);
     // The same provider thread, now workspace_write: its next run can write.
@@ -97,7 +110,9 @@ describe('thread settings through the public API (Socket.IO, the real Codex)', (
     await runCommand(reader, 'echo two > two.txt');
     expect(readFileSync(join(wsRead, 'two.txt'), 'utf8')).toBe('two\n');
 
-    const full = ok<{ threadId: string }>(await c.command('thread.create', { cwd: workspace(), runtimeMode: 'full_access' })).threadId;
+    const full = ok<{ threadId: string }>(
+      await c.command('thread.create', { cwd: workspace(), runtimeMode: 'full_access' }),
+    ).threadId;
     await runCommand(full, `echo out > ${outside}/full.txt`);
     expect(readFileSync(join(outside, 'full.txt'), 'utf8')).toBe('out\n');
     expect(await requestsOf(c, full)).toEqual([]);
@@ -105,7 +120,9 @@ describe('thread settings through the public API (Socket.IO, the real Codex)', (
 
   it('a model change reaches the next model request of the resumed Codex thread', async () => {
     const { app, c, requests, runCommand } = await scriptedBaton();
-    const threadId = ok<{ threadId: string }>(await c.command('thread.create', { cwd: workspace(), model: 'baton-model-a' })).threadId;
+    const threadId = ok<{ threadId: string }>(
+      await c.command('thread.create', { cwd: workspace(), model: 'baton-model-a' }),
+    ).threadId;
     await runCommand(threadId, 'true');
     expect(requests.at(-1)!.body.model).toBe('baton-model-a');
     // The idle reaper releases the Codex process: the next run must resume the thread.

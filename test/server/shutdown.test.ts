@@ -24,7 +24,12 @@ const ok = <R>(ack: CommandAck): R => {
   return ack.result as R;
 };
 
-function waitFor(events: DomainEvent[], listeners: (() => void)[], test: (e: DomainEvent) => boolean, timeoutMs = 30_000): Promise<DomainEvent> {
+function waitFor(
+  events: DomainEvent[],
+  listeners: (() => void)[],
+  test: (e: DomainEvent) => boolean,
+  timeoutMs = 30_000,
+): Promise<DomainEvent> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('event did not come')), timeoutMs);
     const check = () => {
@@ -49,8 +54,16 @@ describe('graceful shutdown', () => {
       const { threadId } = ok<{ threadId: string }>(await c1.command('thread.create', { cwd: ws.dir }));
       const events: DomainEvent[] = [];
       const listeners: (() => void)[] = [];
-      await c1.subscribe({ stream: 'thread', threadId: ThreadId.parse(threadId) }, (e) => (events.push(e), listeners.forEach((l) => l())));
-      const { runId } = ok<{ runId: string }>(await c1.command('thread.message.send', { threadId: ThreadId.parse(threadId), text: 'stream a long answer please, word by word' }));
+      await c1.subscribe(
+        { stream: 'thread', threadId: ThreadId.parse(threadId) },
+        (e) => (events.push(e), listeners.forEach((l) => l())),
+      );
+      const { runId } = ok<{ runId: string }>(
+        await c1.command('thread.message.send', {
+          threadId: ThreadId.parse(threadId),
+          text: 'stream a long answer please, word by word',
+        }),
+      );
       await waitFor(events, listeners, (e) => e.type === 'message.delta');
       c1.close();
 
@@ -69,12 +82,21 @@ describe('graceful shutdown', () => {
       const c2 = await BatonClient.connect(second.url, token);
       const after: DomainEvent[] = [];
       const wake: (() => void)[] = [];
-      const { snapshotSequence } = await c2.subscribe({ stream: 'thread', threadId: ThreadId.parse(threadId), afterSequence: sequences.at(-1)! }, (e) => (after.push(e), wake.forEach((l) => l())));
+      const { snapshotSequence } = await c2.subscribe(
+        { stream: 'thread', threadId: ThreadId.parse(threadId), afterSequence: sequences.at(-1)! },
+        (e) => (after.push(e), wake.forEach((l) => l())),
+      );
       expect(snapshotSequence).toBe(sequences.at(-1));
       const terminal = await waitFor(after, wake, (e) => e.type === 'run.terminal');
       expect(terminal.payload).toMatchObject({ runId, status: 'interrupted' });
-      const next = ok<{ runId: string }>(await c2.command('thread.message.send', { threadId: ThreadId.parse(threadId), text: 'and again' }));
-      const done = await waitFor(after, wake, (e) => e.type === 'run.terminal' && (e.payload as { runId: string }).runId === next.runId);
+      const next = ok<{ runId: string }>(
+        await c2.command('thread.message.send', { threadId: ThreadId.parse(threadId), text: 'and again' }),
+      );
+      const done = await waitFor(
+        after,
+        wake,
+        (e) => e.type === 'run.terminal' && (e.payload as { runId: string }).runId === next.runId,
+      );
       expect(done.payload).toMatchObject({ status: 'completed' });
       c2.close();
       second.child.kill('SIGTERM');

@@ -27,7 +27,9 @@ const tcpOf = (s: Socket) => (s.io.engine.transport as unknown as { ws: { _socke
 /** `promise`, or a failure saying what did not happen within `ms`. */
 function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what} within ${ms} ms`)), ms)));
+  const late = new Promise<never>(
+    (_, reject) => (timer = setTimeout(() => reject(new Error(`${what} within ${ms} ms`)), ms)),
+  );
   return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }
 
@@ -60,7 +62,14 @@ describe('a subscriber that falls behind', () => {
 
   it('is cut off without slowing anyone, and resubscribing from its last sequence loses nothing', async () => {
     const h = harness();
-    const server = new BatonServer({ runtime: h.runtime, host: '127.0.0.1', port: 0, token, logger: pino({ level: 'silent' }), maxBufferedPackets: 32 });
+    const server = new BatonServer({
+      runtime: h.runtime,
+      host: '127.0.0.1',
+      port: 0,
+      token,
+      logger: pino({ level: 'silent' }),
+      maxBufferedPackets: 32,
+    });
     const { port } = await server.listen();
     cleanups.push(() => server.close());
     const url = `http://127.0.0.1:${port}`;
@@ -83,7 +92,8 @@ describe('a subscriber that falls behind', () => {
     // own) overflow the loopback buffers until the server holds over 32 packets for it.
     tcpOf(slow).pause();
     const chunk = 'x'.repeat(64 * 1024);
-    for (let i = 0; i < 400; i++) await h.feed({ type: 'message.delta', threadId, runId, nodeId: rootNodeId, messageId: `msg_${i}`, delta: chunk });
+    for (let i = 0; i < 400; i++)
+      await h.feed({ type: 'message.delta', threadId, runId, nodeId: rootNodeId, messageId: `msg_${i}`, delta: chunk });
     const all = h.store.events.readAfter(snapshotSequence, 100_000).map((e) => e.sequence);
 
     // The steady subscriber got every event, in order, while the slow one stalled.
@@ -92,7 +102,9 @@ describe('a subscriber that falls behind', () => {
 
     // Once it reads again it finds itself disconnected by the server, holding a prefix.
     tcpOf(slow).resume();
-    expect(await within(slowGone, 20_000, 'the server did not cut the stalled subscriber off')).toBe('io server disconnect');
+    expect(await within(slowGone, 20_000, 'the server did not cut the stalled subscriber off')).toBe(
+      'io server disconnect',
+    );
     const before = slowSeen.sequences;
     expect(before.length).toBeLessThan(all.length);
     expect(before).toEqual(all.slice(0, before.length));
@@ -100,7 +112,9 @@ describe('a subscriber that falls behind', () => {
     // It reconnects and resubscribes after the last sequence it has: the rest, exactly once.
     const back = await connect(url);
     const after = collect(back);
-    expect(await back.emitWithAck('subscribe', { ...stream, afterSequence: before.at(-1) ?? snapshotSequence })).toMatchObject({ ok: true });
+    expect(
+      await back.emitWithAck('subscribe', { ...stream, afterSequence: before.at(-1) ?? snapshotSequence }),
+    ).toMatchObject({ ok: true });
     await after.reached(all.at(-1)!);
     expect([...before, ...after.sequences]).toEqual(all);
   });

@@ -23,12 +23,16 @@ describe('a stream frame', () => {
   it('is the packet socket.emit would write, for each subscription id', () => {
     const frame = streamFrame('/', event);
     for (const id of ['sub_1', 'sub_"odd"\\id']) {
-      expect(frame(encodeSubscriptionId(id))).toBe(emitted('/', { subscriptionId: id, sequence: event.sequence, event }));
+      expect(frame(encodeSubscriptionId(id))).toBe(
+        emitted('/', { subscriptionId: id, sequence: event.sequence, event }),
+      );
     }
   });
 
   it('names a namespace other than the main one, as Socket.IO does', () => {
-    expect(streamFrame('/admin', event)(encodeSubscriptionId('sub_7'))).toBe(emitted('/admin', { subscriptionId: 'sub_7', sequence: 42, event }));
+    expect(streamFrame('/admin', event)(encodeSubscriptionId('sub_7'))).toBe(
+      emitted('/admin', { subscriptionId: 'sub_7', sequence: 42, event }),
+    );
   });
 
   it('decodes on the client to the message the subscriber expects', () => {

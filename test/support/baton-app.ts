@@ -24,7 +24,11 @@ export function useBatons(token = 'test-token-0123456789'): Batons {
   return {
     async baton(responder) {
       const data = tempDir('baton-app-');
-      const app = await startBaton(loadConfig({}, { dataDir: data.dir, port: 0, token, model: 'scripted' }), pino({ level: 'silent' }), responder ? { responder } : {});
+      const app = await startBaton(
+        loadConfig({}, { dataDir: data.dir, port: 0, token, model: 'scripted' }),
+        pino({ level: 'silent' }),
+        responder ? { responder } : {},
+      );
       cleanups.push(data.cleanup, () => app.stop());
       return app;
     },

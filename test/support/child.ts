@@ -6,7 +6,12 @@ import { fileURLToPath } from 'node:url';
  * `onLine`, and SIGKILLs it as soon as `onLine` returns true. Resolves with the signal
  * that ended it; rejects if it stalls for `stallMs` without being killed.
  */
-export function runUntilKilled(fixture: string, args: string[], onLine: (line: string) => boolean, stallMs = 30_000): Promise<{ signal: NodeJS.Signals | null; stderr: string }> {
+export function runUntilKilled(
+  fixture: string,
+  args: string[],
+  onLine: (line: string) => boolean,
+  stallMs = 30_000,
+): Promise<{ signal: NodeJS.Signals | null; stderr: string }> {
   const script = fileURLToPath(new URL(`../fixtures/${fixture}`, import.meta.url));
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });

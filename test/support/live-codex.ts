@@ -47,7 +47,11 @@ export function useLiveCodex(options: LiveCodexOptions = {}): LiveCodex {
     ...(options.capabilities ? { capabilities: options.capabilities } : {}),
     ...(options.providers ? { providers: options.providers } : {}),
     handlers: (runtime) => {
-      const endpoint = { baseUrl: model.baseUrl, model: 'gpt-5.1-codex', streamIdleTimeoutMs: options.streamIdleTimeoutMs ?? 5_000 };
+      const endpoint = {
+        baseUrl: model.baseUrl,
+        model: 'gpt-5.1-codex',
+        streamIdleTimeoutMs: options.streamIdleTimeoutMs ?? 5_000,
+      };
       const provider = new CodexProvider(runtime, { endpoint, dataDir: data.dir, ...options.provider?.() });
       providers.push(provider);
       return provider.handlers();

@@ -68,11 +68,25 @@ export interface HarnessOptions {
  * A runtime on a real SQLite file with deterministic ids and a manual clock. `opened` is
  * told of every store it opens (restarts included), so its owner can close them.
  */
-export function createHarness(options: HarnessOptions, path: string, salt: string, clock: ManualClock, opened: (store: Store) => void): Harness {
+export function createHarness(
+  options: HarnessOptions,
+  path: string,
+  salt: string,
+  clock: ManualClock,
+  opened: (store: Store) => void,
+): Harness {
   const store = Store.open(path, { clock });
   opened(store);
   const providers = new ProviderRegistry();
-  const runtime = new Runtime({ store, clock, ids: new SequentialIds(salt), providers, checkpoints: options.checkpoints ?? null, requestTtlMs: options.requestTtlMs ?? null, ...(options.capabilities ? { capabilities: options.capabilities } : {}) });
+  const runtime = new Runtime({
+    store,
+    clock,
+    ids: new SequentialIds(salt),
+    providers,
+    checkpoints: options.checkpoints ?? null,
+    requestTtlMs: options.requestTtlMs ?? null,
+    ...(options.capabilities ? { capabilities: options.capabilities } : {}),
+  });
   providers.register(codexProvider(options.handlers?.(runtime) ?? {}));
   options.providers?.(runtime).forEach((p) => providers.register(p));
   // A real directory: thread.create refuses a cwd that is not one.
@@ -82,20 +96,34 @@ export function createHarness(options: HarnessOptions, path: string, salt: strin
   runtime.onEvents((events) => published.push(...events));
   const worker = new EffectWorker(runtime, checkpointHandlers(runtime.checkpoints));
   const h: Harness = {
-    runtime, store, worker, clock, path, published,
-    command: async (cmd) => (await runtime.dispatch({ commandId: `cmd_t${++commandCounter}`, ...cmd })),
+    runtime,
+    store,
+    worker,
+    clock,
+    path,
+    published,
+    command: async (cmd) => await runtime.dispatch({ commandId: `cmd_t${++commandCounter}`, ...cmd }),
     effect: (kind, threadId) => {
-      const found = store.outbox.list({ threadId }).filter((e) => e.kind === kind).at(-1);
+      const found = store.outbox
+        .list({ threadId })
+        .filter((e) => e.kind === kind)
+        .at(-1);
       if (!found) throw new Error(`no ${kind} effect on ${threadId}`);
       return found;
     },
     thread: async (extra = {}) => {
-      const ack = (await h.command({ type: 'thread.create', cwd: workspace, title: 'T', ...extra })) as { ok: boolean; result: { threadId: string } };
+      const ack = (await h.command({ type: 'thread.create', cwd: workspace, title: 'T', ...extra })) as {
+        ok: boolean;
+        result: { threadId: string };
+      };
       if (!ack.ok) throw new Error(`thread.create refused: ${JSON.stringify(ack)}`);
       return ack.result.threadId;
     },
     send: async (threadId, text, extra = {}) => {
-      const ack = (await h.command({ type: 'thread.message.send', threadId, text, ...extra })) as { ok: boolean; result: { runId: string } };
+      const ack = (await h.command({ type: 'thread.message.send', threadId, text, ...extra })) as {
+        ok: boolean;
+        result: { runId: string };
+      };
       if (!ack.ok) throw new Error(`thread.message.send refused: ${JSON.stringify(ack)}`);
       return ack.result.runId;
     },

@@ -17,10 +17,14 @@ export interface ServeProcess {
  * `serve` takes the same arguments).
  */
 export function serveProcess(dataDir: string, env: Record<string, string> = {}, script = main): Promise<ServeProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', script, 'serve', '--data-dir', dataDir, '--port', '0', '--model', 'scripted'], {
-    env: { ...process.env, BATON_LOG_LEVEL: 'warn', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', script, 'serve', '--data-dir', dataDir, '--port', '0', '--model', 'scripted'],
+    {
+      env: { ...process.env, BATON_LOG_LEVEL: 'warn', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let out = '';
   let err = '';
   child.stderr!.on('data', (c: Buffer) => (err += c.toString()));
@@ -42,7 +46,10 @@ export function serveProcess(dataDir: string, env: Record<string, string> = {}, 
 }
 
 /** Resolves with the exit code of a `baton serve` that is expected to refuse to start. */
-export function serveExit(dataDir: string, env: Record<string, string> = {}): Promise<{ code: number | null; stderr: string }> {
+export function serveExit(
+  dataDir: string,
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; stderr: string }> {
   return serveProcess(dataDir, env).then(
     (p) => {
       p.child.kill('SIGKILL');

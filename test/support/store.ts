@@ -37,7 +37,16 @@ export function useTempStore(): () => { store: Store; clock: ManualClock; path: 
 
 /** Counts rows of every durable table: "writes nothing" means these do not change. */
 export function tableCounts(store: Store): Record<string, number> {
-  const tables = ['events', 'command_receipts', 'entities', 'outbox', 'timers', 'identity_bindings', 'proj_runs', 'proj_threads'];
+  const tables = [
+    'events',
+    'command_receipts',
+    'entities',
+    'outbox',
+    'timers',
+    'identity_bindings',
+    'proj_runs',
+    'proj_threads',
+  ];
   return Object.fromEntries(
     tables.map((t) => [t, (store.db.prepare(`SELECT count(*) AS n FROM ${t}`).get() as { n: number }).n]),
   );

@@ -33,7 +33,11 @@ export function runView(threadId: string, i: number, runId = `run_${threadId}_${
   };
 }
 
-export function typicalUnit(threadId: string, i: number, extras: { receipt?: boolean; effect?: boolean; ids?: IdSource } = {}): CommitUnit {
+export function typicalUnit(
+  threadId: string,
+  i: number,
+  extras: { receipt?: boolean; effect?: boolean; ids?: IdSource } = {},
+): CommitUnit {
   const eventId = (extras.ids?.next('event') ?? `evt_${threadId}_${i}`) as EventId;
   const run = runView(threadId, i, extras.ids?.next('run'));
   const unit: CommitUnit = {

@@ -2,7 +2,14 @@ import { join } from 'node:path';
 import { BatonError, type ErrorInfo } from '../../domain/errors.js';
 import { effectPayloads, type Effect } from '../../domain/effects.js';
 import { forkOf, payloadOf } from '../effect-payloads.js';
-import type { ProviderSessionId, ProviderThreadId, RunAttemptId, RunId, RuntimeRequestId, ThreadId } from '../../domain/ids.js';
+import type {
+  ProviderSessionId,
+  ProviderThreadId,
+  RunAttemptId,
+  RunId,
+  RuntimeRequestId,
+  ThreadId,
+} from '../../domain/ids.js';
 import type { ApprovalDecision } from '../../domain/statuses.js';
 import type { ProviderEvent } from '../../domain/provider-events.js';
 import type { IdSource } from '../../domain/sources.js';
@@ -59,7 +66,10 @@ interface InterruptCause {
 }
 
 /** The turns Baton keeps that Codex lost, and the ones Codex kept that Baton does not: a revert that diverged. */
-function compareTurns(kept: readonly string[], remaining: readonly string[]): { missing: string[]; unexpected: string[] } {
+function compareTurns(
+  kept: readonly string[],
+  remaining: readonly string[],
+): { missing: string[]; unexpected: string[] } {
   const has = new Set(remaining);
   const keeps = new Set(kept);
   return { missing: kept.filter((t) => !has.has(t)), unexpected: remaining.filter((t) => !keeps.has(t)) };
@@ -116,7 +126,10 @@ export class CodexThreadAdapter {
 
   /** Frames Codex sent that Baton could not use: unreadable ones and unknown methods. */
   get frameProblems(): { unreadable: number; unknown: number } {
-    return { unreadable: this.unreadable + (this.session?.rpc.problemCount ?? 0), unknown: this.unknownBefore + (this.normalizer?.unknown ?? 0) };
+    return {
+      unreadable: this.unreadable + (this.session?.rpc.problemCount ?? 0),
+      unknown: this.unknownBefore + (this.normalizer?.unknown ?? 0),
+    };
   }
 
   get running(): boolean {
@@ -133,7 +146,13 @@ export class CodexThreadAdapter {
       case 'provider.turn.start': {
         const p = payloadOf(effectPayloads[effect.kind], effect);
         if (!effect.runId) throw new BatonError('invalid_payload', 'a turn start names its run');
-        return this.startTurn({ runId: effect.runId, attemptId: p.attemptId, rootNodeId: p.rootNodeId }, p.text, p.providerThreadId ?? null, turnSettingsOf(p), forkOf(p));
+        return this.startTurn(
+          { runId: effect.runId, attemptId: p.attemptId, rootNodeId: p.rootNodeId },
+          p.text,
+          p.providerThreadId ?? null,
+          turnSettingsOf(p),
+          forkOf(p),
+        );
       }
       case 'provider.turn.steer': {
         const p = payloadOf(effectPayloads[effect.kind], effect);
@@ -143,7 +162,10 @@ export class CodexThreadAdapter {
         return;
       }
       case 'provider.turn.interrupt':
-        return this.interrupt(String(payloadOf(effectPayloads[effect.kind], effect).attemptId), effect.runId, { runStatus: 'interrupted', lead: 'Codex' });
+        return this.interrupt(String(payloadOf(effectPayloads[effect.kind], effect).attemptId), effect.runId, {
+          runStatus: 'interrupted',
+          lead: 'Codex',
+        });
       case 'provider.runtime-request.respond': {
         const p = payloadOf(effectPayloads[effect.kind], effect);
         return this.respond(p.requestId, p.decision, p.answers);
@@ -160,19 +182,34 @@ export class CodexThreadAdapter {
     }
   }
 
-  private async startTurn(ref: TurnRef, text: string, providerThreadId: ProviderThreadId | null, settings: TurnSettings, fork: ForkOrigin | null): Promise<void> {
+  private async startTurn(
+    ref: TurnRef,
+    text: string,
+    providerThreadId: ProviderThreadId | null,
+    settings: TurnSettings,
+    fork: ForkOrigin | null,
+  ): Promise<void> {
     const { session, normalizer } = await this.ensureSession();
     // A thread that could not be resumed was reported failed: this attempt ends, the run goes on in its replacement.
     if (!(await this.ensureThread(session, providerThreadId, settings.model, fork))) {
-      throw new BatonError('not_resumable', `Codex could not resume provider thread ${providerThreadId}; the run goes on in its replacement`);
+      throw new BatonError(
+        'not_resumable',
+        `Codex could not resume provider thread ${providerThreadId}; the run goes on in its replacement`,
+      );
     }
     this.active = ref;
     normalizer.pendingStart = ref;
     this.quiet.arm();
     // The run's settings go on every turn: a resumed or long-lived Codex thread takes the current ones.
-    const overrides = codexTurnOverrides(settings, this.options.host.threadCwd(this.threadId), this.options.endpoint.model);
+    const overrides = codexTurnOverrides(
+      settings,
+      this.options.host.threadCwd(this.threadId),
+      this.options.endpoint.model,
+    );
     try {
-      await session.turnStart(this.nativeThreadId!, text, overrides, { onTurnId: (id) => normalizer.bindTurn(id, ref) });
+      await session.turnStart(this.nativeThreadId!, text, overrides, {
+        onTurnId: (id) => normalizer.bindTurn(id, ref),
+      });
     } catch (error) {
       // The turn never started: there is nothing to watch.
       if (this.active === ref) this.active = null;
@@ -191,10 +228,15 @@ export class CodexThreadAdapter {
     const normalizer = this.current();
     const killed = (what: string): Escalation => ({
       runStatus: cause.runStatus,
-      error: { code: 'timeout', message: `${cause.lead} ${what} within ${this.interruptTimeoutMs} ms; its process was killed` },
+      error: {
+        code: 'timeout',
+        message: `${cause.lead} ${what} within ${this.interruptTimeoutMs} ms; its process was killed`,
+      },
     });
     const unanswered = killed('did not answer the interrupt');
-    const turnId = this.options.host.nativeTurnRef(attemptId) ?? (await normalizer.whenTurnBound(attemptId, this.interruptTimeoutMs));
+    const turnId =
+      this.options.host.nativeTurnRef(attemptId) ??
+      (await normalizer.whenTurnBound(attemptId, this.interruptTimeoutMs));
     if (!turnId) return this.escalate(session, unanswered);
     try {
       await session.turnInterrupt(this.nativeThreadId!, turnId, this.interruptTimeoutMs, () => {
@@ -217,7 +259,10 @@ export class CodexThreadAdapter {
     const ref = this.active;
     if (!session || !ref) return;
     const ms = this.quiet.ms;
-    const error: ErrorInfo = { code: 'timeout', message: `Codex reported nothing on the turn for ${ms} ms; it was interrupted` };
+    const error: ErrorInfo = {
+      code: 'timeout',
+      message: `Codex reported nothing on the turn for ${ms} ms; it was interrupted`,
+    };
     this.timedOut = { attemptId: ref.attemptId, error };
     const cause: InterruptCause = { runStatus: 'failed', lead: `Codex reported nothing on the turn for ${ms} ms and` };
     this.interrupt(ref.attemptId, null, cause).catch((failure: unknown) => {
@@ -248,10 +293,15 @@ export class CodexThreadAdapter {
     return id;
   }
 
-  private async respond(requestId: RuntimeRequestId, decision: ApprovalDecision | null, answers: Record<string, string | string[]> | null): Promise<void> {
+  private async respond(
+    requestId: RuntimeRequestId,
+    decision: ApprovalDecision | null,
+    answers: Record<string, string | string[]> | null,
+  ): Promise<void> {
     const pending = this.normalizer?.requests.get(requestId);
     const session = this.session;
-    if (!pending || !session || session.rpc.isClosed) throw new BatonError('not_resumable', `the Codex callback for request ${requestId} is gone`);
+    if (!pending || !session || session.rpc.isClosed)
+      throw new BatonError('not_resumable', `the Codex callback for request ${requestId} is gone`);
     this.normalizer?.requests.delete(requestId);
     await session.reply(pending.rpcId, codexReply(pending.method, decision, answers));
     this.turnActivity();
@@ -265,7 +315,8 @@ export class CodexThreadAdapter {
   private async revert(runOrdinal: number, providerThreadId: ProviderThreadId): Promise<void> {
     const host = this.options.host;
     const { session, normalizer } = await this.ensureSession();
-    if (!this.nativeThreadId && !host.nativeThreadRef(providerThreadId)) throw new BatonError('provider_error', 'no Codex thread to revert');
+    if (!this.nativeThreadId && !host.nativeThreadRef(providerThreadId))
+      throw new BatonError('provider_error', 'no Codex thread to revert');
     if (!(await this.ensureThread(session, providerThreadId, null, null))) return;
     const attemptId = host.attemptOfRun(this.threadId, runOrdinal + 1);
     const beforeTurnId = attemptId ? (normalizer.nativeTurnOf(attemptId) ?? host.nativeTurnRef(attemptId)) : null;
@@ -277,20 +328,31 @@ export class CodexThreadAdapter {
       if (!refusedByCodex(error)) throw error;
       // Codex keeps a conversation Baton rolled back: it has diverged, and is replaced (the next run reseeds).
       this.nativeThreadId = null;
-      await host.emit({ type: 'thread.failed', threadId: this.threadId, providerThreadId, reason: `Codex could not roll back: ${error.message}` });
+      await host.emit({
+        type: 'thread.failed',
+        threadId: this.threadId,
+        providerThreadId,
+        reason: `Codex could not roll back: ${error.message}`,
+      });
       return;
     }
     const kept = host.keptTurnRefs(this.threadId, runOrdinal, providerThreadId);
     const { missing, unexpected } = compareTurns(kept, remaining);
     await host.emit({
-      type: 'thread.reverted', threadId: this.threadId, providerThreadId, runOrdinal,
-      remainingTurnRefs: remaining, missingTurnRefs: missing, unexpectedTurnRefs: unexpected,
+      type: 'thread.reverted',
+      threadId: this.threadId,
+      providerThreadId,
+      runOrdinal,
+      remainingTurnRefs: remaining,
+      missingTurnRefs: missing,
+      unexpectedTurnRefs: unexpected,
     });
   }
 
   /** The running session and its normalizer, started (and the native thread forgotten) if there is none. */
   private async ensureSession(): Promise<{ session: CodexSession; normalizer: CodexNormalizer }> {
-    if (this.session && !this.session.rpc.isClosed && this.normalizer) return { session: this.session, normalizer: this.normalizer };
+    if (this.session && !this.session.rpc.isClosed && this.normalizer)
+      return { session: this.session, normalizer: this.normalizer };
     const host = this.options.host;
     const sessionId = host.ids.next('providerSession');
     this.nativeThreadId = null;
@@ -302,7 +364,14 @@ export class CodexThreadAdapter {
     // stored by one session can be resumed or forked by another.
     const home = ensureCodexHome(join(this.options.dataDir, 'codex', 'home'), this.options.endpoint);
     const log = new FrameLog({ dir: join(this.options.dataDir, 'codex', this.threadId, 'frames'), name: sessionId });
-    await host.emit({ type: 'session.status', threadId: this.threadId, sessionId, provider: 'codex', status: 'starting', reason: null });
+    await host.emit({
+      type: 'session.status',
+      threadId: this.threadId,
+      sessionId,
+      provider: 'codex',
+      status: 'starting',
+      reason: null,
+    });
     const cwd = host.threadCwd(this.threadId);
     const channel = this.options.channelFor?.(sessionId, () => spawnCodex(cwd, home));
     const session = await CodexSession.start({ codexHome: home, cwd, log, ...(channel ? { channel } : {}) });
@@ -316,10 +385,26 @@ export class CodexThreadAdapter {
       this.forward(events);
       this.turnActivity();
     });
-    session.rpc.onProblem((problem) => this.forward([{ type: 'warning', threadId: this.threadId, runId: null, message: `unreadable Codex frame (${problem}); it was logged and skipped` }]));
+    session.rpc.onProblem((problem) =>
+      this.forward([
+        {
+          type: 'warning',
+          threadId: this.threadId,
+          runId: null,
+          message: `unreadable Codex frame (${problem}); it was logged and skipped`,
+        },
+      ]),
+    );
     this.watchExit(session, sessionId);
     this.session = session;
-    await host.emit({ type: 'session.status', threadId: this.threadId, sessionId, provider: 'codex', status: 'ready', reason: null });
+    await host.emit({
+      type: 'session.status',
+      threadId: this.threadId,
+      sessionId,
+      provider: 'codex',
+      status: 'ready',
+      reason: null,
+    });
     return { session, normalizer };
   }
 
@@ -329,7 +414,12 @@ export class CodexThreadAdapter {
    * A resume Codex refuses (its rollout is gone or unreadable) is reported `thread.failed`
    * and answers false: the provider thread is replaced, and the replacement reseeded.
    */
-  private async ensureThread(session: CodexSession, providerThreadId: ProviderThreadId | null, model: string | null, fork: ForkOrigin | null): Promise<boolean> {
+  private async ensureThread(
+    session: CodexSession,
+    providerThreadId: ProviderThreadId | null,
+    model: string | null,
+    fork: ForkOrigin | null,
+  ): Promise<boolean> {
     if (this.nativeThreadId && this.loadedFor === providerThreadId) return true;
     const host = this.options.host;
     const known = providerThreadId ? host.nativeThreadRef(providerThreadId) : null;
@@ -349,7 +439,10 @@ export class CodexThreadAdapter {
       native = await session.threadFork(sourceThread, sourceTurn);
       resolution = 'native_fork';
     } else if (fork) {
-      throw new BatonError('unsupported', 'this fork cannot be resolved natively and portable context is not built yet');
+      throw new BatonError(
+        'unsupported',
+        'this fork cannot be resolved natively and portable context is not built yet',
+      );
     } else {
       native = await session.threadStart(host.threadCwd(this.threadId), model);
     }
@@ -357,7 +450,14 @@ export class CodexThreadAdapter {
     this.loadedFor = providerThreadId;
     this.current().nativeThreadId = native;
     if (providerThreadId && native !== known) {
-      await host.emit({ type: 'thread.loaded', threadId: this.threadId, providerThreadId, nativeThreadRef: native, resumeCursor: native, ...(resolution ? { resolution } : {}) });
+      await host.emit({
+        type: 'thread.loaded',
+        threadId: this.threadId,
+        providerThreadId,
+        nativeThreadRef: native,
+        resumeCursor: native,
+        ...(resolution ? { resolution } : {}),
+      });
     }
     return true;
   }
@@ -367,7 +467,9 @@ export class CodexThreadAdapter {
     session.rpc.onClose((reason) => {
       if (this.session !== session) {
         // Released on purpose (see stop) or already replaced: its end concerns no turn of now.
-        this.forward([{ type: 'session.status', threadId: this.threadId, sessionId, provider: 'codex', status: 'stopped', reason }]);
+        this.forward([
+          { type: 'session.status', threadId: this.threadId, sessionId, provider: 'codex', status: 'stopped', reason },
+        ]);
         return;
       }
       this.session = null;
@@ -376,7 +478,13 @@ export class CodexThreadAdapter {
       const t = this.threadId;
       const killed = this.killed.get(session);
       const event: ProviderEvent = this.active
-        ? { type: 'runtime.lost', threadId: t, sessionId, runStatus: killed?.runStatus ?? 'failed', error: killed?.error ?? { code: 'provider_error', message: `the Codex process ${reason}` } }
+        ? {
+            type: 'runtime.lost',
+            threadId: t,
+            sessionId,
+            runStatus: killed?.runStatus ?? 'failed',
+            error: killed?.error ?? { code: 'provider_error', message: `the Codex process ${reason}` },
+          }
         : { type: 'session.status', threadId: t, sessionId, provider: 'codex', status: 'stopped', reason };
       this.active = null;
       this.timedOut = null;

@@ -22,6 +22,9 @@ export function codexBinaryPath(platform = process.platform, arch = process.arch
     const root = dirname(require.resolve(`${target.pkg}/package.json`));
     return join(root, 'vendor', target.triple, 'bin', 'codex');
   } catch {
-    throw new BatonError('unsupported', `${target.pkg} is not installed (it comes with @openai/codex as an optional dependency)`);
+    throw new BatonError(
+      'unsupported',
+      `${target.pkg} is not installed (it comes with @openai/codex as an optional dependency)`,
+    );
   }
 }

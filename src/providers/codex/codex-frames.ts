@@ -25,7 +25,13 @@ import type {
  * does not, or a key the protocol lacks, becomes `never` and tsc names the key.
  */
 type Tied<Protocol, T> = {
-  [K in keyof T]: K extends keyof Protocol ? (T[K] extends z.ZodType ? ([Protocol[K]] extends [z.input<T[K]>] ? T[K] : never) : never) : never;
+  [K in keyof T]: K extends keyof Protocol
+    ? T[K] extends z.ZodType
+      ? [Protocol[K]] extends [z.input<T[K]>]
+        ? T[K]
+        : never
+      : never
+    : never;
 };
 const tiedTo =
   <Protocol>() =>
@@ -68,18 +74,37 @@ export const notificationFrames = tiedTo<NotificationParams>()({
   'item/reasoning/summaryPartAdded': z.looseObject({ ...onItem, summaryIndex: z.number() }),
   'item/mcpToolCall/progress': z.looseObject({ ...onItem, message: z.string() }),
   'item/fileChange/patchUpdated': z.looseObject({ ...onItem, changes: z.array(z.unknown()) }),
-  'turn/plan/updated': z.looseObject({ ...onTurn, explanation: nullable(z.string()), plan: z.array(z.object({ step: z.string(), status: z.string() })) }),
+  'turn/plan/updated': z.looseObject({
+    ...onTurn,
+    explanation: nullable(z.string()),
+    plan: z.array(z.object({ step: z.string(), status: z.string() })),
+  }),
   'turn/diff/updated': z.looseObject({ ...onTurn, diff: z.string() }),
-  'thread/status/changed': z.looseObject({ threadId: z.string(), status: z.looseObject({ type: z.string(), activeFlags: z.array(z.string()).optional() }) }),
+  'thread/status/changed': z.looseObject({
+    threadId: z.string(),
+    status: z.looseObject({ type: z.string(), activeFlags: z.array(z.string()).optional() }),
+  }),
   'serverRequest/resolved': z.looseObject({ threadId: z.string(), requestId: z.union([z.string(), z.number()]) }),
-  error: z.looseObject({ threadId: z.string(), turnId: z.string().optional(), error: z.looseObject({ message: z.string() }), willRetry: z.boolean().optional() }),
+  error: z.looseObject({
+    threadId: z.string(),
+    turnId: z.string().optional(),
+    error: z.looseObject({ message: z.string() }),
+    willRetry: z.boolean().optional(),
+  }),
 });
 
 /** The server requests Baton turns into runtime requests (Codex's legacy `execCommandApproval`/`applyPatchApproval` carry no turn and are refused). */
 export const requestFrames = tiedTo<RequestParams>()({
-  'item/commandExecution/requestApproval': z.looseObject({ ...onItem, command: nullable(z.string()), reason: nullable(z.string()) }),
+  'item/commandExecution/requestApproval': z.looseObject({
+    ...onItem,
+    command: nullable(z.string()),
+    reason: nullable(z.string()),
+  }),
   'item/fileChange/requestApproval': z.looseObject({ ...onItem, reason: nullable(z.string()) }),
-  'item/tool/requestUserInput': z.looseObject({ ...onItem, questions: z.array(z.looseObject({ question: z.string() })) }),
+  'item/tool/requestUserInput': z.looseObject({
+    ...onItem,
+    questions: z.array(z.looseObject({ question: z.string() })),
+  }),
 });
 export type RequestMethod = keyof typeof requestFrames;
 
@@ -95,7 +120,9 @@ export const itemFrames = tiedTo<Items>()({
     durationMs: nullable(z.number()),
     aggregatedOutput: nullable(z.string()),
   }),
-  fileChange: z.looseObject({ changes: z.array(z.looseObject({ path: z.string(), kind: z.unknown(), diff: z.string() })) }),
+  fileChange: z.looseObject({
+    changes: z.array(z.looseObject({ path: z.string(), kind: z.unknown(), diff: z.string() })),
+  }),
   mcpToolCall: z.looseObject({
     server: z.string(),
     tool: z.string(),
@@ -124,11 +151,18 @@ export const responseFrames = tiedTo<Responses>()({
   'thread/resume': ThreadResult,
   'thread/fork': ThreadResult,
   'thread/revert': ThreadResult,
-  'thread/turns/list': z.looseObject({ data: z.array(z.looseObject({ id: z.string() })), nextCursor: z.string().nullable() }),
+  'thread/turns/list': z.looseObject({
+    data: z.array(z.looseObject({ id: z.string() })),
+    nextCursor: z.string().nullable(),
+  }),
   'turn/start': TurnResult,
 });
 
 /** A frame Codex sends unasked, as decoded from the wire: a notification, or a server request (it has an id). */
 export const inboundFrame = tiedTo<{ inbound: ServerNotification | ServerRequest }>()({
-  inbound: z.looseObject({ id: z.union([z.string(), z.number()]).optional(), method: z.string(), params: z.unknown().optional() }),
+  inbound: z.looseObject({
+    id: z.union([z.string(), z.number()]).optional(),
+    method: z.string(),
+    params: z.unknown().optional(),
+  }),
 }).inbound;

@@ -24,9 +24,13 @@ let bundled: { models: Record<string, unknown>[] } | null = null;
  * metadata of a plain Responses-API model (`codex debug models --bundled`), renamed.
  */
 function modelCatalog(model: string): string {
-  bundled ??= JSON.parse(execFileSync(codexBinaryPath(), ['debug', 'models', '--bundled'], { encoding: 'utf8' })) as { models: Record<string, unknown>[] };
+  bundled ??= JSON.parse(execFileSync(codexBinaryPath(), ['debug', 'models', '--bundled'], { encoding: 'utf8' })) as {
+    models: Record<string, unknown>[];
+  };
   const plain = bundled.models.find((m) => m.tool_mode == null && m.use_responses_lite !== true) ?? bundled.models[0]!;
-  return JSON.stringify({ models: [{ ...plain, slug: model, display_name: model, apply_patch_tool_type: 'freeform', visibility: 'list' }] });
+  return JSON.stringify({
+    models: [{ ...plain, slug: model, display_name: model, apply_patch_tool_type: 'freeform', visibility: 'list' }],
+  });
 }
 
 /** Baton's config.toml: one Responses-API endpoint, no retries, update checks, analytics or plugins. */
@@ -59,7 +63,12 @@ export function codexConfigToml(catalogPath: string, endpoint: CodexModelEndpoin
     '[tools.update_plan]',
     'enabled = true',
     '',
-    ...Object.entries(endpoint.mcpServers ?? {}).flatMap(([name, server]) => [`[mcp_servers.${name}]`, `command = ${toml(server.command)}`, `args = [${server.args.map(toml).join(', ')}]`, '']),
+    ...Object.entries(endpoint.mcpServers ?? {}).flatMap(([name, server]) => [
+      `[mcp_servers.${name}]`,
+      `command = ${toml(server.command)}`,
+      `args = [${server.args.map(toml).join(', ')}]`,
+      '',
+    ]),
   ].join('\n');
 }
 
@@ -79,7 +88,11 @@ export function ensureCodexHome(dir: string, endpoint: CodexModelEndpoint): stri
   const configPath = join(dir, 'config.toml');
   const catalog = modelCatalog(endpoint.model);
   const config = codexConfigToml(catalogPath, endpoint);
-  const refuse = (why: string) => new BatonError('provider_error', `the Codex home ${dir} does not hold Baton's configuration (${why}); no Codex session is started on it`);
+  const refuse = (why: string) =>
+    new BatonError(
+      'provider_error',
+      `the Codex home ${dir} does not hold Baton's configuration (${why}); no Codex session is started on it`,
+    );
   try {
     ensurePrivateDir(dir);
     ensureFileContent(catalogPath, catalog);
@@ -87,6 +100,7 @@ export function ensureCodexHome(dir: string, endpoint: CodexModelEndpoint): stri
   } catch (error) {
     throw refuse(error instanceof Error ? error.message : String(error));
   }
-  if (readFileOrNull(catalogPath) !== catalog || readFileOrNull(configPath) !== config) throw refuse('its files differ from what Baton wrote');
+  if (readFileOrNull(catalogPath) !== catalog || readFileOrNull(configPath) !== config)
+    throw refuse('its files differ from what Baton wrote');
   return dir;
 }

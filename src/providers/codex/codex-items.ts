@@ -19,7 +19,8 @@ export type NativeItem = { type: string; id: string } & Record<string, unknown>;
 
 const toolTypes = new Set(['commandExecution', 'fileChange', 'mcpToolCall', 'dynamicToolCall', 'webSearch']);
 /** Item statuses; an item with none (web search, reasoning) ended when Codex says it completed. */
-const itemStatus = (s: unknown): 'completed' | 'failed' | 'cancelled' => (s === undefined || s === 'completed' ? 'completed' : s === 'declined' ? 'cancelled' : 'failed');
+const itemStatus = (s: unknown): 'completed' | 'failed' | 'cancelled' =>
+  s === undefined || s === 'completed' ? 'completed' : s === 'declined' ? 'cancelled' : 'failed';
 /** Summary parts are paragraphs: the text a node streams is the one its completed item holds. */
 export const summarySeparator = '\n\n';
 
@@ -55,7 +56,9 @@ export class CodexItems {
     const on = { threadId: this.threadId, runId: ref.runId };
     if (item.type === 'agentMessage') {
       const text = itemFrames.agentMessage.safeParse(item).data?.text ?? '';
-      return started ? [] : [{ type: 'message.completed', ...on, nodeId: ref.rootNodeId, messageId: this.messageOf(item.id), text }];
+      return started
+        ? []
+        : [{ type: 'message.completed', ...on, nodeId: ref.rootNodeId, messageId: this.messageOf(item.id), text }];
     }
     if (item.type === 'plan') return this.plan(started, item, ref);
     if (item.type !== 'reasoning' && !toolTypes.has(item.type)) return [];
@@ -63,18 +66,40 @@ export class CodexItems {
     if (started) {
       const nodeId = this.ids.next('node');
       this.items.set(item.id, { nodeId });
-      const begun: ProviderEvent = { type: 'node.started', ...on, nodeId, parentNodeId: ref.rootNodeId, attemptId: ref.attemptId, kind, title: kind === 'reasoning' ? null : toolTitle(item) };
-      return kind === 'reasoning' ? [begun] : [begun, { type: 'node.detail', ...on, nodeId, text: null, detail: toolDetail(item, true) }];
+      const begun: ProviderEvent = {
+        type: 'node.started',
+        ...on,
+        nodeId,
+        parentNodeId: ref.rootNodeId,
+        attemptId: ref.attemptId,
+        kind,
+        title: kind === 'reasoning' ? null : toolTitle(item),
+      };
+      return kind === 'reasoning'
+        ? [begun]
+        : [begun, { type: 'node.detail', ...on, nodeId, text: null, detail: toolDetail(item, true) }];
     }
     const nodeId = this.nodeOf(item.id);
     if (!nodeId) return [];
-    const detail: ProviderEvent = kind === 'reasoning' ? this.reasoningDetail(item, nodeId, ref) : { type: 'node.detail', ...on, nodeId, text: null, detail: toolDetail(item, false) };
+    const detail: ProviderEvent =
+      kind === 'reasoning'
+        ? this.reasoningDetail(item, nodeId, ref)
+        : { type: 'node.detail', ...on, nodeId, text: null, detail: toolDetail(item, false) };
     return [detail, { type: 'node.completed', ...on, nodeId, status: itemStatus(item.status) }];
   }
 
   /** Streamed assistant text. */
   messageDelta(itemId: string, delta: string, ref: TurnRef): ProviderEvent[] {
-    return [{ type: 'message.delta', threadId: this.threadId, runId: ref.runId, nodeId: ref.rootNodeId, messageId: this.messageOf(itemId), delta }];
+    return [
+      {
+        type: 'message.delta',
+        threadId: this.threadId,
+        runId: ref.runId,
+        nodeId: ref.rootNodeId,
+        messageId: this.messageOf(itemId),
+        delta,
+      },
+    ];
   }
 
   /** Streamed text of an item's node: a reasoning summary, command output, MCP progress. */
@@ -86,7 +111,18 @@ export class CodexItems {
   /** A file change's patch as it is being written. */
   patchUpdated(itemId: string, changes: unknown[], ref: TurnRef): ProviderEvent[] {
     const nodeId = this.nodeOf(itemId);
-    return nodeId ? [{ type: 'node.detail', threadId: this.threadId, runId: ref.runId, nodeId, text: null, detail: { files: changes } }] : [];
+    return nodeId
+      ? [
+          {
+            type: 'node.detail',
+            threadId: this.threadId,
+            runId: ref.runId,
+            nodeId,
+            text: null,
+            detail: { files: changes },
+          },
+        ]
+      : [];
   }
 
   /** Streamed text of a proposed plan. */
@@ -99,7 +135,14 @@ export class CodexItems {
     const r = itemFrames.reasoning.safeParse(item);
     const summary = r.success ? r.data.summary : [];
     // Raw reasoning content is kept as detail; the node's text is the summary the user may read.
-    return { type: 'node.detail', threadId: this.threadId, runId: ref.runId, nodeId, text: summary.join(summarySeparator), detail: r.success && r.data.content.length ? { content: r.data.content } : {} };
+    return {
+      type: 'node.detail',
+      threadId: this.threadId,
+      runId: ref.runId,
+      nodeId,
+      text: summary.join(summarySeparator),
+      detail: r.success && r.data.content.length ? { content: r.data.content } : {},
+    };
   }
 
   /** A plan item is a proposed plan (plan collaboration mode): an artifact, streamed, final when the item completes. */
@@ -109,6 +152,18 @@ export class CodexItems {
     const planId = known ?? this.ids.next('plan');
     this.items.set(item.id, { planId });
     const text = started ? '' : (itemFrames.plan.safeParse(item).data?.text ?? '');
-    return [{ type: 'plan.updated', threadId: this.threadId, runId: ref.runId, nodeId: ref.rootNodeId, planId, kind: 'proposed_plan', text, steps: [], final: !started }];
+    return [
+      {
+        type: 'plan.updated',
+        threadId: this.threadId,
+        runId: ref.runId,
+        nodeId: ref.rootNodeId,
+        planId,
+        kind: 'proposed_plan',
+        text,
+        steps: [],
+        final: !started,
+      },
+    ];
   }
 }

@@ -28,8 +28,10 @@ export interface PendingRequest {
 /** Codex's questions, as Baton keeps them (its `isOther`/`isSecret` are not kept). */
 const AskedQuestions = Question.extend({ options: Question.shape.options.default(null) }).array();
 
-const turnStatus = (s: string): 'completed' | 'interrupted' | 'failed' => (s === 'completed' ? 'completed' : s === 'interrupted' ? 'interrupted' : 'failed');
-const planStatus = (s: string): 'pending' | 'in_progress' | 'completed' => (s === 'inProgress' ? 'in_progress' : s === 'completed' ? 'completed' : 'pending');
+const turnStatus = (s: string): 'completed' | 'interrupted' | 'failed' =>
+  s === 'completed' ? 'completed' : s === 'interrupted' ? 'interrupted' : 'failed';
+const planStatus = (s: string): 'pending' | 'in_progress' | 'completed' =>
+  s === 'inProgress' ? 'in_progress' : s === 'completed' ? 'completed' : 'pending';
 
 /** Codex's normalizer, as the provider registers it (the adapter makes its own through it too). */
 export const createCodexNormalizer = (scope: NormalizerScope): CodexNormalizer => new CodexNormalizer(scope);
@@ -64,7 +66,9 @@ export class CodexNormalizer implements ProviderNormalizer {
   normalize(frame: unknown): ProviderEvent[] {
     const f = inboundFrame.safeParse(frame);
     if (!f.success) return [];
-    return f.data.id === undefined ? this.notification(f.data.method, f.data.params) : this.serverRequest(f.data.id, f.data.method, f.data.params);
+    return f.data.id === undefined
+      ? this.notification(f.data.method, f.data.params)
+      : this.serverRequest(f.data.id, f.data.method, f.data.params);
   }
 
   /** The attempt of a native turn, binding a started turn to the attempt that asked for it. */
@@ -105,7 +109,11 @@ export class CodexNormalizer implements ProviderNormalizer {
   }
 
   /** A frame about a turn of our native thread, read with its method's schema, for the attempt the turn runs. */
-  private onTurn<P extends { threadId: string; turnId: string }>(schema: z.ZodType<P>, params: unknown, then: (p: P, ref: TurnRef) => ProviderEvent[]): ProviderEvent[] {
+  private onTurn<P extends { threadId: string; turnId: string }>(
+    schema: z.ZodType<P>,
+    params: unknown,
+    then: (p: P, ref: TurnRef) => ProviderEvent[],
+  ): ProviderEvent[] {
     const p = schema.safeParse(params);
     if (!p.success || p.data.threadId !== this.nativeThreadId) return [];
     const ref = this.turn(p.data.turnId);
@@ -119,7 +127,18 @@ export class CodexNormalizer implements ProviderNormalizer {
         const p = notificationFrames[method].safeParse(params);
         if (!p.success || p.data.threadId !== this.nativeThreadId) return [];
         const ref = this.turn(p.data.turn.id);
-        return ref ? [{ type: 'turn.started', threadId: t, runId: ref.runId, attemptId: ref.attemptId, nodeId: ref.rootNodeId, nativeTurnRef: p.data.turn.id }] : [];
+        return ref
+          ? [
+              {
+                type: 'turn.started',
+                threadId: t,
+                runId: ref.runId,
+                attemptId: ref.attemptId,
+                nodeId: ref.rootNodeId,
+                nativeTurnRef: p.data.turn.id,
+              },
+            ]
+          : [];
       }
       case 'turn/completed': {
         const p = notificationFrames[method].safeParse(params);
@@ -127,25 +146,51 @@ export class CodexNormalizer implements ProviderNormalizer {
         const ref = this.turn(p.data.turn.id);
         if (!ref) return [];
         const status = turnStatus(p.data.turn.status);
-        const error = p.data.turn.error ? { code: 'provider_error' as const, message: p.data.turn.error.message } : null;
-        return [{ type: 'turn.completed', threadId: t, runId: ref.runId, attemptId: ref.attemptId, nodeId: ref.rootNodeId, status, error }];
+        const error = p.data.turn.error
+          ? { code: 'provider_error' as const, message: p.data.turn.error.message }
+          : null;
+        return [
+          {
+            type: 'turn.completed',
+            threadId: t,
+            runId: ref.runId,
+            attemptId: ref.attemptId,
+            nodeId: ref.rootNodeId,
+            status,
+            error,
+          },
+        ];
       }
       case 'item/started':
       case 'item/completed':
-        return this.onTurn(notificationFrames[method], params, (p, ref) => this.items.item(method === 'item/started', p.item, ref));
+        return this.onTurn(notificationFrames[method], params, (p, ref) =>
+          this.items.item(method === 'item/started', p.item, ref),
+        );
       case 'item/agentMessage/delta':
-        return this.onTurn(notificationFrames[method], params, (p, ref) => this.items.messageDelta(p.itemId, p.delta, ref));
+        return this.onTurn(notificationFrames[method], params, (p, ref) =>
+          this.items.messageDelta(p.itemId, p.delta, ref),
+        );
       case 'item/reasoning/summaryTextDelta':
       case 'item/commandExecution/outputDelta':
-        return this.onTurn(notificationFrames[method], params, (p, ref) => this.items.nodeDelta(p.itemId, p.delta, ref));
+        return this.onTurn(notificationFrames[method], params, (p, ref) =>
+          this.items.nodeDelta(p.itemId, p.delta, ref),
+        );
       case 'item/reasoning/summaryPartAdded':
-        return this.onTurn(notificationFrames[method], params, (p, ref) => (p.summaryIndex > 0 ? this.items.nodeDelta(p.itemId, summarySeparator, ref) : []));
+        return this.onTurn(notificationFrames[method], params, (p, ref) =>
+          p.summaryIndex > 0 ? this.items.nodeDelta(p.itemId, summarySeparator, ref) : [],
+        );
       case 'item/mcpToolCall/progress':
-        return this.onTurn(notificationFrames[method], params, (p, ref) => this.items.nodeDelta(p.itemId, `${p.message}\n`, ref));
+        return this.onTurn(notificationFrames[method], params, (p, ref) =>
+          this.items.nodeDelta(p.itemId, `${p.message}\n`, ref),
+        );
       case 'item/fileChange/patchUpdated':
-        return this.onTurn(notificationFrames[method], params, (p, ref) => this.items.patchUpdated(p.itemId, p.changes, ref));
+        return this.onTurn(notificationFrames[method], params, (p, ref) =>
+          this.items.patchUpdated(p.itemId, p.changes, ref),
+        );
       case 'item/plan/delta':
-        return this.onTurn(notificationFrames[method], params, (p, ref) => this.items.planDelta(p.itemId, p.delta, ref));
+        return this.onTurn(notificationFrames[method], params, (p, ref) =>
+          this.items.planDelta(p.itemId, p.delta, ref),
+        );
       case 'turn/plan/updated': {
         const p = notificationFrames[method].safeParse(params);
         if (!p.success) return [];
@@ -153,34 +198,71 @@ export class CodexNormalizer implements ProviderNormalizer {
         if (!ref) return [];
         const planId = this.plans.get(p.data.turnId) ?? this.ids.next('plan');
         this.plans.set(p.data.turnId, planId);
-        return [{
-          type: 'plan.updated', threadId: t, runId: ref.runId, nodeId: ref.rootNodeId, planId, kind: 'todo_list',
-          text: p.data.explanation ?? null, steps: p.data.plan.map((s) => ({ text: s.step, status: planStatus(s.status) })),
-        }];
+        return [
+          {
+            type: 'plan.updated',
+            threadId: t,
+            runId: ref.runId,
+            nodeId: ref.rootNodeId,
+            planId,
+            kind: 'todo_list',
+            text: p.data.explanation ?? null,
+            steps: p.data.plan.map((s) => ({ text: s.step, status: planStatus(s.status) })),
+          },
+        ];
       }
       case 'thread/status/changed': {
         // Codex's own view of its thread drives the session's status: running, waiting on the user, idle.
         const p = notificationFrames[method].safeParse(params);
         if (!p.success || p.data.threadId !== this.nativeThreadId) return [];
         const { type, activeFlags = [] } = p.data.status;
-        const status = type === 'active' ? (activeFlags.some((f) => f.startsWith('waitingOn')) ? 'waiting' : 'running') : type === 'idle' ? 'ready' : null;
-        return status ? [{ type: 'session.status', threadId: t, sessionId: this.sessionId, provider: 'codex', status, reason: null }] : [];
+        const status =
+          type === 'active'
+            ? activeFlags.some((f) => f.startsWith('waitingOn'))
+              ? 'waiting'
+              : 'running'
+            : type === 'idle'
+              ? 'ready'
+              : null;
+        return status
+          ? [
+              {
+                type: 'session.status',
+                threadId: t,
+                sessionId: this.sessionId,
+                provider: 'codex',
+                status,
+                reason: null,
+              },
+            ]
+          : [];
       }
       case 'turn/diff/updated':
-        return this.onTurn(notificationFrames[method], params, (p, ref) => [{ type: 'diff.updated', threadId: t, runId: ref.runId, diff: p.diff }]);
+        return this.onTurn(notificationFrames[method], params, (p, ref) => [
+          { type: 'diff.updated', threadId: t, runId: ref.runId, diff: p.diff },
+        ]);
       case 'serverRequest/resolved': {
         const p = notificationFrames[method].safeParse(params);
         if (!p.success) return [];
         const pending = [...this.requests.values()].find((r) => r.rpcId === p.data.requestId);
         if (!pending) return [];
         this.requests.delete(pending.requestId);
-        return [{ type: 'request.closed', threadId: t, requestId: pending.requestId, reason: 'resolved by the provider' }];
+        return [
+          { type: 'request.closed', threadId: t, requestId: pending.requestId, reason: 'resolved by the provider' },
+        ];
       }
       case 'error': {
         const p = notificationFrames[method].safeParse(params);
         if (!p.success) return [];
         const ref = p.data.turnId ? this.turns.get(p.data.turnId) : undefined;
-        return [{ type: 'warning', threadId: t, runId: ref?.runId ?? null, message: `Codex: ${p.data.error.message}${p.data.willRetry ? ' (retrying)' : ''}` }];
+        return [
+          {
+            type: 'warning',
+            threadId: t,
+            runId: ref?.runId ?? null,
+            message: `Codex: ${p.data.error.message}${p.data.willRetry ? ' (retrying)' : ''}`,
+          },
+        ];
       }
       default:
         // Known methods Baton does not map are fine; a method this Codex version does not
@@ -195,7 +277,8 @@ export class CodexNormalizer implements ProviderNormalizer {
     switch (method) {
       case 'item/commandExecution/requestApproval': {
         const p = requestFrames[method].safeParse(params);
-        if (p.success) return this.opened(rpcId, method, 'command', p.data, p.data.command ?? p.data.reason ?? 'Allow command?');
+        if (p.success)
+          return this.opened(rpcId, method, 'command', p.data, p.data.command ?? p.data.reason ?? 'Allow command?');
         break;
       }
       case 'item/fileChange/requestApproval': {
@@ -205,7 +288,15 @@ export class CodexNormalizer implements ProviderNormalizer {
       }
       case 'item/tool/requestUserInput': {
         const p = requestFrames[method].safeParse(params);
-        if (p.success) return this.opened(rpcId, method, 'user_input', p.data, p.data.questions[0]?.question ?? 'The agent has questions', p.data.questions);
+        if (p.success)
+          return this.opened(
+            rpcId,
+            method,
+            'user_input',
+            p.data,
+            p.data.questions[0]?.question ?? 'The agent has questions',
+            p.data.questions,
+          );
         break;
       }
     }
@@ -229,11 +320,30 @@ export class CodexNormalizer implements ProviderNormalizer {
     const parentNodeId = this.items.nodeOf(details.itemId) ?? ref.rootNodeId;
     const nodeId = this.ids.next('node');
     const on = { threadId: this.threadId, runId: ref.runId };
-    const opened: ProviderEvent = { type: 'request.opened', ...on, requestId, nodeId, parentNodeId, kind, prompt, details, providerSessionId: this.sessionId };
+    const opened: ProviderEvent = {
+      type: 'request.opened',
+      ...on,
+      requestId,
+      nodeId,
+      parentNodeId,
+      kind,
+      prompt,
+      details,
+      providerSessionId: this.sessionId,
+    };
     if (!questions) return [opened];
-    return [opened, {
-      type: 'plan.updated', ...on, nodeId, planId: this.ids.next('plan'), kind: 'questions',
-      text: prompt, steps: [], questions: AskedQuestions.safeParse(questions).data ?? [],
-    }];
+    return [
+      opened,
+      {
+        type: 'plan.updated',
+        ...on,
+        nodeId,
+        planId: this.ids.next('plan'),
+        kind: 'questions',
+        text: prompt,
+        steps: [],
+        questions: AskedQuestions.safeParse(questions).data ?? [],
+      },
+    ];
   }
 }

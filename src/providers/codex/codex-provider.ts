@@ -23,7 +23,12 @@ export interface CodexProviderOptions {
 }
 
 /** Codex's registration, with these effect handlers (tests register Codex with handlers of their own). */
-export const codexProvider = (handlers: Provider['handlers']): Provider => ({ id: 'codex', capabilities: codexCapabilities, handlers, createNormalizer: createCodexNormalizer });
+export const codexProvider = (handlers: Provider['handlers']): Provider => ({
+  id: 'codex',
+  capabilities: codexCapabilities,
+  handlers,
+  createNormalizer: createCodexNormalizer,
+});
 
 const providerEffects: ProviderEffectKind[] = [
   'provider.turn.start',
@@ -85,9 +90,13 @@ export class CodexProvider {
         host: this.host,
         endpoint: this.options.endpoint,
         dataDir: this.options.dataDir,
-        ...(this.options.interruptTimeoutMs !== undefined ? { interruptTimeoutMs: this.options.interruptTimeoutMs } : {}),
+        ...(this.options.interruptTimeoutMs !== undefined
+          ? { interruptTimeoutMs: this.options.interruptTimeoutMs }
+          : {}),
         ...(this.options.turnIdleTimeoutMs !== undefined ? { turnIdleTimeoutMs: this.options.turnIdleTimeoutMs } : {}),
-        ...(channelFor ? { channelFor: (sessionId: string, spawn: () => LineChannel) => channelFor(threadId, sessionId, spawn) } : {}),
+        ...(channelFor
+          ? { channelFor: (sessionId: string, spawn: () => LineChannel) => channelFor(threadId, sessionId, spawn) }
+          : {}),
       });
       this.adapters.set(threadId, adapter);
     }
@@ -101,7 +110,9 @@ export class CodexProvider {
         // A provider_recovery attempt's provider thread lacks the history: Baton's own account goes first.
         const seed = await worker.reseed(effect, codexCapabilities.context.maxRecommendedHandoffChars);
         const payload = effect.payload;
-        await this.adapter(effect.threadId).carryOut(seed ? { ...effect, payload: { ...payload, text: seededText(seed, String(payload.text ?? '')) } } : effect);
+        await this.adapter(effect.threadId).carryOut(
+          seed ? { ...effect, payload: { ...payload, text: seededText(seed, String(payload.text ?? '')) } } : effect,
+        );
         await worker.complete(effect);
       } catch (error) {
         await worker.fail(effect, toErrorInfo(error));

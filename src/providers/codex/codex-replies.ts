@@ -13,7 +13,8 @@ import type { RequestMethod } from './codex-frames.js';
  * method. The tables are checked both ways at compile time: a decision Baton adds, or
  * one Codex drops, fails `tsc`.
  */
-export type CodexReply = CommandExecutionRequestApprovalResponse | FileChangeRequestApprovalResponse | ToolRequestUserInputResponse;
+export type CodexReply =
+  CommandExecutionRequestApprovalResponse | FileChangeRequestApprovalResponse | ToolRequestUserInputResponse;
 
 const commandDecisions: Record<ApprovalDecision, CommandExecutionApprovalDecision> = {
   accept: 'accept',
@@ -33,13 +34,21 @@ const fileChangeDecisions: Record<ApprovalDecision, FileChangeApprovalDecision> 
  * The reply to a request of `method`. Commands make sure an approval carries a decision and
  * a question its answers; one without is declined (an approval) or answered with nothing.
  */
-export function codexReply(method: RequestMethod, decision: ApprovalDecision | null, answers: Record<string, string | string[]> | null): CodexReply {
+export function codexReply(
+  method: RequestMethod,
+  decision: ApprovalDecision | null,
+  answers: Record<string, string | string[]> | null,
+): CodexReply {
   switch (method) {
     case 'item/commandExecution/requestApproval':
       return { decision: commandDecisions[decision ?? 'decline'] };
     case 'item/fileChange/requestApproval':
       return { decision: fileChangeDecisions[decision ?? 'decline'] };
     case 'item/tool/requestUserInput':
-      return { answers: Object.fromEntries(Object.entries(answers ?? {}).map(([id, a]) => [id, { answers: Array.isArray(a) ? a : [a] }])) };
+      return {
+        answers: Object.fromEntries(
+          Object.entries(answers ?? {}).map(([id, a]) => [id, { answers: Array.isArray(a) ? a : [a] }]),
+        ),
+      };
   }
 }

@@ -50,7 +50,12 @@ export function spawnCodex(cwd: string, codexHome: string): ChildProcessChannel 
 
 /** Codex answered a request with an error (it is running and said no), as opposed to going away or timing out. */
 export function refusedByCodex(error: unknown): error is BatonError {
-  return error instanceof BatonError && typeof error.details === 'object' && error.details !== null && 'rpcError' in error.details;
+  return (
+    error instanceof BatonError &&
+    typeof error.details === 'object' &&
+    error.details !== null &&
+    'rpcError' in error.details
+  );
 }
 
 export class CodexSession {
@@ -61,27 +66,42 @@ export class CodexSession {
   private constructor(channel: LineChannel, pid: number | null, options: CodexSessionOptions) {
     this.channel = channel;
     this.pid = pid;
-    this.rpc = new JsonRpcConnection(channel, { ...(options.log ? { log: options.log } : {}), requestTimeoutMs: options.requestTimeoutMs ?? 30_000 });
+    this.rpc = new JsonRpcConnection(channel, {
+      ...(options.log ? { log: options.log } : {}),
+      requestTimeoutMs: options.requestTimeoutMs ?? 30_000,
+    });
   }
 
   static async start(options: CodexSessionOptions): Promise<CodexSession> {
     const channel = options.channel ?? spawnCodex(options.cwd, options.codexHome);
     // A channel that is not the spawned binary may still name a process (a recording wraps one).
-    const pid = channel instanceof ChildProcessChannel ? (channel.child.pid ?? null) : 'pid' in channel && typeof channel.pid === 'number' ? channel.pid : null;
+    const pid =
+      channel instanceof ChildProcessChannel
+        ? (channel.child.pid ?? null)
+        : 'pid' in channel && typeof channel.pid === 'number'
+          ? channel.pid
+          : null;
     const session = new CodexSession(channel, pid, options);
     // Baton opts into the experimental API: collaboration modes and structured questions live there.
-    await session.rpc.request('initialize', { clientInfo: { name: 'baton', title: 'Baton', version: '0.1.0' }, capabilities: { experimentalApi: true } });
+    await session.rpc.request('initialize', {
+      clientInfo: { name: 'baton', title: 'Baton', version: '0.1.0' },
+      capabilities: { experimentalApi: true },
+    });
     await session.rpc.notify('initialized');
     return session;
   }
 
   async threadStart(cwd: string, model: string | null): Promise<string> {
-    const result = responseFrames['thread/start'].parse(await this.rpc.request('thread/start', { cwd, ...(model ? { model } : {}) } satisfies ThreadStartParams));
+    const result = responseFrames['thread/start'].parse(
+      await this.rpc.request('thread/start', { cwd, ...(model ? { model } : {}) } satisfies ThreadStartParams),
+    );
     return result.thread.id;
   }
 
   async threadResume(threadId: string): Promise<string> {
-    const result = responseFrames['thread/resume'].parse(await this.rpc.request('thread/resume', { threadId } satisfies ThreadResumeParams));
+    const result = responseFrames['thread/resume'].parse(
+      await this.rpc.request('thread/resume', { threadId } satisfies ThreadResumeParams),
+    );
     return result.thread.id;
   }
 
@@ -89,7 +109,12 @@ export class CodexSession {
    * Starts a turn under `overrides` (model, sandbox, approvals, collaboration mode);
    * `onTurnId` sees the native turn id before any notification that follows.
    */
-  async turnStart(threadId: string, input: string, overrides: CodexTurnOverrides, options: { clientUserMessageId?: string; onTurnId?: (id: string) => void } = {}): Promise<string> {
+  async turnStart(
+    threadId: string,
+    input: string,
+    overrides: CodexTurnOverrides,
+    options: { clientUserMessageId?: string; onTurnId?: (id: string) => void } = {},
+  ): Promise<string> {
     const params: TurnStartParams = {
       threadId,
       input: text(input),
@@ -100,7 +125,8 @@ export class CodexSession {
       const parsed = responseFrames['turn/start'].safeParse(r);
       if (parsed.success) options.onTurnId?.(parsed.data.turn.id);
     };
-    return responseFrames['turn/start'].parse(await this.rpc.request('turn/start', params, undefined, onResult)).turn.id;
+    return responseFrames['turn/start'].parse(await this.rpc.request('turn/start', params, undefined, onResult)).turn
+      .id;
   }
 
   async turnSteer(threadId: string, expectedTurnId: string, input: string): Promise<void> {
@@ -108,8 +134,18 @@ export class CodexSession {
   }
 
   /** Asks for an interrupt. The answer is only an acknowledgement: `turn/completed` ends the turn. */
-  async turnInterrupt(threadId: string, turnId: string, timeoutMs?: number, onAcknowledged?: () => void): Promise<void> {
-    await this.rpc.request('turn/interrupt', { threadId, turnId } satisfies TurnInterruptParams, timeoutMs, onAcknowledged);
+  async turnInterrupt(
+    threadId: string,
+    turnId: string,
+    timeoutMs?: number,
+    onAcknowledged?: () => void,
+  ): Promise<void> {
+    await this.rpc.request(
+      'turn/interrupt',
+      { threadId, turnId } satisfies TurnInterruptParams,
+      timeoutMs,
+      onAcknowledged,
+    );
   }
 
   /**
@@ -118,7 +154,9 @@ export class CodexSession {
    * the history it kept is read back through `thread/turns/list`.
    */
   async threadRevert(threadId: string, beforeTurnId: string): Promise<string[]> {
-    responseFrames['thread/revert'].parse(await this.rpc.request('thread/revert', { threadId, beforeTurnId } satisfies ThreadRevertParams));
+    responseFrames['thread/revert'].parse(
+      await this.rpc.request('thread/revert', { threadId, beforeTurnId } satisfies ThreadRevertParams),
+    );
     return this.threadTurnIds(threadId);
   }
 
@@ -127,8 +165,16 @@ export class CodexSession {
     const ids: string[] = [];
     let cursor: string | null = null;
     do {
-      const params: ThreadTurnsListParams = { threadId, sortDirection: 'asc', itemsView: 'notLoaded', limit: 100, ...(cursor ? { cursor } : {}) };
-      const page: z.infer<(typeof responseFrames)['thread/turns/list']> = responseFrames['thread/turns/list'].parse(await this.rpc.request('thread/turns/list', params));
+      const params: ThreadTurnsListParams = {
+        threadId,
+        sortDirection: 'asc',
+        itemsView: 'notLoaded',
+        limit: 100,
+        ...(cursor ? { cursor } : {}),
+      };
+      const page: z.infer<(typeof responseFrames)['thread/turns/list']> = responseFrames['thread/turns/list'].parse(
+        await this.rpc.request('thread/turns/list', params),
+      );
       ids.push(...page.data.map((t) => t.id));
       cursor = page.data.length > 0 ? page.nextCursor : null;
     } while (cursor);
@@ -136,7 +182,12 @@ export class CodexSession {
   }
 
   async threadFork(threadId: string, lastTurnId: string | null): Promise<string> {
-    const result = responseFrames['thread/fork'].parse(await this.rpc.request('thread/fork', { threadId, ...(lastTurnId ? { lastTurnId } : {}) } satisfies ThreadForkParams));
+    const result = responseFrames['thread/fork'].parse(
+      await this.rpc.request('thread/fork', {
+        threadId,
+        ...(lastTurnId ? { lastTurnId } : {}),
+      } satisfies ThreadForkParams),
+    );
     return result.thread.id;
   }
 

@@ -5,7 +5,13 @@ import { itemFrames } from './codex-frames.js';
  * tool calls, web searches): a title for the node and the item's facts as node detail.
  * Fields Codex leaves out are left out; nothing is invented.
  */
-const { commandExecution: Command, fileChange: FileChange, mcpToolCall: Mcp, dynamicToolCall: Dynamic, webSearch: WebSearch } = itemFrames;
+const {
+  commandExecution: Command,
+  fileChange: FileChange,
+  mcpToolCall: Mcp,
+  dynamicToolCall: Dynamic,
+  webSearch: WebSearch,
+} = itemFrames;
 
 type Item = { type: string } & Record<string, unknown>;
 
@@ -30,30 +36,45 @@ export function toolTitle(item: Item): string {
 
 /** The item's facts: at its start what it is, at its end what came of it. */
 export function toolDetail(item: Item, started: boolean): Record<string, unknown> {
-  const defined = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
+  const defined = (o: Record<string, unknown>) =>
+    Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
   switch (item.type) {
     case 'commandExecution': {
       const c = Command.safeParse(item).data;
       if (!c) return { tool: 'command' };
-      return started ? defined({ tool: 'command', command: c.command, cwd: c.cwd }) : defined({ exitCode: c.exitCode, durationMs: c.durationMs, output: c.aggregatedOutput ?? undefined });
+      return started
+        ? defined({ tool: 'command', command: c.command, cwd: c.cwd })
+        : defined({ exitCode: c.exitCode, durationMs: c.durationMs, output: c.aggregatedOutput ?? undefined });
     }
     case 'fileChange': {
       const f = FileChange.safeParse(item).data;
-      return defined({ tool: started ? 'file_change' : undefined, files: f?.changes.map((c) => ({ path: c.path, kind: c.kind, diff: c.diff })) });
+      return defined({
+        tool: started ? 'file_change' : undefined,
+        files: f?.changes.map((c) => ({ path: c.path, kind: c.kind, diff: c.diff })),
+      });
     }
     case 'mcpToolCall': {
       const m = Mcp.safeParse(item).data;
       if (!m) return { tool: 'mcp' };
-      return started ? { tool: 'mcp', server: m.server, name: m.tool, arguments: m.arguments ?? null } : defined({ result: m.result ?? null, error: m.error?.message ?? null, durationMs: m.durationMs });
+      return started
+        ? { tool: 'mcp', server: m.server, name: m.tool, arguments: m.arguments ?? null }
+        : defined({ result: m.result ?? null, error: m.error?.message ?? null, durationMs: m.durationMs });
     }
     case 'dynamicToolCall': {
       const d = Dynamic.safeParse(item).data;
       if (!d) return { tool: 'dynamic' };
-      return started ? defined({ tool: 'dynamic', name: d.tool, namespace: d.namespace, arguments: d.arguments ?? null }) : defined({ result: d.contentItems ?? null, success: d.success, durationMs: d.durationMs });
+      return started
+        ? defined({ tool: 'dynamic', name: d.tool, namespace: d.namespace, arguments: d.arguments ?? null })
+        : defined({ result: d.contentItems ?? null, success: d.success, durationMs: d.durationMs });
     }
     case 'webSearch': {
       const w = WebSearch.safeParse(item).data;
-      return defined({ tool: started ? 'web_search' : undefined, query: w?.query, action: w?.action ?? null, results: started ? undefined : (w?.results ?? null) });
+      return defined({
+        tool: started ? 'web_search' : undefined,
+        query: w?.query,
+        action: w?.action ?? null,
+        results: started ? undefined : (w?.results ?? null),
+      });
     }
     default:
       return {};

@@ -33,7 +33,10 @@ export function codexTurnOverrides(settings: TurnSettings, cwd: string, defaultM
     model,
     approvalPolicy: settings.runtimeMode === 'full_access' ? 'never' : 'on-request',
     sandboxPolicy: sandboxFor(settings.runtimeMode, cwd),
-    collaborationMode: { mode: settings.interactionMode, settings: { model, reasoning_effort: null, developer_instructions: null } },
+    collaborationMode: {
+      mode: settings.interactionMode,
+      settings: { model, reasoning_effort: null, developer_instructions: null },
+    },
   };
 }
 
@@ -42,17 +45,28 @@ function sandboxFor(mode: RuntimeMode, cwd: string): SandboxPolicy {
     case 'read_only':
       return { type: 'readOnly', networkAccess: false };
     case 'workspace_write':
-      return { type: 'workspaceWrite', writableRoots: [cwd], networkAccess: false, excludeTmpdirEnvVar: false, excludeSlashTmp: false };
+      return {
+        type: 'workspaceWrite',
+        writableRoots: [cwd],
+        networkAccess: false,
+        excludeTmpdirEnvVar: false,
+        excludeSlashTmp: false,
+      };
     case 'full_access':
       return { type: 'dangerFullAccess' };
   }
 }
 
 /** The settings a `provider.turn.start` payload carries (validated: the outbox row is an edge). */
-const PayloadSettings = z.object({ model: z.string().nullable().default(null), runtimeMode: RuntimeMode, interactionMode: InteractionMode });
+const PayloadSettings = z.object({
+  model: z.string().nullable().default(null),
+  runtimeMode: RuntimeMode,
+  interactionMode: InteractionMode,
+});
 
 export function turnSettingsOf(payload: Record<string, unknown>): TurnSettings {
   const parsed = PayloadSettings.safeParse(payload);
-  if (!parsed.success) throw new BatonError('invalid_payload', `a turn start without its thread settings: ${parsed.error.message}`);
+  if (!parsed.success)
+    throw new BatonError('invalid_payload', `a turn start without its thread settings: ${parsed.error.message}`);
   return parsed.data;
 }

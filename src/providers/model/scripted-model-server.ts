@@ -22,9 +22,18 @@ export type ModelTurn =
   /** A shell command call (`exec_command`); `escalated` makes Codex ask for approval. */
   | { kind: 'exec'; command: string; callId?: string; escalated?: boolean; justification?: string }
   /** A plan update (`update_plan`). */
-  | { kind: 'plan'; steps: { step: string; status: 'pending' | 'in_progress' | 'completed' }[]; explanation?: string; callId?: string }
+  | {
+      kind: 'plan';
+      steps: { step: string; status: 'pending' | 'in_progress' | 'completed' }[];
+      explanation?: string;
+      callId?: string;
+    }
   /** Structured questions (`request_user_input`; Codex needs plan collaboration mode). */
-  | { kind: 'questions'; questions: { id: string; header: string; question: string; options?: { label: string; description: string }[] }[]; callId?: string }
+  | {
+      kind: 'questions';
+      questions: { id: string; header: string; question: string; options?: { label: string; description: string }[] }[];
+      callId?: string;
+    }
   /** A patch (`apply_patch`, freeform). */
   | { kind: 'patch'; patch: string; callId?: string }
   /** An HTTP error. */
@@ -44,13 +53,22 @@ export interface RecordedRequest {
 export type Responder = (request: RecordedRequest, index: number) => ModelTurn;
 
 /** The default offline model: it echoes what it was told, streamed word by word. */
-export const offlineResponder = (delayMs = 0): Responder => (request) => {
-  const input = Array.isArray(request.body.input) ? (request.body.input as Record<string, unknown>[]) : [];
-  const lastUser = [...input].reverse().find((i) => i.role === 'user');
-  const content = Array.isArray(lastUser?.content) ? (lastUser!.content as { text?: string }[]) : [];
-  const text = content.map((c) => c.text ?? '').join(' ').trim();
-  return { kind: 'text', text: `(offline scripted model) I received: ${text.slice(-200) || 'your message'}`, delayMs };
-};
+export const offlineResponder =
+  (delayMs = 0): Responder =>
+  (request) => {
+    const input = Array.isArray(request.body.input) ? (request.body.input as Record<string, unknown>[]) : [];
+    const lastUser = [...input].reverse().find((i) => i.role === 'user');
+    const content = Array.isArray(lastUser?.content) ? (lastUser!.content as { text?: string }[]) : [];
+    const text = content
+      .map((c) => c.text ?? '')
+      .join(' ')
+      .trim();
+    return {
+      kind: 'text',
+      text: `(offline scripted model) I received: ${text.slice(-200) || 'your message'}`,
+      delayMs,
+    };
+  };
 
 let sequence = 0;
 const nextId = (prefix: string) => `${prefix}_${++sequence}`;
@@ -60,7 +78,16 @@ function sseFor(turn: Exclude<ModelTurn, { kind: 'error' } | { kind: 'hang' } | 
   const created: SseEvent = { type: 'response.created', response: { id: responseId } };
   const completed: SseEvent = {
     type: 'response.completed',
-    response: { id: responseId, usage: { input_tokens: 0, input_tokens_details: null, output_tokens: 0, output_tokens_details: null, total_tokens: 0 } },
+    response: {
+      id: responseId,
+      usage: {
+        input_tokens: 0,
+        input_tokens_details: null,
+        output_tokens: 0,
+        output_tokens_details: null,
+        total_tokens: 0,
+      },
+    },
   };
   const call = (name: string, args: unknown, callId?: string): SseEvent => ({
     type: 'response.output_item.done',
@@ -76,8 +103,16 @@ function sseFor(turn: Exclude<ModelTurn, { kind: 'error' } | { kind: 'hang' } | 
       const action = { type: 'search', query: turn.query };
       return [
         created,
-        { type: 'response.output_item.added', output_index: 0, item: { type: 'web_search_call', id: searchId, status: 'in_progress', action } },
-        { type: 'response.output_item.done', output_index: 0, item: { type: 'web_search_call', id: searchId, status: 'completed', action } },
+        {
+          type: 'response.output_item.added',
+          output_index: 0,
+          item: { type: 'web_search_call', id: searchId, status: 'in_progress', action },
+        },
+        {
+          type: 'response.output_item.done',
+          output_index: 0,
+          item: { type: 'web_search_call', id: searchId, status: 'completed', action },
+        },
         ...messageItem(turn.text, undefined, 1),
         completed,
       ];
@@ -85,19 +120,75 @@ function sseFor(turn: Exclude<ModelTurn, { kind: 'error' } | { kind: 'hang' } | 
     case 'exec':
       return [
         created,
-        call('exec_command', { cmd: turn.command, ...(turn.escalated ? { sandbox_permissions: 'require_escalated', justification: turn.justification ?? 'needs approval' } : {}) }, turn.callId),
+        call(
+          'exec_command',
+          {
+            cmd: turn.command,
+            ...(turn.escalated
+              ? { sandbox_permissions: 'require_escalated', justification: turn.justification ?? 'needs approval' }
+              : {}),
+          },
+          turn.callId,
+        ),
         completed,
       ];
     case 'plan':
-      return [created, call('update_plan', { plan: turn.steps, ...(turn.explanation ? { explanation: turn.explanation } : {}) }, turn.callId), completed];
+      return [
+        created,
+        call(
+          'update_plan',
+          { plan: turn.steps, ...(turn.explanation ? { explanation: turn.explanation } : {}) },
+          turn.callId,
+        ),
+        completed,
+      ];
     case 'questions':
       return [created, call('request_user_input', { questions: turn.questions }, turn.callId), completed];
     case 'tool_search':
-      return [created, { type: 'response.output_item.done', item: { type: 'tool_search_call', id: nextId('ts'), call_id: turn.callId ?? nextId('call'), execution: 'client', status: 'completed', arguments: { query: turn.query } } }, completed];
+      return [
+        created,
+        {
+          type: 'response.output_item.done',
+          item: {
+            type: 'tool_search_call',
+            id: nextId('ts'),
+            call_id: turn.callId ?? nextId('call'),
+            execution: 'client',
+            status: 'completed',
+            arguments: { query: turn.query },
+          },
+        },
+        completed,
+      ];
     case 'call':
-      return [created, { type: 'response.output_item.done', item: { type: 'function_call', call_id: turn.callId ?? nextId('call'), name: turn.name, ...(turn.namespace ? { namespace: turn.namespace } : {}), arguments: JSON.stringify(turn.args) } }, completed];
+      return [
+        created,
+        {
+          type: 'response.output_item.done',
+          item: {
+            type: 'function_call',
+            call_id: turn.callId ?? nextId('call'),
+            name: turn.name,
+            ...(turn.namespace ? { namespace: turn.namespace } : {}),
+            arguments: JSON.stringify(turn.args),
+          },
+        },
+        completed,
+      ];
     case 'patch':
-      return [created, { type: 'response.output_item.done', item: { type: 'custom_tool_call', call_id: turn.callId ?? nextId('call'), name: 'apply_patch', input: turn.patch } }, completed];
+      return [
+        created,
+        {
+          type: 'response.output_item.done',
+          item: {
+            type: 'custom_tool_call',
+            call_id: turn.callId ?? nextId('call'),
+            name: 'apply_patch',
+            input: turn.patch,
+          },
+        },
+        completed,
+      ];
     case 'events':
       return turn.events;
   }
@@ -106,9 +197,23 @@ function sseFor(turn: Exclude<ModelTurn, { kind: 'error' } | { kind: 'hang' } | 
 function messageItem(text: string, chunks: string[] | undefined, outputIndex: number): SseEvent[] {
   const itemId = nextId('msg');
   return [
-    { type: 'response.output_item.added', output_index: outputIndex, item: { type: 'message', role: 'assistant', id: itemId, content: [] } },
-    ...(chunks ?? text.split(/(?<= )/)).map((delta) => ({ type: 'response.output_text.delta', item_id: itemId, output_index: outputIndex, content_index: 0, delta })),
-    { type: 'response.output_item.done', output_index: outputIndex, item: { type: 'message', role: 'assistant', id: itemId, content: [{ type: 'output_text', text }] } },
+    {
+      type: 'response.output_item.added',
+      output_index: outputIndex,
+      item: { type: 'message', role: 'assistant', id: itemId, content: [] },
+    },
+    ...(chunks ?? text.split(/(?<= )/)).map((delta) => ({
+      type: 'response.output_text.delta',
+      item_id: itemId,
+      output_index: outputIndex,
+      content_index: 0,
+      delta,
+    })),
+    {
+      type: 'response.output_item.done',
+      output_index: outputIndex,
+      item: { type: 'message', role: 'assistant', id: itemId, content: [{ type: 'output_text', text }] },
+    },
   ];
 }
 
@@ -118,11 +223,32 @@ function reasoningItem(summary: string[]): SseEvent[] {
   return [
     { type: 'response.output_item.added', output_index: 0, item: { type: 'reasoning', id: itemId, summary: [] } },
     ...summary.flatMap((text, summary_index) => [
-      { type: 'response.reasoning_summary_part.added', item_id: itemId, output_index: 0, summary_index, part: { type: 'summary_text', text: '' } },
-      ...text.split(/(?<= )/).map((delta) => ({ type: 'response.reasoning_summary_text.delta', item_id: itemId, output_index: 0, summary_index, delta })),
+      {
+        type: 'response.reasoning_summary_part.added',
+        item_id: itemId,
+        output_index: 0,
+        summary_index,
+        part: { type: 'summary_text', text: '' },
+      },
+      ...text.split(/(?<= )/).map((delta) => ({
+        type: 'response.reasoning_summary_text.delta',
+        item_id: itemId,
+        output_index: 0,
+        summary_index,
+        delta,
+      })),
       { type: 'response.reasoning_summary_text.done', item_id: itemId, output_index: 0, summary_index, text },
     ]),
-    { type: 'response.output_item.done', output_index: 0, item: { type: 'reasoning', id: itemId, summary: summary.map((text) => ({ type: 'summary_text', text })), encrypted_content: null } },
+    {
+      type: 'response.output_item.done',
+      output_index: 0,
+      item: {
+        type: 'reasoning',
+        id: itemId,
+        summary: summary.map((text) => ({ type: 'summary_text', text })),
+        encrypted_content: null,
+      },
+    },
   ];
 }
 
@@ -148,7 +274,10 @@ export class ScriptedModelServer {
   waitForRequests(count: number, timeoutMs = 20_000): Promise<void> {
     if (this.requests.length >= count) return Promise.resolve();
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`the model got ${this.requests.length} of ${count} requests`)), timeoutMs);
+      const timer = setTimeout(
+        () => reject(new Error(`the model got ${this.requests.length} of ${count} requests`)),
+        timeoutMs,
+      );
       this.waiters.push({ count, resolve: () => (clearTimeout(timer), resolve()) });
     });
   }
@@ -185,7 +314,9 @@ export class ScriptedModelServer {
     for await (const c of req) chunks.push(c as Buffer);
     const path = (req.url ?? '').split('?')[0]!;
     if (req.method !== 'POST' || !path.endsWith('/responses')) {
-      res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: `no route ${req.method} ${path}` } }));
+      res
+        .writeHead(404, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ error: { message: `no route ${req.method} ${path}` } }));
       return;
     }
     let body: Record<string, unknown> = {};
@@ -203,7 +334,9 @@ export class ScriptedModelServer {
     }
     const turn = this.script.shift() ?? this.fallback(request, this.requests.length - 1);
     if (turn.kind === 'error') {
-      res.writeHead(turn.status, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: turn.message ?? `scripted ${turn.status}`, type: 'scripted_error' } }));
+      res
+        .writeHead(turn.status, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ error: { message: turn.message ?? `scripted ${turn.status}`, type: 'scripted_error' } }));
       return;
     }
     this.open.add(res);

@@ -86,8 +86,16 @@ export class JsonRpcConnection {
    * before any later frame: for work that must keep the peer's order (an acknowledgement
    * that precedes the notification the peer sent after it).
    */
-  request<T = unknown>(method: string, params: unknown, timeoutMs = this.options.requestTimeoutMs ?? 30_000, onResult?: (result: unknown) => void): Promise<T> {
-    if (this.closedWith) return Promise.reject(new BatonError('provider_error', `${method}: the provider connection is closed (${this.closedWith})`));
+  request<T = unknown>(
+    method: string,
+    params: unknown,
+    timeoutMs = this.options.requestTimeoutMs ?? 30_000,
+    onResult?: (result: unknown) => void,
+  ): Promise<T> {
+    if (this.closedWith)
+      return Promise.reject(
+        new BatonError('provider_error', `${method}: the provider connection is closed (${this.closedWith})`),
+      );
     const id = this.nextId++;
     return new Promise<T>((resolve, reject) => {
       const timer = setTimeout(() => {
@@ -120,7 +128,8 @@ export class JsonRpcConnection {
   }
 
   private async write(frame: Record<string, unknown>): Promise<void> {
-    if (this.closedWith) throw new BatonError('provider_error', `the provider connection is closed (${this.closedWith})`);
+    if (this.closedWith)
+      throw new BatonError('provider_error', `the provider connection is closed (${this.closedWith})`);
     const out = this.options.versionField ? { jsonrpc: '2.0', ...frame } : frame;
     this.options.log?.write({ at: this.now(), dir: 'out', frame: out });
     await this.channel.send(JSON.stringify(out));
@@ -156,7 +165,12 @@ export class JsonRpcConnection {
     clearTimeout(pending.timer);
     if ('error' in frame) {
       const error = frame.error as z.infer<typeof RpcError>;
-      pending.reject(new BatonError('provider_error', `${pending.method}: ${error.message}`, { method: pending.method, rpcError: error }));
+      pending.reject(
+        new BatonError('provider_error', `${pending.method}: ${error.message}`, {
+          method: pending.method,
+          rpcError: error,
+        }),
+      );
     } else {
       pending.onResult?.(frame.result);
       pending.resolve(frame.result);
@@ -175,7 +189,12 @@ export class JsonRpcConnection {
     this.options.log?.write({ at: this.now(), dir: 'note', frame: { closed: reason } });
     for (const [, p] of this.pending) {
       clearTimeout(p.timer);
-      p.reject(new BatonError('provider_error', `${p.method}: the provider went away (${reason})`, { method: p.method, reason }));
+      p.reject(
+        new BatonError('provider_error', `${p.method}: the provider went away (${reason})`, {
+          method: p.method,
+          reason,
+        }),
+      );
     }
     this.pending.clear();
     for (const l of this.closeListeners) l(reason);

@@ -21,7 +21,12 @@ export const TranscriptHeader = z.object({
 export const TranscriptEntry = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('expect_outbound'), frame: z.unknown() }),
   /** `raw` replaces `frame` for lines that are not JSON (garbled or truncated frames). */
-  z.object({ kind: z.literal('emit_inbound'), frame: z.unknown().optional(), raw: z.string().optional(), afterMs: z.number().nonnegative().optional() }),
+  z.object({
+    kind: z.literal('emit_inbound'),
+    frame: z.unknown().optional(),
+    raw: z.string().optional(),
+    afterMs: z.number().nonnegative().optional(),
+  }),
   z.object({ kind: z.literal('runtime_exit'), reason: z.string() }),
 ]);
 export type TranscriptHeader = z.infer<typeof TranscriptHeader>;
@@ -37,19 +42,28 @@ export type Vars = Record<string, string>;
 function substitute(value: unknown, replace: (s: string) => string): unknown {
   if (typeof value === 'string') return replace(value);
   if (Array.isArray(value)) return value.map((v) => substitute(v, replace));
-  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, substitute(v, replace)]));
+  if (value && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, substitute(v, replace)]));
   return value;
 }
 
 const withPlaceholders = (vars: Vars) => (s: string) =>
-  Object.entries(vars).sort((a, b) => b[1].length - a[1].length).reduce((acc, [name, v]) => (v ? acc.split(v).join(`{{${name}}}`) : acc), s);
-const withValues = (vars: Vars) => (s: string) => Object.entries(vars).reduce((acc, [name, v]) => acc.split(`{{${name}}}`).join(v), s);
+  Object.entries(vars)
+    .sort((a, b) => b[1].length - a[1].length)
+    .reduce((acc, [name, v]) => (v ? acc.split(v).join(`{{${name}}}`) : acc), s);
+const withValues = (vars: Vars) => (s: string) =>
+  Object.entries(vars).reduce((acc, [name, v]) => acc.split(`{{${name}}}`).join(v), s);
 
 export function readTranscript(path: string): Transcript {
-  const lines = readFileSync(path, 'utf8').split('\n').filter((l) => l.trim());
+  const lines = readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim());
   const [first, ...rest] = lines;
   if (!first) throw new Error(`empty transcript ${path}`);
-  return { header: TranscriptHeader.parse(JSON.parse(first)), entries: rest.map((l) => TranscriptEntry.parse(JSON.parse(l))) };
+  return {
+    header: TranscriptHeader.parse(JSON.parse(first)),
+    entries: rest.map((l) => TranscriptEntry.parse(JSON.parse(l))),
+  };
 }
 
 export function writeTranscript(path: string, transcript: Transcript): void {
@@ -97,7 +111,8 @@ export class ReplayChannel extends ChannelBase {
       return Promise.resolve();
     }
     const expected = substitute(entry.frame, this.toValues);
-    if (!isDeepStrictEqual(sent, expected)) this.mismatches.push(`outbound frame differs:\n  sent     ${line}\n  expected ${JSON.stringify(expected)}`);
+    if (!isDeepStrictEqual(sent, expected))
+      this.mismatches.push(`outbound frame differs:\n  sent     ${line}\n  expected ${JSON.stringify(expected)}`);
     this.position += 1;
     this.queueInbound();
     return Promise.resolve();
@@ -109,7 +124,11 @@ export class ReplayChannel extends ChannelBase {
    * scenario killed it, so the replay lets it die when the scenario does.
    */
   private queueInbound(): void {
-    for (let entry = this.entries[this.position]; entry && entry.kind === 'emit_inbound'; entry = this.entries[this.position]) {
+    for (
+      let entry = this.entries[this.position];
+      entry && entry.kind === 'emit_inbound';
+      entry = this.entries[this.position]
+    ) {
       this.outbox.push(entry);
       this.position += 1;
     }
@@ -209,5 +228,3 @@ export class RecordingChannel implements LineChannel {
     this.inner.close();
   }
 }
-
-

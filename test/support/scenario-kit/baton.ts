@@ -5,7 +5,12 @@ import { check } from './scenario.js';
 
 /** Sends a user message (optionally with a dispatch mode) and returns its run id. */
 export async function send(h: Harness, threadId: string, text: string, dispatchMode?: string): Promise<string> {
-  const ack = (await h.command({ type: 'thread.message.send', threadId, text, ...(dispatchMode ? { dispatchMode } : {}) })) as { ok: boolean; result: { runId: string } };
+  const ack = (await h.command({
+    type: 'thread.message.send',
+    threadId,
+    text,
+    ...(dispatchMode ? { dispatchMode } : {}),
+  })) as { ok: boolean; result: { runId: string } };
   check(ack.ok, `send refused: ${JSON.stringify(ack)}`);
   return ack.result.runId;
 }
@@ -15,5 +20,7 @@ export const status = (h: Harness, runId: string): string | undefined => h.store
 
 /** The thread's assistant messages, in order. */
 export const assistantTexts = (h: Harness, threadId: string): string[] =>
-  h.store.projections.list('messages', threadId).filter((m) => m.role === 'assistant').map((m) => m.text);
-
+  h.store.projections
+    .list('messages', threadId)
+    .filter((m) => m.role === 'assistant')
+    .map((m) => m.text);

@@ -18,9 +18,15 @@ export interface ScenarioOutcome {
  * live, recorded and replayed. On success the caller closes the outcome; on failure the
  * run is closed and the error says where the channel stood.
  */
-export async function runScenario(drive: (ctx: ScenarioContext) => Promise<void>, session: ChannelSession, place: RunPlace): Promise<ScenarioOutcome> {
+export async function runScenario(
+  drive: (ctx: ScenarioContext) => Promise<void>,
+  session: ChannelSession,
+  place: RunPlace,
+): Promise<ScenarioOutcome> {
   const stores: Store[] = [];
-  const h = createHarness(session.harness, join(place.dir, 'baton.sqlite'), 'a', new ManualClock(), (store) => stores.push(store));
+  const h = createHarness(session.harness, join(place.dir, 'baton.sqlite'), 'a', new ManualClock(), (store) =>
+    stores.push(store),
+  );
   const close = () => {
     session.stop();
     stores.forEach((s) => s.close());

@@ -41,4 +41,6 @@ const unopened: ScenarioChannel = {
     throw new Error(`${scenario.name} does not apply and must not run`);
   },
 };
-describeScenarios('a provider that declares no interrupt and no native steering', limited, unopened, { scenarios: named('turn_interrupt', 'message_steering') });
+describeScenarios('a provider that declares no interrupt and no native steering', limited, unopened, {
+  scenarios: named('turn_interrupt', 'message_steering'),
+});

@@ -34,7 +34,9 @@ export interface ScenarioContext {
 }
 
 type BooleanKeys<T> = { [K in keyof T]: T[K] extends boolean ? K & string : never }[keyof T];
-type Groups = { [G in keyof ProviderCapabilities]: ProviderCapabilities[G] extends object ? G : never }[keyof ProviderCapabilities];
+type Groups = {
+  [G in keyof ProviderCapabilities]: ProviderCapabilities[G] extends object ? G : never;
+}[keyof ProviderCapabilities];
 
 /** A boolean capability flag by its path, `group.flag` (as DESIGN.md section 4 names them). */
 export type CapabilityFlag = { [G in Groups]: `${G}.${BooleanKeys<ProviderCapabilities[G]>}` }[Groups];
@@ -43,11 +45,16 @@ export type CapabilityFlag = { [G in Groups]: `${G}.${BooleanKeys<ProviderCapabi
 export function declares(capabilities: ProviderCapabilities, flag: CapabilityFlag): boolean {
   const [group, name] = flag.split('.');
   const flags: unknown = Object.entries(capabilities).find(([g]) => g === group)?.[1];
-  return typeof flags === 'object' && flags !== null && Object.entries(flags).some(([f, v]) => f === name && v === true);
+  return (
+    typeof flags === 'object' && flags !== null && Object.entries(flags).some(([f, v]) => f === name && v === true)
+  );
 }
 
 /** The flags a scenario needs that a provider declares false: empty when the scenario applies. */
-export function missingCapabilities(scenario: Pick<ProviderScenario, 'needs'>, capabilities: ProviderCapabilities): CapabilityFlag[] {
+export function missingCapabilities(
+  scenario: Pick<ProviderScenario, 'needs'>,
+  capabilities: ProviderCapabilities,
+): CapabilityFlag[] {
   return scenario.needs.filter((flag) => !declares(capabilities, flag));
 }
 

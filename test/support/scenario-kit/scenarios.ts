@@ -10,8 +10,15 @@ import { turnScenarios } from './scenarios/turns.js';
  * model (which is how its transcripts are recorded), and replayed from those transcripts.
  * A provider runs each scenario whose needed capabilities it declares true.
  */
-export const providerScenarios: readonly ProviderScenario[] = [...turnScenarios, ...requestScenarios, ...itemScenarios, ...threadScenarios];
+export const providerScenarios: readonly ProviderScenario[] = [
+  ...turnScenarios,
+  ...requestScenarios,
+  ...itemScenarios,
+  ...threadScenarios,
+];
 
 /** The scenarios a provider runs: those whose needed capabilities it declares true. */
-export const applicableScenarios = (provider: ScenarioProvider, scenarios: readonly ProviderScenario[] = providerScenarios): ProviderScenario[] =>
-  scenarios.filter((s) => missingCapabilities(s, provider.capabilities).length === 0);
+export const applicableScenarios = (
+  provider: ScenarioProvider,
+  scenarios: readonly ProviderScenario[] = providerScenarios,
+): ProviderScenario[] => scenarios.filter((s) => missingCapabilities(s, provider.capabilities).length === 0);

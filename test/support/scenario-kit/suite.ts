@@ -12,7 +12,12 @@ import { providerScenarios } from './scenarios.js';
  * cannot run is not skipped: its test says which declared-false capability rules it out
  * (and checks the declaration still says so).
  */
-export function describeScenarios(title: string, provider: ScenarioProvider, channel: ScenarioChannel, options: { timeoutMs?: number; scenarios?: readonly ProviderScenario[] } = {}): void {
+export function describeScenarios(
+  title: string,
+  provider: ScenarioProvider,
+  channel: ScenarioChannel,
+  options: { timeoutMs?: number; scenarios?: readonly ProviderScenario[] } = {},
+): void {
   const folders = new TempFolders();
   const running: ScenarioOutcome[] = [];
   afterEach(() => running.splice(0).forEach((o) => o.close()));
@@ -27,11 +32,19 @@ export function describeScenarios(title: string, provider: ScenarioProvider, cha
         });
         continue;
       }
-      it(scenario.name, async () => {
-        const dir = folders.make(`baton-${provider.id}-${channel.kind}-`);
-        const place = { cwd: realpathSync(folders.make(`baton-${provider.id}-ws-`)), dir, checkpointsRoot: join(dir, 'checkpoints') };
-        running.push(await runScenario(scenario.drive, channel.open(scenario, place), place));
-      }, options.timeoutMs);
+      it(
+        scenario.name,
+        async () => {
+          const dir = folders.make(`baton-${provider.id}-${channel.kind}-`);
+          const place = {
+            cwd: realpathSync(folders.make(`baton-${provider.id}-ws-`)),
+            dir,
+            checkpointsRoot: join(dir, 'checkpoints'),
+          };
+          running.push(await runScenario(scenario.drive, channel.open(scenario, place), place));
+        },
+        options.timeoutMs,
+      );
     }
   });
 }

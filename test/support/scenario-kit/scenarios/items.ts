@@ -9,107 +9,233 @@ export const itemScenarios: ProviderScenario[] = [
   {
     name: 'plan_todo',
     needs: ['planning.emitsPlanUpdated', 'planning.emitsTodoList'],
-    model: [{ kind: 'todo', steps: [{ step: 'read the code', status: 'completed' }, { step: 'write the fix', status: 'in_progress' }], callId: 'call_plan' }, { kind: 'text', text: 'Planned.' }],
+    model: [
+      {
+        kind: 'todo',
+        steps: [
+          { step: 'read the code', status: 'completed' },
+          { step: 'write the fix', status: 'in_progress' },
+        ],
+        callId: 'call_plan',
+      },
+      { kind: 'text', text: 'Planned.' },
+    ],
     async drive({ h, cwd }) {
       const threadId = await h.thread({ threadId: 'thr_plan', cwd });
       const runId = await send(h, threadId, 'plan it');
       await h.until(() => status(h, runId) === 'completed');
       const plans = h.store.projections.list('plans', threadId);
       check(plans.length === 1 && plans[0]!.kind === 'todo_list' && plans[0]!.final, 'a final todo list');
-      check(JSON.stringify(plans[0]!.steps.map((x) => x.status)) === JSON.stringify(['completed', 'in_progress']), 'its steps');
+      check(
+        JSON.stringify(plans[0]!.steps.map((x) => x.status)) === JSON.stringify(['completed', 'in_progress']),
+        'its steps',
+      );
       const updates = h.store.projections.list('activities', threadId).filter((a) => a.kind === 'plan.updated');
-      check(updates.length === 1 && updates[0]!.runId === runId && updates[0]!.nodeId === plans[0]!.nodeId && updates[0]!.title === '[x] read the code\n[ ] write the fix', `one plan activity (finalizing adds none), got ${JSON.stringify(updates)}`);
+      check(
+        updates.length === 1 &&
+          updates[0]!.runId === runId &&
+          updates[0]!.nodeId === plans[0]!.nodeId &&
+          updates[0]!.title === '[x] read the code\n[ ] write the fix',
+        `one plan activity (finalizing adds none), got ${JSON.stringify(updates)}`,
+      );
     },
   },
   {
     name: 'proposed_plan',
     needs: ['planning.emitsProposedPlan', 'planning.planDeltasHaveItemIds', 'streaming.streamsPlanText'],
-    model: [{ kind: 'text', text: 'Here is my plan.\n\n<proposed_plan>\n# Add a greeting\n\n1. Write hello.txt\n2. Check it\n</proposed_plan>\n' }],
+    model: [
+      {
+        kind: 'text',
+        text: 'Here is my plan.\n\n<proposed_plan>\n# Add a greeting\n\n1. Write hello.txt\n2. Check it\n</proposed_plan>\n',
+      },
+    ],
     async drive({ h, cwd }) {
       const threadId = await h.thread({ threadId: 'thr_proposed', cwd, interactionMode: 'plan' });
       const runId = await send(h, threadId, 'plan a greeting');
       await h.until(() => status(h, runId) === 'completed');
       const plans = h.store.projections.list('plans', threadId);
-      check(plans.length === 1 && plans[0]!.kind === 'proposed_plan' && plans[0]!.final && plans[0]!.runId === runId, `one final proposed plan, got ${JSON.stringify(plans)}`);
-      check(plans[0]!.text === '# Add a greeting\n\n1. Write hello.txt\n2. Check it\n', `the plan's text, got ${JSON.stringify(plans[0]!.text)}`);
+      check(
+        plans.length === 1 && plans[0]!.kind === 'proposed_plan' && plans[0]!.final && plans[0]!.runId === runId,
+        `one final proposed plan, got ${JSON.stringify(plans)}`,
+      );
+      check(
+        plans[0]!.text === '# Add a greeting\n\n1. Write hello.txt\n2. Check it\n',
+        `the plan's text, got ${JSON.stringify(plans[0]!.text)}`,
+      );
       const deltas = h.store.events.readThreadAfter(threadId, 0).filter((e) => e.type === 'plan.delta');
-      check(deltas.length > 1 && deltas.map((e) => e.payload.delta).join('') === plans[0]!.text, 'streamed delta by delta');
+      check(
+        deltas.length > 1 && deltas.map((e) => e.payload.delta).join('') === plans[0]!.text,
+        'streamed delta by delta',
+      );
       check(h.store.projections.get('turn_items', plans[0]!.id)?.kind === 'plan', 'a plan turn item');
-      check(assistantTexts(h, threadId).at(-1) === 'Here is my plan.\n\n', 'the message keeps the text outside the plan block');
+      check(
+        assistantTexts(h, threadId).at(-1) === 'Here is my plan.\n\n',
+        'the message keeps the text outside the plan block',
+      );
       const activity = h.store.projections.list('activities', threadId).filter((a) => a.kind === 'plan.updated');
-      check(activity.length === 1 && activity[0]!.status === 'proposed_plan' && activity[0]!.title === plans[0]!.text, `one plan activity (the finished plan), got ${JSON.stringify(activity)}`);
+      check(
+        activity.length === 1 && activity[0]!.status === 'proposed_plan' && activity[0]!.title === plans[0]!.text,
+        `one plan activity (the finished plan), got ${JSON.stringify(activity)}`,
+      );
     },
   },
   {
     name: 'reasoning',
     needs: ['streaming.streamsReasoning', 'streaming.streamsAssistantText'],
-    model: [{ kind: 'text', text: 'Thought it through.', reasoning: ['Weighing the options.', 'Picking the simplest one.'] }],
+    model: [
+      { kind: 'text', text: 'Thought it through.', reasoning: ['Weighing the options.', 'Picking the simplest one.'] },
+    ],
     async drive({ h, cwd }) {
       const threadId = await h.thread({ threadId: 'thr_reasoning', cwd });
       const runId = await send(h, threadId, 'think first');
       await h.until(() => status(h, runId) === 'completed');
       const reasoning = h.store.projections.list('graph_nodes', threadId).filter((n) => n.kind === 'reasoning');
-      check(reasoning.length === 1 && reasoning[0]!.status === 'completed' && reasoning[0]!.runId === runId, `one completed reasoning node, got ${JSON.stringify(reasoning)}`);
+      check(
+        reasoning.length === 1 && reasoning[0]!.status === 'completed' && reasoning[0]!.runId === runId,
+        `one completed reasoning node, got ${JSON.stringify(reasoning)}`,
+      );
       const item = h.store.projections.get('turn_items', reasoning[0]!.id)!;
-      check(item.kind === 'reasoning' && item.text === 'Weighing the options.\n\nPicking the simplest one.', `the reasoning summary is the node's text, got ${JSON.stringify(item.text)}`);
-      const streamed = h.store.events.readThreadAfter(threadId, 0).filter((e) => e.type === 'node.output').map((e) => e.payload.delta).join('');
+      check(
+        item.kind === 'reasoning' && item.text === 'Weighing the options.\n\nPicking the simplest one.',
+        `the reasoning summary is the node's text, got ${JSON.stringify(item.text)}`,
+      );
+      const streamed = h.store.events
+        .readThreadAfter(threadId, 0)
+        .filter((e) => e.type === 'node.output')
+        .map((e) => e.payload.delta)
+        .join('');
       check(streamed === item.text, `the summary was streamed delta by delta, got ${JSON.stringify(streamed)}`);
       const items = h.store.projections.list('turn_items', threadId).map((i) => i.kind);
-      check(items.indexOf('reasoning') < items.indexOf('assistant_message'), `the reasoning comes before the answer: ${items}`);
-      check(h.store.events.readThreadAfter(threadId, 0).filter((e) => e.type === 'message.delta').length === 3, 'the answer was streamed word by word');
+      check(
+        items.indexOf('reasoning') < items.indexOf('assistant_message'),
+        `the reasoning comes before the answer: ${items}`,
+      );
+      check(
+        h.store.events.readThreadAfter(threadId, 0).filter((e) => e.type === 'message.delta').length === 3,
+        'the answer was streamed word by word',
+      );
     },
   },
   {
     name: 'command_output',
-    needs: ['tools.exposesToolItemIds', 'tools.emitsToolStarted', 'tools.emitsToolCompleted', 'tools.emitsToolOutput', 'streaming.streamsToolOutput'],
-    model: [{ kind: 'command', command: 'echo hello from exec; sleep 1; echo and done', callId: 'call_echo' }, { kind: 'text', text: 'Ran it.' }],
+    needs: [
+      'tools.exposesToolItemIds',
+      'tools.emitsToolStarted',
+      'tools.emitsToolCompleted',
+      'tools.emitsToolOutput',
+      'streaming.streamsToolOutput',
+    ],
+    model: [
+      { kind: 'command', command: 'echo hello from exec; sleep 1; echo and done', callId: 'call_echo' },
+      { kind: 'text', text: 'Ran it.' },
+    ],
     async drive({ h, cwd }) {
       const threadId = await h.thread({ threadId: 'thr_command', cwd });
       const runId = await send(h, threadId, 'run echo');
-      await h.until(() => status(h, runId) === 'completed' || h.store.projections.list('requests', threadId).some((r) => r.status === 'pending'));
+      await h.until(
+        () =>
+          status(h, runId) === 'completed' ||
+          h.store.projections.list('requests', threadId).some((r) => r.status === 'pending'),
+      );
       const pending = h.store.projections.list('requests', threadId).find((r) => r.status === 'pending');
-      if (pending) check((await h.command({ type: 'runtime-request.respond', requestId: pending.id, decision: 'accept' })).ok, 'approved');
+      if (pending)
+        check(
+          (await h.command({ type: 'runtime-request.respond', requestId: pending.id, decision: 'accept' })).ok,
+          'approved',
+        );
       await h.until(() => status(h, runId) === 'completed');
       const tool = h.store.projections.list('graph_nodes', threadId).find((n) => n.kind === 'tool_call')!;
-      check(tool?.title?.includes('echo hello from exec') && tool.status === 'completed', `a completed command node, got ${JSON.stringify(tool)}`);
-      check(tool.detail?.exitCode === 0 && typeof tool.detail.durationMs === 'number' && tool.detail.tool === 'command', `exit code and duration on the node, got ${JSON.stringify(tool.detail)}`);
+      check(
+        tool?.title?.includes('echo hello from exec') && tool.status === 'completed',
+        `a completed command node, got ${JSON.stringify(tool)}`,
+      );
+      check(
+        tool.detail?.exitCode === 0 && typeof tool.detail.durationMs === 'number' && tool.detail.tool === 'command',
+        `exit code and duration on the node, got ${JSON.stringify(tool.detail)}`,
+      );
       const item = h.store.projections.get('turn_items', tool.id)!;
-      check(String(item.data.output).includes('hello from exec\n'), `the output on the tool's item, got ${JSON.stringify(item.data)}`);
-      const deltas = h.store.events.readThreadAfter(threadId, 0).filter((e) => e.type === 'node.output').filter((e) => e.payload.nodeId === tool.id);
+      check(
+        String(item.data.output).includes('hello from exec\n'),
+        `the output on the tool's item, got ${JSON.stringify(item.data)}`,
+      );
+      const deltas = h.store.events
+        .readThreadAfter(threadId, 0)
+        .filter((e) => e.type === 'node.output')
+        .filter((e) => e.payload.nodeId === tool.id);
       // Codex 0.169 sometimes leaves out a command's first output delta (measured: 3 of 5 direct
       // runs) and puts the whole output on item/completed; what did stream is the output's tail.
       const streamed = deltas.map((e) => e.payload.delta).join('');
-      check(streamed.length > 0 && String(item.data.output).endsWith(streamed) && streamed.includes('and done'), `the output was streamed, got ${JSON.stringify(streamed)}`);
+      check(
+        streamed.length > 0 && String(item.data.output).endsWith(streamed) && streamed.includes('and done'),
+        `the output was streamed, got ${JSON.stringify(streamed)}`,
+      );
       const activities = h.store.projections.list('activities', threadId);
       const forTool = activities.filter((a) => a.nodeId === tool.id).map((a) => `${a.kind}:${a.status}`);
-      check(JSON.stringify(forTool) === JSON.stringify(['tool.started:null', 'tool.completed:completed']), `tool activities keyed by node, got ${forTool}`);
-      check(activities.filter((a) => a.nodeId === tool.id).every((a) => a.runId === runId), 'and by run');
-      check(activities.some((a) => a.kind === 'checkpoint.captured' && a.runId === runId), `the run's checkpoint is an activity: ${activities.map((a) => a.kind)}`);
-      check(JSON.stringify(activities.map((a) => a.position)) === JSON.stringify(activities.map((_, i) => i)), 'activities are numbered in order');
+      check(
+        JSON.stringify(forTool) === JSON.stringify(['tool.started:null', 'tool.completed:completed']),
+        `tool activities keyed by node, got ${forTool}`,
+      );
+      check(
+        activities.filter((a) => a.nodeId === tool.id).every((a) => a.runId === runId),
+        'and by run',
+      );
+      check(
+        activities.some((a) => a.kind === 'checkpoint.captured' && a.runId === runId),
+        `the run's checkpoint is an activity: ${activities.map((a) => a.kind)}`,
+      );
+      check(
+        JSON.stringify(activities.map((a) => a.position)) === JSON.stringify(activities.map((_, i) => i)),
+        'activities are numbered in order',
+      );
     },
   },
   {
     name: 'apply_patch',
     needs: ['tools.emitsToolStarted', 'tools.emitsToolCompleted'],
-    model: [{ kind: 'add_file', path: 'notes.md', content: '# Notes\nwritten by apply_patch\n', callId: 'call_patch' }, { kind: 'text', text: 'Patched.' }],
+    model: [
+      { kind: 'add_file', path: 'notes.md', content: '# Notes\nwritten by apply_patch\n', callId: 'call_patch' },
+      { kind: 'text', text: 'Patched.' },
+    ],
     async drive({ h, cwd, live }) {
       const threadId = await h.thread({ threadId: 'thr_patch', cwd });
       const runId = await send(h, threadId, 'add notes');
-      await h.until(() => status(h, runId) === 'completed' || h.store.projections.list('requests', threadId).some((r) => r.status === 'pending'));
+      await h.until(
+        () =>
+          status(h, runId) === 'completed' ||
+          h.store.projections.list('requests', threadId).some((r) => r.status === 'pending'),
+      );
       const pending = h.store.projections.list('requests', threadId).find((r) => r.status === 'pending');
       if (pending) {
         check(pending.kind === 'file_change', `a file-change approval, got ${pending.kind}`);
-        check((await h.command({ type: 'runtime-request.respond', requestId: pending.id, decision: 'accept' })).ok, 'approved');
+        check(
+          (await h.command({ type: 'runtime-request.respond', requestId: pending.id, decision: 'accept' })).ok,
+          'approved',
+        );
       }
       await h.until(() => status(h, runId) === 'completed');
-      if (live) check(existsSync(join(cwd, 'notes.md')) && readFileSync(join(cwd, 'notes.md'), 'utf8').includes('written by apply_patch'), 'the patch was applied');
+      if (live)
+        check(
+          existsSync(join(cwd, 'notes.md')) &&
+            readFileSync(join(cwd, 'notes.md'), 'utf8').includes('written by apply_patch'),
+          'the patch was applied',
+        );
       const tools = h.store.projections.list('graph_nodes', threadId).filter((n) => n.kind === 'tool_call');
-      check(tools.some((n) => n.title === 'apply_patch' && n.status === 'completed'), `an apply_patch tool node, got ${JSON.stringify(tools.map((n) => [n.title, n.status]))}`);
-      const files = tools.find((n) => n.title === 'apply_patch')!.detail?.files as { path: string; diff: string }[] | undefined;
-      check(files?.length === 1 && files[0]!.path.endsWith('notes.md') && files[0]!.diff.includes('written by apply_patch'), `the file change on the tool node, got ${JSON.stringify(files)}`);
+      check(
+        tools.some((n) => n.title === 'apply_patch' && n.status === 'completed'),
+        `an apply_patch tool node, got ${JSON.stringify(tools.map((n) => [n.title, n.status]))}`,
+      );
+      const files = tools.find((n) => n.title === 'apply_patch')!.detail?.files as
+        { path: string; diff: string }[] | undefined;
+      check(
+        files?.length === 1 && files[0]!.path.endsWith('notes.md') && files[0]!.diff.includes('written by apply_patch'),
+        `the file change on the tool node, got ${JSON.stringify(files)}`,
+      );
       const checkpoint = h.store.projections.list('checkpoints', threadId).find((c) => c.runOrdinal === 1)!;
       if (live) check(checkpoint.diff?.files === 1, 'the run checkpoint holds the patched file');
-      check(h.store.projections.get('runs', runId)!.diff?.includes('+written by apply_patch') === true, "Codex's diff of the turn is on the run");
+      check(
+        h.store.projections.get('runs', runId)!.diff?.includes('+written by apply_patch') === true,
+        "Codex's diff of the turn is on the run",
+      );
     },
   },
   {
@@ -121,26 +247,53 @@ export const itemScenarios: ProviderScenario[] = [
       const runId = await send(h, threadId, 'search the web');
       await h.until(() => status(h, runId) === 'completed');
       const tool = h.store.projections.list('graph_nodes', threadId).find((n) => n.kind === 'tool_call');
-      check(tool?.title === 'baton orchestration runtime' && tool.status === 'completed', `a completed web search node, got ${JSON.stringify(tool)}`);
-      check(tool.detail?.tool === 'web_search' && (tool.detail.action as { type?: string } | null)?.type === 'search', `its query and action, got ${JSON.stringify(tool.detail)}`);
+      check(
+        tool?.title === 'baton orchestration runtime' && tool.status === 'completed',
+        `a completed web search node, got ${JSON.stringify(tool)}`,
+      );
+      check(
+        tool.detail?.tool === 'web_search' && (tool.detail.action as { type?: string } | null)?.type === 'search',
+        `its query and action, got ${JSON.stringify(tool.detail)}`,
+      );
     },
   },
   {
     name: 'mcp_tool_call',
     needs: ['tools.supportsMcpTools'],
     // A stdio MCP server in the Codex home; its tool is deferred, so the model finds it with tool_search first.
-    mcpServers: { echo: { command: process.execPath, args: [fileURLToPath(new URL('../../../fixtures/mcp/echo-server.mjs', import.meta.url))] } },
-    model: [{ kind: 'mcp_call', server: 'echo', tool: 'echo', args: { text: 'hi' }, callId: 'call_mcp_echo' }, { kind: 'text', text: 'Echoed.' }],
+    mcpServers: {
+      echo: {
+        command: process.execPath,
+        args: [fileURLToPath(new URL('../../../fixtures/mcp/echo-server.mjs', import.meta.url))],
+      },
+    },
+    model: [
+      { kind: 'mcp_call', server: 'echo', tool: 'echo', args: { text: 'hi' }, callId: 'call_mcp_echo' },
+      { kind: 'text', text: 'Echoed.' },
+    ],
     async drive({ h, cwd }) {
       const threadId = await h.thread({ threadId: 'thr_mcp', cwd });
       const runId = await send(h, threadId, 'echo hi through MCP');
       await h.until(() => status(h, runId) === 'completed');
       const tool = h.store.projections.list('graph_nodes', threadId).find((n) => n.kind === 'tool_call');
-      check(tool?.title === 'echo/echo' && tool.status === 'completed', `a completed MCP tool node, got ${JSON.stringify(tool)}`);
+      check(
+        tool?.title === 'echo/echo' && tool.status === 'completed',
+        `a completed MCP tool node, got ${JSON.stringify(tool)}`,
+      );
       const d = tool.detail ?? {};
-      check(d.tool === 'mcp' && d.server === 'echo' && d.name === 'echo' && JSON.stringify(d.arguments) === '{"text":"hi"}', `the call, got ${JSON.stringify(d)}`);
-      check(JSON.stringify((d.result as { content?: unknown } | null)?.content) === '[{"type":"text","text":"echo: hi"}]' && d.error === null, `its result, got ${JSON.stringify(d)}`);
-      const activities = h.store.projections.list('activities', threadId).filter((a) => a.nodeId === tool.id).map((a) => a.kind);
+      check(
+        d.tool === 'mcp' && d.server === 'echo' && d.name === 'echo' && JSON.stringify(d.arguments) === '{"text":"hi"}',
+        `the call, got ${JSON.stringify(d)}`,
+      );
+      check(
+        JSON.stringify((d.result as { content?: unknown } | null)?.content) === '[{"type":"text","text":"echo: hi"}]' &&
+          d.error === null,
+        `its result, got ${JSON.stringify(d)}`,
+      );
+      const activities = h.store.projections
+        .list('activities', threadId)
+        .filter((a) => a.nodeId === tool.id)
+        .map((a) => a.kind);
       check(JSON.stringify(activities) === '["tool.started","tool.completed"]', `tool activities, got ${activities}`);
     },
   },

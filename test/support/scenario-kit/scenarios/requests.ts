@@ -8,7 +8,10 @@ export const requestScenarios: ProviderScenario[] = [
   {
     name: 'approval_request',
     needs: ['approvals.supportsCommandApproval', 'approvals.approvalsHaveNativeRequestIds'],
-    model: [{ kind: 'command', command: 'echo approved > proof.txt', needsApproval: true, callId: 'call_approval' }, { kind: 'text', text: 'Done.' }],
+    model: [
+      { kind: 'command', command: 'echo approved > proof.txt', needsApproval: true, callId: 'call_approval' },
+      { kind: 'text', text: 'Done.' },
+    ],
     async drive({ h, cwd }) {
       const threadId = await h.thread({ threadId: 'thr_approval', cwd });
       const runId = await send(h, threadId, 'write the proof');
@@ -16,25 +19,47 @@ export const requestScenarios: ProviderScenario[] = [
       check(status(h, runId) === 'waiting', 'the run waits on the approval');
       const request = h.store.projections.list('requests', threadId)[0]!;
       const ack = await h.command({ type: 'runtime-request.respond', requestId: request.id, decision: 'accept' });
-      check(ack.ok && (ack as { result: { status: string } }).result.status === 'answering', `accepted, answering until Codex takes it: ${JSON.stringify(ack)}`);
+      check(
+        ack.ok && (ack as { result: { status: string } }).result.status === 'answering',
+        `accepted, answering until Codex takes it: ${JSON.stringify(ack)}`,
+      );
       await h.until(() => status(h, runId) === 'completed');
       check(h.store.projections.get('requests', request.id)!.status === 'resolved', 'request resolved');
-      const sessionStatuses = h.store.events.readThreadAfter(threadId, 0).filter((e) => e.type === 'provider-session.changed').map((e) => e.payload.session.status);
-      check((['running', 'waiting', 'ready'] as const).every((x) => sessionStatuses.includes(x)), `the session went running, waiting, ready: ${sessionStatuses}`);
-      const approvals = h.store.projections.list('activities', threadId).filter((a) => a.nodeId === request.nodeId).map((a) => `${a.kind}:${a.status}:${a.runId === runId}`);
-      check(JSON.stringify(approvals) === JSON.stringify(['approval.requested:pending:true', 'approval.resolved:accept:true']), `approval activities keyed by run and node, got ${approvals}`);
+      const sessionStatuses = h.store.events
+        .readThreadAfter(threadId, 0)
+        .filter((e) => e.type === 'provider-session.changed')
+        .map((e) => e.payload.session.status);
+      check(
+        (['running', 'waiting', 'ready'] as const).every((x) => sessionStatuses.includes(x)),
+        `the session went running, waiting, ready: ${sessionStatuses}`,
+      );
+      const approvals = h.store.projections
+        .list('activities', threadId)
+        .filter((a) => a.nodeId === request.nodeId)
+        .map((a) => `${a.kind}:${a.status}:${a.runId === runId}`);
+      check(
+        JSON.stringify(approvals) ===
+          JSON.stringify(['approval.requested:pending:true', 'approval.resolved:accept:true']),
+        `approval activities keyed by run and node, got ${approvals}`,
+      );
     },
   },
   {
     name: 'approval_decline',
     needs: ['approvals.supportsCommandApproval'],
-    model: [{ kind: 'command', command: 'echo nope > declined.txt', needsApproval: true, callId: 'call_decline' }, { kind: 'text', text: 'Understood.' }],
+    model: [
+      { kind: 'command', command: 'echo nope > declined.txt', needsApproval: true, callId: 'call_decline' },
+      { kind: 'text', text: 'Understood.' },
+    ],
     async drive({ h, cwd }) {
       const threadId = await h.thread({ threadId: 'thr_decline', cwd });
       const runId = await send(h, threadId, 'try it');
       await h.until(() => h.store.projections.list('requests', threadId).some((r) => r.status === 'pending'));
       const request = h.store.projections.list('requests', threadId)[0]!;
-      check((await h.command({ type: 'runtime-request.respond', requestId: request.id, decision: 'decline' })).ok, 'declined');
+      check(
+        (await h.command({ type: 'runtime-request.respond', requestId: request.id, decision: 'decline' })).ok,
+        'declined',
+      );
       await h.until(() => status(h, runId) === 'completed');
       check(!existsSync(join(cwd, 'declined.txt')), 'the declined command did not run');
     },
@@ -42,13 +67,19 @@ export const requestScenarios: ProviderScenario[] = [
   {
     name: 'approval_cancel',
     needs: ['approvals.supportsCommandApproval'],
-    model: [{ kind: 'command', command: 'echo nope > cancelled.txt', needsApproval: true, callId: 'call_cancel' }, { kind: 'text', text: 'Cancelled.' }],
+    model: [
+      { kind: 'command', command: 'echo nope > cancelled.txt', needsApproval: true, callId: 'call_cancel' },
+      { kind: 'text', text: 'Cancelled.' },
+    ],
     async drive({ h, cwd }) {
       const threadId = await h.thread({ threadId: 'thr_cancel', cwd });
       const runId = await send(h, threadId, 'try it');
       await h.until(() => h.store.projections.list('requests', threadId).some((r) => r.status === 'pending'));
       const request = h.store.projections.list('requests', threadId)[0]!;
-      check((await h.command({ type: 'runtime-request.respond', requestId: request.id, decision: 'cancel' })).ok, 'cancelled');
+      check(
+        (await h.command({ type: 'runtime-request.respond', requestId: request.id, decision: 'cancel' })).ok,
+        'cancelled',
+      );
       await h.until(() => ['completed', 'interrupted', 'failed'].includes(status(h, runId) ?? ''));
       check(!existsSync(join(cwd, 'cancelled.txt')), 'the cancelled command did not run');
     },
@@ -57,7 +88,20 @@ export const requestScenarios: ProviderScenario[] = [
     name: 'user_input_request',
     needs: ['planning.supportsStructuredQuestions'],
     model: [
-      { kind: 'questions', questions: [{ id: 'lang', header: 'Language', question: 'Which language should I use?', options: [{ label: 'TypeScript', description: 'typed' }, { label: 'Rust', description: 'fast' }] }] },
+      {
+        kind: 'questions',
+        questions: [
+          {
+            id: 'lang',
+            header: 'Language',
+            question: 'Which language should I use?',
+            options: [
+              { label: 'TypeScript', description: 'typed' },
+              { label: 'Rust', description: 'fast' },
+            ],
+          },
+        ],
+      },
       { kind: 'text', text: 'TypeScript it is.' },
     ],
     async drive({ h, cwd }) {
@@ -65,22 +109,55 @@ export const requestScenarios: ProviderScenario[] = [
       const runId = await send(h, threadId, 'plan the work');
       await h.until(() => h.store.projections.list('requests', threadId).some((r) => r.status === 'pending'));
       const request = h.store.projections.list('requests', threadId)[0]!;
-      check(request.kind === 'user_input' && request.prompt === 'Which language should I use?', `a question, got ${JSON.stringify(request)}`);
+      check(
+        request.kind === 'user_input' && request.prompt === 'Which language should I use?',
+        `a question, got ${JSON.stringify(request)}`,
+      );
       const asked = h.store.projections.list('plans', threadId).filter((p) => p.kind === 'questions');
-      check(asked.length === 1 && asked[0]!.nodeId === request.nodeId && asked[0]!.runId === runId, `a questions artifact on the request's node, got ${JSON.stringify(asked)}`);
-      check(JSON.stringify(asked[0]!.questions) === JSON.stringify([{ id: 'lang', header: 'Language', question: 'Which language should I use?', options: [{ label: 'TypeScript', description: 'typed' }, { label: 'Rust', description: 'fast' }] }]), `its questions, got ${JSON.stringify(asked[0]!.questions)}`);
+      check(
+        asked.length === 1 && asked[0]!.nodeId === request.nodeId && asked[0]!.runId === runId,
+        `a questions artifact on the request's node, got ${JSON.stringify(asked)}`,
+      );
+      check(
+        JSON.stringify(asked[0]!.questions) ===
+          JSON.stringify([
+            {
+              id: 'lang',
+              header: 'Language',
+              question: 'Which language should I use?',
+              options: [
+                { label: 'TypeScript', description: 'typed' },
+                { label: 'Rust', description: 'fast' },
+              ],
+            },
+          ]),
+        `its questions, got ${JSON.stringify(asked[0]!.questions)}`,
+      );
       check(status(h, runId) === 'waiting', 'the run waits for the answer');
-      check((await h.command({ type: 'runtime-request.respond', requestId: request.id, answers: { lang: 'TypeScript' } })).ok, 'answered');
+      check(
+        (await h.command({ type: 'runtime-request.respond', requestId: request.id, answers: { lang: 'TypeScript' } }))
+          .ok,
+        'answered',
+      );
       await h.until(() => status(h, runId) === 'completed');
       check(assistantTexts(h, threadId).at(-1) === 'TypeScript it is.', 'the answer reached the model');
-      const kinds = h.store.projections.list('activities', threadId).filter((a) => a.nodeId === request.nodeId).map((a) => a.kind);
-      check(JSON.stringify(kinds) === JSON.stringify(['user_input.requested', 'user_input.resolved']), `question activities, got ${kinds}`);
+      const kinds = h.store.projections
+        .list('activities', threadId)
+        .filter((a) => a.nodeId === request.nodeId)
+        .map((a) => a.kind);
+      check(
+        JSON.stringify(kinds) === JSON.stringify(['user_input.requested', 'user_input.resolved']),
+        `question activities, got ${kinds}`,
+      );
     },
   },
   {
     name: 'file_change_approval',
     needs: ['approvals.supportsFileChangeApproval', 'approvals.supportsApplyPatchApproval'],
-    model: [{ kind: 'add_file', path: 'approved.md', content: 'approved\n', callId: 'call_patch_ro' }, { kind: 'text', text: 'Written.' }],
+    model: [
+      { kind: 'add_file', path: 'approved.md', content: 'approved\n', callId: 'call_patch_ro' },
+      { kind: 'text', text: 'Written.' },
+    ],
     async drive({ h, cwd, live }) {
       // Read-only: Codex asks before it applies a patch.
       const threadId = await h.thread({ threadId: 'thr_patch_ro', cwd, runtimeMode: 'read_only' });
@@ -88,11 +165,20 @@ export const requestScenarios: ProviderScenario[] = [
       await h.until(() => h.store.projections.list('requests', threadId).some((r) => r.status === 'pending'));
       const request = h.store.projections.list('requests', threadId)[0]!;
       check(request.kind === 'file_change', `a file-change approval, got ${request.kind}`);
-      const tool = h.store.projections.list('graph_nodes', threadId).find((n) => n.kind === 'tool_call' && n.title === 'apply_patch');
-      check(tool && h.store.projections.get('graph_nodes', request.nodeId)?.parentNodeId === tool.id, 'the approval hangs under its apply_patch node');
-      check((await h.command({ type: 'runtime-request.respond', requestId: request.id, decision: 'accept' })).ok, 'approved');
+      const tool = h.store.projections
+        .list('graph_nodes', threadId)
+        .find((n) => n.kind === 'tool_call' && n.title === 'apply_patch');
+      check(
+        tool && h.store.projections.get('graph_nodes', request.nodeId)?.parentNodeId === tool.id,
+        'the approval hangs under its apply_patch node',
+      );
+      check(
+        (await h.command({ type: 'runtime-request.respond', requestId: request.id, decision: 'accept' })).ok,
+        'approved',
+      );
       await h.until(() => status(h, runId) === 'completed');
-      if (live) check(readFileSync(join(cwd, 'approved.md'), 'utf8') === 'approved\n', 'the approved patch was applied');
+      if (live)
+        check(readFileSync(join(cwd, 'approved.md'), 'utf8') === 'approved\n', 'the approved patch was applied');
       check(h.store.projections.get('graph_nodes', tool.id)!.status === 'completed', 'the patch node completed');
     },
   },

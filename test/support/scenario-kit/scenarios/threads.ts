@@ -8,27 +8,46 @@ export const threadScenarios: ProviderScenario[] = [
   {
     name: 'fork_native',
     needs: ['threads.canForkThread', 'threads.canForkFromTurn'],
-    model: [{ kind: 'text', text: 'Source answer.' }, { kind: 'text', text: 'Fork answer.' }],
+    model: [
+      { kind: 'text', text: 'Source answer.' },
+      { kind: 'text', text: 'Fork answer.' },
+    ],
     async drive({ h, cwd }) {
       const source = await h.thread({ threadId: 'thr_source', cwd });
       const runId = await send(h, source, 'remember the number 42');
       await h.until(() => status(h, runId) === 'completed');
-      const forked = await h.command({ type: 'thread.fork', sourceThreadId: source, source: { type: 'run', threadId: source, runId }, threadId: 'thr_fork' });
+      const forked = await h.command({
+        type: 'thread.fork',
+        sourceThreadId: source,
+        source: { type: 'run', threadId: source, runId },
+        threadId: 'thr_fork',
+      });
       check(forked.ok, `fork refused: ${JSON.stringify(forked)}`);
       // Forking records lineage only: no provider work until the fork's first run.
       check(h.store.projections.get('threads', 'thr_fork')!.lineage.parentThreadId === source, 'lineage recorded');
       const forkRun = await send(h, 'thr_fork', 'what was the number?');
       await h.until(() => status(h, forkRun) === 'completed');
       const resolved = h.store.events.readThreadAfter('thr_fork', 0).find((e) => e.type === 'thread.fork-resolved');
-      check((resolved?.payload as { strategy?: string } | undefined)?.strategy === 'native_fork', 'resolved by a native Codex fork');
+      check(
+        (resolved?.payload as { strategy?: string } | undefined)?.strategy === 'native_fork',
+        'resolved by a native Codex fork',
+      );
       check(assistantTexts(h, 'thr_fork').at(-1) === 'Fork answer.', 'the fork answered');
       check(assistantTexts(h, source).length === 1, 'the source thread is untouched');
     },
   },
   {
     name: 'thread_rollback',
-    needs: ['threads.canRollbackThread', 'checkpointing.providerCanRollbackConversation', 'checkpointing.appCanCheckpointFilesystem'],
-    model: [{ kind: 'text', text: 'one' }, { kind: 'text', text: 'two' }, { kind: 'text', text: 'after rollback' }],
+    needs: [
+      'threads.canRollbackThread',
+      'checkpointing.providerCanRollbackConversation',
+      'checkpointing.appCanCheckpointFilesystem',
+    ],
+    model: [
+      { kind: 'text', text: 'one' },
+      { kind: 'text', text: 'two' },
+      { kind: 'text', text: 'after rollback' },
+    ],
     async drive({ h, cwd }) {
       const threadId = await h.thread({ threadId: 'thr_rollback', cwd });
       const file = join(cwd, 'story.txt');
@@ -42,7 +61,12 @@ export const threadScenarios: ProviderScenario[] = [
       await h.until(() => status(h, two) === 'completed');
       check((await h.command({ type: 'rollback.toRun', threadId, runOrdinal: 1 })).ok, 'rolled back');
       check(readFileSync(file, 'utf8') === 'version 1\n', 'files restored');
-      await h.until(() => h.store.outbox.list({ threadId }).filter((e) => e.kind === 'provider.thread.rollback').every((e) => e.status === 'completed'));
+      await h.until(() =>
+        h.store.outbox
+          .list({ threadId })
+          .filter((e) => e.kind === 'provider.thread.rollback')
+          .every((e) => e.status === 'completed'),
+      );
       check(status(h, two) === 'rolled_back', 'run 2 rolled back');
       const three = await send(h, threadId, 'third');
       await h.until(() => status(h, three) === 'completed');
@@ -62,7 +86,10 @@ export const threadScenarios: ProviderScenario[] = [
       await modelAsked(2);
       kill(threadId);
       await h.until(() => status(h, two) === 'failed');
-      check(h.store.projections.list('sessions', threadId).some((x) => x.status === 'error'), 'the session is marked');
+      check(
+        h.store.projections.list('sessions', threadId).some((x) => x.status === 'error'),
+        'the session is marked',
+      );
       const three = await send(h, threadId, 'third');
       await h.until(() => status(h, three) === 'completed');
       check(assistantTexts(h, threadId).at(-1) === 'Back again.', 'the next message succeeds on a resumed thread');
@@ -71,7 +98,10 @@ export const threadScenarios: ProviderScenario[] = [
   {
     name: 'restart_recovery',
     needs: ['approvals.supportsCommandApproval', 'approvals.approvalCallbacksAreLiveOnly'],
-    model: [{ kind: 'command', command: 'echo hi', needsApproval: true, callId: 'call_restart' }, { kind: 'text', text: 'Still here.' }],
+    model: [
+      { kind: 'command', command: 'echo hi', needsApproval: true, callId: 'call_restart' },
+      { kind: 'text', text: 'Still here.' },
+    ],
     async drive({ h, cwd, restart }) {
       const threadId = await h.thread({ threadId: 'thr_reboot', cwd });
       const one = await send(h, threadId, 'needs approval');
@@ -80,9 +110,15 @@ export const threadScenarios: ProviderScenario[] = [
       await h2.runtime.recoverAfterRestart();
       const request = h2.store.projections.list('requests', threadId)[0]!;
       check(request.responseCapability.type === 'not_resumable', 'the request is not resumable');
-      check(request.status === 'cancelled' && h2.store.projections.get('threads', threadId)!.pendingRequestCount === 0, `the request ended cancelled, none pending: ${request.status}`);
+      check(
+        request.status === 'cancelled' && h2.store.projections.get('threads', threadId)!.pendingRequestCount === 0,
+        `the request ended cancelled, none pending: ${request.status}`,
+      );
       const answer = await h2.command({ type: 'runtime-request.respond', requestId: request.id, decision: 'accept' });
-      check(!answer.ok && (answer as { error: { code: string } }).error.code === 'not_resumable', `answering it is refused, typed, got ${JSON.stringify(answer)}`);
+      check(
+        !answer.ok && (answer as { error: { code: string } }).error.code === 'not_resumable',
+        `answering it is refused, typed, got ${JSON.stringify(answer)}`,
+      );
       await h2.until(() => status(h2, one) === 'interrupted');
       const two = await send(h2, threadId, 'carry on');
       await h2.until(() => status(h2, two) === 'completed');

@@ -12,7 +12,13 @@ const withoutNativeSteering = (declared: ProviderCapabilities): ProviderCapabili
 export const turnScenarios: ProviderScenario[] = [
   {
     name: 'simple',
-    needs: ['threads.canCreateEmptyThread', 'turns.exposesNativeTurnId', 'turns.emitsTurnCompleted', 'streaming.emitsMessageCompleted', 'checkpointing.appCanCheckpointFilesystem'],
+    needs: [
+      'threads.canCreateEmptyThread',
+      'turns.exposesNativeTurnId',
+      'turns.emitsTurnCompleted',
+      'streaming.emitsMessageCompleted',
+      'checkpointing.appCanCheckpointFilesystem',
+    ],
     model: [{ kind: 'text', text: 'Hello from Codex, offline.' }],
     async drive({ h, cwd }) {
       const threadId = await h.thread({ threadId: 'thr_simple', cwd });
@@ -20,16 +26,30 @@ export const turnScenarios: ProviderScenario[] = [
       await h.until(() => status(h, runId) === 'completed');
       const run = h.store.projections.get('runs', runId)!;
       check(run.ordinal === 1 && run.attempts.length === 1, 'one run, one attempt');
-      check(h.store.projections.list('graph_nodes', threadId).filter((n) => n.kind === 'root_turn').length === 1, 'one root node');
+      check(
+        h.store.projections.list('graph_nodes', threadId).filter((n) => n.kind === 'root_turn').length === 1,
+        'one root node',
+      );
       check(h.store.bindings.forApp(run.attempts[0]!.id).length === 1, 'one provider turn bound');
-      check(JSON.stringify(assistantTexts(h, threadId)) === JSON.stringify(['Hello from Codex, offline.']), `one assistant message, got ${JSON.stringify(assistantTexts(h, threadId))}`);
-      check(h.store.projections.list('checkpoints', threadId).filter((c) => c.scopeKind === 'root_run' && c.runOrdinal === 1).length === 1, 'one root checkpoint');
+      check(
+        JSON.stringify(assistantTexts(h, threadId)) === JSON.stringify(['Hello from Codex, offline.']),
+        `one assistant message, got ${JSON.stringify(assistantTexts(h, threadId))}`,
+      );
+      check(
+        h.store.projections
+          .list('checkpoints', threadId)
+          .filter((c) => c.scopeKind === 'root_run' && c.runOrdinal === 1).length === 1,
+        'one root checkpoint',
+      );
     },
   },
   {
     name: 'multi_turn',
     needs: ['turns.emitsTurnCompleted'],
-    model: [{ kind: 'text', text: 'First answer.' }, { kind: 'text', text: 'Second answer.' }],
+    model: [
+      { kind: 'text', text: 'First answer.' },
+      { kind: 'text', text: 'Second answer.' },
+    ],
     async drive({ h, cwd }) {
       const threadId = await h.thread({ threadId: 'thr_multi', cwd });
       const one = await send(h, threadId, 'first');
@@ -37,7 +57,10 @@ export const turnScenarios: ProviderScenario[] = [
       const two = await send(h, threadId, 'second');
       await h.until(() => status(h, two) === 'completed');
       check(h.store.projections.get('runs', two)!.ordinal === 2, 'the follow-up is run 2');
-      check(JSON.stringify(assistantTexts(h, threadId)) === JSON.stringify(['First answer.', 'Second answer.']), 'both answers');
+      check(
+        JSON.stringify(assistantTexts(h, threadId)) === JSON.stringify(['First answer.', 'Second answer.']),
+        'both answers',
+      );
     },
   },
   {
@@ -52,7 +75,11 @@ export const turnScenarios: ProviderScenario[] = [
       check((await h.command({ type: 'run.interrupt', runId })).ok, 'interrupt accepted');
       await h.until(() => status(h, runId) === 'interrupted');
       const types = h.store.events.readThreadAfter(threadId, 0).map((e) => e.type);
-      check(types.includes('run.interrupt-acknowledged') && types.indexOf('run.interrupt-acknowledged') < types.indexOf('run.terminal'), 'acknowledged before the end');
+      check(
+        types.includes('run.interrupt-acknowledged') &&
+          types.indexOf('run.interrupt-acknowledged') < types.indexOf('run.terminal'),
+        'acknowledged before the end',
+      );
     },
   },
   {
@@ -83,26 +110,38 @@ export const turnScenarios: ProviderScenario[] = [
       await send(h, threadId, 'change of plan', 'steer_active');
       await h.until(() => status(h, runId) === 'completed');
       const attempts = h.store.projections.get('runs', runId)!.attempts.map((a) => `${a.reason}:${a.status}`);
-      check(JSON.stringify(attempts) === JSON.stringify(['initial:superseded', 'steering_restart:completed']), `a replacement attempt under the same run, got ${attempts}`);
+      check(
+        JSON.stringify(attempts) === JSON.stringify(['initial:superseded', 'steering_restart:completed']),
+        `a replacement attempt under the same run, got ${attempts}`,
+      );
     },
   },
   {
     name: 'queued_turn',
     needs: ['turns.emitsTurnCompleted'],
-    model: [{ kind: 'text', text: 'A done.', chunks: ['A ', 'done.'], delayMs: 30 }, { kind: 'text', text: 'B done.' }],
+    model: [
+      { kind: 'text', text: 'A done.', chunks: ['A ', 'done.'], delayMs: 30 },
+      { kind: 'text', text: 'B done.' },
+    ],
     async drive({ h, cwd }) {
       const threadId = await h.thread({ threadId: 'thr_queue', cwd });
       const a = await send(h, threadId, 'A');
       const b = await send(h, threadId, 'B', 'queue_after_active');
       check(h.store.projections.get('runs', b)!.status === 'queued', 'B waits behind A');
       await h.until(() => status(h, b) === 'completed');
-      check(h.store.projections.get('runs', a)!.ordinal === 1 && h.store.projections.get('runs', b)!.ordinal === 2, 'A is run 1, B run 2');
+      check(
+        h.store.projections.get('runs', a)!.ordinal === 1 && h.store.projections.get('runs', b)!.ordinal === 2,
+        'A is run 1, B run 2',
+      );
     },
   },
   {
     name: 'provider_error',
     needs: ['turns.emitsTurnCompleted'],
-    model: [{ kind: 'error', status: 500, message: 'the model is on fire' }, { kind: 'text', text: 'Recovered.' }],
+    model: [
+      { kind: 'error', status: 500, message: 'the model is on fire' },
+      { kind: 'text', text: 'Recovered.' },
+    ],
     async drive({ h, cwd }) {
       const threadId = await h.thread({ threadId: 'thr_error', cwd });
       const one = await send(h, threadId, 'first');
