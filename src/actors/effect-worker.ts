@@ -1,7 +1,6 @@
 import { reseedFor, type Seed } from '../context/reseed.js';
 import { isProviderEffectKind, type Effect, type RuntimeEffectKind } from '../domain/effects.js';
 import type { ErrorInfo } from '../domain/errors.js';
-import type { DomainEvent } from '../domain/events.js';
 import type { Clock } from '../domain/sources.js';
 import { unsupportedProvider, type ProviderRegistry } from '../providers/registry.js';
 import type { EffectHandler, EffectHost, EffectWorkerPort } from './effect-handler.js';
@@ -14,8 +13,8 @@ import type { StepOutcome } from './step-outcome.js';
 export interface WorkerRuntime extends EffectHost {
   readonly clock: Clock;
   readonly providers: ProviderRegistry;
-  /** Subscribes to committed events; returns the unsubscribe. */
-  onEvents(listener: (events: DomainEvent[]) => void): () => void;
+  /** Subscribes to commits that queued effects; returns the unsubscribe. */
+  onEffectsQueued(listener: () => void): () => void;
 }
 
 /**
@@ -105,7 +104,7 @@ export class EffectWorker implements EffectWorkerPort {
   }
 
   /**
-   * Keeps the worker going by itself: it claims after every commit (coalesced), whenever a
+   * Keeps the worker going by itself: it claims after every commit that queued effects (coalesced), whenever a
    * lane frees, and on a slow beat (leases to renew, effects whose lease expired). Returns
    * the stop.
    */
@@ -125,7 +124,8 @@ export class EffectWorker implements EffectWorkerPort {
         }
       });
     };
-    const offEvents = this.runtime.onEvents(kick);
+    // Claims only when a commit queued effects (not after every command), when a lane frees, and on the beat.
+    const offEvents = this.runtime.onEffectsQueued(kick);
     const offLanes = this.onLaneFree(kick);
     const beat = setInterval(kick, beatMs);
     kick();

@@ -74,6 +74,8 @@ export class Runtime implements ProviderRuntime {
   private readonly protectedDirs: string[];
   private readonly threads = new Map<string, ThreadActor>();
   private readonly listeners = new Set<(events: DomainEvent[]) => void>();
+  private readonly effectListeners = new Set<() => void>();
+  private readonly timerListeners = new Set<() => void>();
 
   constructor(options: RuntimeOptions) {
     this.store = options.store;
@@ -88,6 +90,21 @@ export class Runtime implements ProviderRuntime {
     this.requestTtlMs = options.requestTtlMs ?? null;
     this.logger = options.logger ?? pino({ level: 'warn' }, pino.destination(2));
     this.protectedDirs = [options.dataDir, this.checkpoints?.root].filter((d): d is string => !!d);
+  }
+
+  /**
+   * Calls `listener` after each commit that queued outbox effects; returns the unsubscribe.
+   * Only the steps' commits add effects, so the effect worker need not look after any other.
+   */
+  onEffectsQueued(listener: () => void): () => void {
+    this.effectListeners.add(listener);
+    return () => this.effectListeners.delete(listener);
+  }
+
+  /** Calls `listener` after each commit that scheduled or cancelled durable timers; returns the unsubscribe. */
+  onTimersChanged(listener: () => void): () => void {
+    this.timerListeners.add(listener);
+    return () => this.timerListeners.delete(listener);
   }
 
   /** Subscribes to committed events, in commit order; returns the unsubscribe. */
@@ -297,6 +314,8 @@ export class Runtime implements ProviderRuntime {
       requestTtlMs: this.requestTtlMs,
       logger: this.logger,
       publish: (events) => this.publish(events),
+      effectsQueued: () => this.effectsQueued(),
+      timersChanged: () => this.timersChanged(),
     });
     this.threads.set(threadId, actor);
     this.passivateBeyondLimit();
@@ -331,6 +350,14 @@ export class Runtime implements ProviderRuntime {
       actor.passivate();
       this.threads.delete(id);
     }
+  }
+
+  private effectsQueued(): void {
+    for (const listener of this.effectListeners) listener();
+  }
+
+  private timersChanged(): void {
+    for (const listener of this.timerListeners) listener();
   }
 
   private publish(events: DomainEvent[]): void {

@@ -18,6 +18,10 @@ export interface StepExecutorDeps {
   clock: Clock;
   logger: Logger;
   publish(events: DomainEvent[]): void;
+  /** Told after a commit that queued outbox effects (the worker has something to claim). */
+  effectsQueued(): void;
+  /** Told after a commit that scheduled or cancelled durable timers. */
+  timersChanged(): void;
 }
 
 /**
@@ -106,6 +110,8 @@ export class StepExecutor {
       causationId: e.causationId ?? null,
     }));
     if (events.length) this.deps.publish(events);
+    if (unit.effects?.length) this.deps.effectsQueued();
+    if (unit.timers?.length) this.deps.timersChanged();
     return { ok: true, result, lastSequence: committed.lastSequence, events };
   }
 

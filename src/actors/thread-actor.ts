@@ -19,6 +19,10 @@ export interface ThreadDeps {
   requestTtlMs: number | null;
   logger: Logger;
   publish(events: DomainEvent[]): void;
+  /** Told after a commit that queued outbox effects. */
+  effectsQueued(): void;
+  /** Told after a commit that scheduled or cancelled durable timers. */
+  timersChanged(): void;
 }
 
 const noPreparation = async (): Promise<undefined> => undefined;

@@ -12,7 +12,7 @@ export interface TimerPump {
 }
 
 /**
- * Fires the runtime's due timers after each commit and on a slow beat, one pass at a
+ * Fires the runtime's due timers after each commit that changed timers and on a slow beat, one pass at a
  * time: a request during a pass runs one more pass after it, never a second in parallel.
  */
 export function startTimerPump(runtime: Runtime, logger: Logger): TimerPump {
@@ -34,10 +34,11 @@ export function startTimerPump(runtime: Runtime, logger: Logger): TimerPump {
       } while (again);
     })().finally(() => (running = null));
   };
-  // A commit asks for a pass on the next turn of the event loop, not inside its publish:
-  // the due-timer query then never sits between a command's commit and its ack.
+  // A commit that scheduled a timer asks for a pass on the next turn of the event loop, not
+  // inside the commit: the due-timer query never sits between a command and its ack, and
+  // commits that touch no timer cost it nothing. Timers that fall due with time, the beat fires.
   let asked = false;
-  const stopListening = runtime.onEvents(() => {
+  const stopListening = runtime.onTimersChanged(() => {
     if (asked) return;
     asked = true;
     setImmediate(() => {
