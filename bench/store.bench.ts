@@ -154,6 +154,14 @@ export async function benchStore(): Promise<BenchSection> {
           '×',
           `info: group commit reaches ${fmt((groupRate / groupFloor) * 100, 0)}% of this`,
         ),
+        {
+          metric: 'group commit of typical units against its SQLite floor (issue 12)',
+          value: `${fmt(groupRate)} events/s`,
+          baseline: `${fmt(groupFloor)} events/s floor`,
+          ratio: `${fmt((groupRate / groupFloor) * 100, 1)}%`,
+          target: '≥ 60% of the floor',
+          verdict: groupRate >= 0.6 * groupFloor ? 'met' : 'missed',
+        },
         vsRaw(
           'group commit events/s, event-only units',
           eventOnlyRate,
