@@ -150,19 +150,6 @@ export function commitRollbackNode(
   };
 }
 
-/**
- * What a provider's conversation holds after a rollback, against the turns Baton keeps:
- * kept turns it lost, and turns it still has that Baton does not keep. Both empty: they agree.
- */
-export function compareTurns(
-  kept: readonly string[],
-  remaining: readonly string[],
-): { missing: string[]; unexpected: string[] } {
-  const has = new Set(remaining);
-  const keeps = new Set(kept);
-  return { missing: kept.filter((t) => !has.has(t)), unexpected: remaining.filter((t) => !keeps.has(t)) };
-}
-
 function recordRestore(thread: StepContext, r: Restored): void {
   thread.current.addEvent({
     type: 'checkpoint.restored',
