@@ -1,0 +1,93 @@
+import { isAbsolute, join } from 'node:path';
+import type { MessagesTurn } from '../../src/providers/model/scripted-messages-server.js';
+import type { ModelStep, Question } from '../support/scenario-kit/model-steps.js';
+
+/** A neutral model step that Claude's scripted Messages-API model cannot play yet. */
+export class NoClaudeFormError extends Error {
+  constructor(
+    readonly step: ModelStep,
+    reason: string,
+  ) {
+    super(`no Claude form yet for the model step '${step.kind}': ${reason}`);
+    this.name = 'NoClaudeFormError';
+  }
+}
+
+export interface ClaudeModelOptions {
+  /** The session's folder: Claude's `Write` takes an absolute `file_path`, so relative paths are resolved in it. */
+  cwd?: string;
+}
+
+/** `AskUserQuestion` wants 2 to 4 options a question (and answers are keyed by the question text, not an id). */
+function claudeQuestion(step: ModelStep, q: Question): Record<string, unknown> {
+  const options = q.options ?? [];
+  if (options.length < 2 || options.length > 4) {
+    throw new NoClaudeFormError(step, `AskUserQuestion needs 2 to 4 options, question '${q.id}' has ${options.length}`);
+  }
+  return {
+    question: q.question,
+    header: q.header,
+    options: options.map((o) => ({ label: o.label, description: o.description })),
+    multiSelect: false,
+  };
+}
+
+/** A neutral model step as the turns Claude's scripted Messages-API model plays. */
+function claudeTurns(step: ModelStep, options: ClaudeModelOptions): MessagesTurn[] {
+  switch (step.kind) {
+    case 'text':
+      return [
+        {
+          kind: 'text',
+          text: step.text,
+          ...(step.chunks ? { chunks: step.chunks } : {}),
+          ...(step.delayMs !== undefined ? { delayMs: step.delayMs } : {}),
+          ...(step.reasoning?.length ? { thinking: step.reasoning.join('\n\n') } : {}),
+        },
+      ];
+    case 'command':
+      // Claude asks for every Bash command through the permission callback (`canUseTool`),
+      // so `needsApproval` has no model-side form: whether it asks is Baton's policy.
+      return [{ kind: 'tool_use', name: 'Bash', id: step.callId, input: { command: step.command } }];
+    case 'add_file': {
+      const filePath = options.cwd && !isAbsolute(step.path) ? join(options.cwd, step.path) : step.path;
+      return [
+        { kind: 'tool_use', name: 'Write', id: step.callId, input: { file_path: filePath, content: step.content } },
+      ];
+    }
+    case 'todo':
+      return [
+        {
+          kind: 'tool_use',
+          name: 'TodoWrite',
+          id: step.callId,
+          input: { todos: step.steps.map((s) => ({ content: s.step, status: s.status, activeForm: s.step })) },
+        },
+      ];
+    case 'questions':
+      return [
+        {
+          kind: 'tool_use',
+          name: 'AskUserQuestion',
+          input: { questions: step.questions.map((q) => claudeQuestion(step, q)) },
+        },
+      ];
+    case 'mcp_call':
+      // Claude names an MCP server's tool `mcp__SERVER__TOOL`.
+      return [{ kind: 'tool_use', name: `mcp__${step.server}__${step.tool}`, id: step.callId, input: step.args }];
+    case 'error':
+      // `x-should-retry: false`: the client gives up at once instead of backing off and retrying.
+      return [{ kind: 'error', status: step.status, message: step.message, shouldRetry: false }];
+    case 'hang':
+      return [{ kind: 'hang' }];
+    case 'web_search':
+      throw new NoClaudeFormError(
+        step,
+        'Claude searches with the server-side web_search tool (server_tool_use blocks), not scripted here',
+      );
+  }
+}
+
+/** A neutral model script in Claude's terms (throws `NoClaudeFormError` on a step with no Claude form yet). */
+export const claudeModel = (steps: readonly ModelStep[], options: ClaudeModelOptions = {}): MessagesTurn[] =>
+  steps.flatMap((step) => claudeTurns(step, options));
