@@ -19,7 +19,7 @@ export const commandExamples: Record<
     },
     result: { threadId: 'thr_01' },
     notes:
-      "Creates an AppThread. No provider work happens until the first message. `threadId` may be given by the client. `provider` must be one this Baton runs (today `codex`; `claude` and `acp` are refused `unsupported`). `runtimeMode` (default `workspace_write`), `model` (default: the endpoint's) and `interactionMode` (default `default`; `plan` is Codex's plan collaboration mode) are sent to the provider on every turn. Codex: `read_only` = read-only sandbox, approvals on request; `workspace_write` = the thread's cwd (and the system temp dirs) writable, approvals on request; `full_access` = no sandbox, no approvals.",
+      "Creates an AppThread. No provider work happens until the first message. `threadId` may be given by the client. `provider` must be one this Baton runs (`codex`, or `claude`: the Claude agent through the Agent SDK, so far text turns, interrupts, command approvals and resume; `acp` is refused `unsupported`). `runtimeMode` (default `workspace_write`), `model` (default: the endpoint's) and `interactionMode` (default `default`; `plan` is Codex's plan collaboration mode) are sent to Codex on every turn. Codex: `read_only` = read-only sandbox, approvals on request; `workspace_write` = the thread's cwd (and the system temp dirs) writable, approvals on request; `full_access` = no sandbox, no approvals. Claude does not apply them yet: it runs with the endpoint's model and the agent's `default` permission mode, so every tool use that needs permission (a command that writes, a file edit) is an approval request whatever `runtimeMode` says.",
   },
   'thread.message.send': {
     example: {

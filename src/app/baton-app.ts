@@ -13,7 +13,7 @@ import { lockDataDir, type DataDirLock } from '../server/data-dir-lock.js';
 import { preparePrivateDataDir } from '../server/data-dir.js';
 import { BatonServer } from '../server/server.js';
 import { resolveToken } from './access-token.js';
-import { openModelEndpoint, type ModelEndpoint } from './model-endpoint.js';
+import { openClaudeEndpoint, openModelEndpoint, type ModelEndpoint } from './model-endpoint.js';
 import { registerProviders } from './providers.js';
 import { startTimerPump } from './timer-pump.js';
 
@@ -65,7 +65,8 @@ async function assemble(config: Config, logger: Logger, options: StartOptions, l
     checkpoints: new CheckpointStore({ root: join(config.dataDir, 'checkpoints'), gitTimeoutMs: config.gitTimeoutMs }),
   });
   const endpoint = await openModelEndpoint(config, options.responder);
-  const providers = registerProviders(registry, runtime, config, endpoint.model);
+  const claudeEndpoint = await openClaudeEndpoint(config);
+  const providers = registerProviders(registry, runtime, config, endpoint.model, claudeEndpoint);
   const worker = new EffectWorker(runtime, checkpointHandlers(runtime.checkpoints), `baton-${process.pid}`);
   const timers = startTimerPump(runtime, logger);
 
@@ -109,11 +110,12 @@ async function assemble(config: Config, logger: Logger, options: StartOptions, l
       await timersStopped;
       // Provider processes go first (nothing more is reported), then the steps already in
       // the mailboxes finish and commit, then the database closes.
-      providers.stop();
+      await providers.stop();
       await worker.idle();
       await runtime.settle();
       runtime.queue.flush();
       await endpoint.stop();
+      await claudeEndpoint.stop();
       store.close();
       lock.release();
     },

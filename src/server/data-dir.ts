@@ -2,8 +2,8 @@ import { chmodSync, closeSync, existsSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import { ensurePrivateDir } from '../persistence/private-file.js';
 
-/** The folders Baton writes under its data dir: made 0700 up front, so whatever child processes create inside them (Codex's sessions, git's objects) is reachable by the owner alone. */
-const OWN_DIRS = ['codex', 'checkpoints'];
+/** The folders Baton writes under its data dir: made 0700 up front, so whatever child processes create inside them (Codex's and Claude's sessions, git's objects) is reachable by the owner alone. */
+const OWN_DIRS = ['codex', 'claude', 'checkpoints'];
 
 /**
  * Makes the data dir private to its owner, whatever the process umask: the dir and Baton's

@@ -89,16 +89,44 @@ describe('Socket.IO API', () => {
     const app = await baton();
     const c = await client(app);
     const before = app.runtime.store.lastSequence();
-    expect(await c.command('thread.create', { cwd: workspace(), provider: 'claude' })).toMatchObject({
+    expect(await c.command('thread.create', { cwd: workspace(), provider: 'acp' })).toMatchObject({
       ok: false,
       error: {
         code: 'unsupported',
-        message: expect.stringContaining('no claude provider is available in this Baton yet'),
+        message: expect.stringContaining('no acp provider is available in this Baton yet'),
       },
     });
     expect(app.runtime.store.lastSequence()).toBe(before);
     expect(app.runtime.store.projections.list('threads')).toEqual([]);
   });
+
+  it('a Claude thread answers through the real Claude agent and the offline Messages-API model, streamed', async () => {
+    const app = await baton();
+    const c = await client(app);
+    const threadId = resultOf<{ threadId: string }>(
+      await c.command('thread.create', { cwd: workspace(), provider: 'claude' }),
+    ).threadId;
+    const events: DomainEvent[] = [];
+    const w = watcher();
+    await c.subscribe({ stream: 'thread', threadId: ThreadId.parse(threadId) }, (e) => (events.push(e), w.notify()));
+    const runId = resultOf<{ runId: string }>(
+      await c.command('thread.message.send', { threadId: ThreadId.parse(threadId), text: 'hello claude' }),
+    ).runId;
+    await w.until(() =>
+      events.some((e) => e.type === 'run.terminal' && (e.payload as { runId: string }).runId === runId),
+    );
+    const snapshot = (await c.query({ type: 'snapshot', request: { stream: 'thread', threadId } })) as {
+      result: {
+        snapshot: { runs: { status: string; provider: string }[]; turnItems: { kind: string; text: string }[] };
+      };
+    };
+    const snap = snapshot.result.snapshot;
+    expect(snap.runs.map((r) => [r.provider, r.status])).toEqual([['claude', 'completed']]);
+    expect(snap.turnItems.filter((i) => i.kind === 'assistant_message').map((i) => i.text)).toEqual([
+      '(offline scripted model) I received: hello claude',
+    ]);
+    expect(events.filter((e) => e.type === 'message.delta').length).toBeGreaterThan(1);
+  }, 60_000);
 
   it('returns the first receipt for a duplicate commandId and starts no second provider turn', async () => {
     const app = await baton();

@@ -17,6 +17,7 @@ import type { DomainEvent } from '../../src/domain/events.js';
 import type { Effect } from '../../src/domain/effects.js';
 import { runTerminalStatuses } from '../../src/domain/statuses.js';
 import type { ProjectionRow } from '../../src/domain/projections.js';
+import type { ProviderKind } from '../../src/domain/statuses.js';
 import { tempDir } from './temp.js';
 
 type RunView = ProjectionRow<'runs'>;
@@ -62,6 +63,8 @@ export interface HarnessOptions {
   handlers?: (runtime: Runtime) => Partial<Record<ProviderEffectKind, EffectHandler>>;
   /** Other providers to register beside Codex. */
   providers?: (runtime: Runtime) => Provider[];
+  /** The provider of a thread created without one (Codex by default). */
+  defaultProvider?: ProviderKind;
 }
 
 /**
@@ -86,6 +89,7 @@ export function createHarness(
     checkpoints: options.checkpoints ?? null,
     requestTtlMs: options.requestTtlMs ?? null,
     ...(options.capabilities ? { capabilities: options.capabilities } : {}),
+    ...(options.defaultProvider ? { defaultProvider: options.defaultProvider } : {}),
   });
   providers.register(codexProvider(options.handlers?.(runtime) ?? {}));
   options.providers?.(runtime).forEach((p) => providers.register(p));

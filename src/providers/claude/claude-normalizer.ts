@@ -1,0 +1,351 @@
+import { z } from 'zod';
+import type { ErrorInfo } from '../../domain/errors.js';
+import type {
+  MessageId,
+  NodeId,
+  ProviderSessionId,
+  ProviderThreadId,
+  RunAttemptId,
+  RunId,
+  ThreadId,
+} from '../../domain/ids.js';
+import type { ProviderEvent } from '../../domain/provider-events.js';
+import type { IdSource } from '../../domain/sources.js';
+import type { NormalizerScope, ProviderNormalizer } from '../provider.js';
+
+/**
+ * The Claude agent's SDK messages -> Baton's provider events, for one app thread's session.
+ * A turn is one user message Baton sent: the first message after it starts the turn, its
+ * `result` ends it. Streamed `text_delta`s are the message's deltas; the whole `assistant`
+ * message is the truth for its text (after a stream error the agent retries without
+ * streaming, and the reply arrives only whole). Tool uses become tool nodes, completed by
+ * their `tool_result`. Only top-level frames are read (subagent frames are not mapped yet).
+ */
+
+/** The attempt a turn runs, and what Baton named it. */
+export interface ClaudeTurnRef {
+  runId: RunId;
+  attemptId: RunAttemptId;
+  rootNodeId: NodeId;
+  /** The uuid of the user message Baton sent: the turn's native id (the agent echoes it). */
+  uuid: string;
+  /** The provider thread the turn runs on (the session id is bound to it). */
+  providerThreadId: ProviderThreadId | null;
+}
+
+const Block = z.looseObject({ type: z.string() });
+const TextBlock = z.looseObject({ type: z.literal('text'), text: z.string() });
+const ToolUseBlock = z.looseObject({
+  type: z.literal('tool_use'),
+  id: z.string(),
+  name: z.string(),
+  input: z.unknown(),
+});
+const ToolResultBlock = z.looseObject({
+  type: z.literal('tool_result'),
+  tool_use_id: z.string(),
+  content: z.unknown().optional(),
+  is_error: z.boolean().optional(),
+});
+
+const SdkMessage = z.discriminatedUnion('type', [
+  z.looseObject({ type: z.literal('system'), subtype: z.string(), session_id: z.string() }),
+  /** The agent took a user message (`queued`), began (`started`) and finished (`completed`) it: `command_uuid` is its uuid. */
+  z.looseObject({ type: z.literal('command_lifecycle'), command_uuid: z.string(), state: z.string() }),
+  z.looseObject({
+    type: z.literal('stream_event'),
+    parent_tool_use_id: z.string().nullable(),
+    event: z.looseObject({
+      type: z.string(),
+      index: z.number().optional(),
+      content_block: Block.optional(),
+      delta: z.looseObject({ type: z.string(), text: z.string().optional() }).optional(),
+    }),
+  }),
+  z.looseObject({
+    type: z.literal('assistant'),
+    parent_tool_use_id: z.string().nullable(),
+    error: z.unknown().optional(),
+    message: z.looseObject({ id: z.string().optional(), content: z.array(Block) }),
+  }),
+  z.looseObject({
+    type: z.literal('user'),
+    parent_tool_use_id: z.string().nullable(),
+    message: z.looseObject({ content: z.union([z.string(), z.array(Block)]) }),
+  }),
+  z.looseObject({
+    type: z.literal('result'),
+    subtype: z.string(),
+    is_error: z.boolean().optional(),
+    result: z.string().optional(),
+    errors: z.array(z.string()).optional(),
+    session_id: z.string(),
+  }),
+]);
+type SdkMessage = z.infer<typeof SdkMessage>;
+
+/** A text block being written: its message, and the text its deltas brought. */
+interface OpenText {
+  messageId: MessageId;
+  streamed: string;
+}
+
+/** The text of a tool result's content, when it is cheap to tell. */
+function resultText(content: unknown): string | null {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return null;
+  const texts = content.flatMap((b) => {
+    const text = TextBlock.safeParse(b);
+    return text.success ? [text.data.text] : [];
+  });
+  return texts.length ? texts.join('\n') : null;
+}
+
+export const createClaudeNormalizer = (scope: NormalizerScope): ClaudeNormalizer => new ClaudeNormalizer(scope);
+
+export class ClaudeNormalizer implements ProviderNormalizer {
+  private readonly threadId: ThreadId;
+  private readonly sessionId: ProviderSessionId;
+  private readonly ids: IdSource;
+  /** The turn Baton asked for and the agent has not begun yet. */
+  private pending: ClaudeTurnRef | null = null;
+  /** The turn running now. */
+  active: ClaudeTurnRef | null = null;
+  /** Baton asked the active turn to stop: its error result is an interruption. */
+  interruptRequested = false;
+  /** The agent's session id (the native thread), once its `system/init` said it. */
+  nativeSessionId: string | null = null;
+  /** The session id each provider thread is bound to already (no second `thread.loaded`). */
+  private readonly loaded = new Map<string, string>();
+  private readonly texts: OpenText[] = [];
+  /** tool_use id -> its node. */
+  private readonly tools = new Map<string, NodeId>();
+  /** Frames that did not read as an SDK message Baton knows. */
+  unknown = 0;
+
+  constructor(scope: NormalizerScope) {
+    this.threadId = scope.threadId;
+    this.sessionId = scope.sessionId;
+    this.ids = scope.ids;
+  }
+
+  /** Baton sent a user message for this attempt: the next frames are its turn. */
+  begin(ref: ClaudeTurnRef, knownSessionId: string | null): void {
+    this.pending = ref;
+    this.interruptRequested = false;
+    if (ref.providerThreadId && knownSessionId) this.loaded.set(ref.providerThreadId, knownSessionId);
+  }
+
+  /** The turn Baton asked for that the agent has not begun yet, if any. */
+  get waiting(): ClaudeTurnRef | null {
+    return this.pending;
+  }
+
+  /** The node of a tool use, if the agent has announced it. */
+  toolNode(toolUseId: string): NodeId | null {
+    return this.tools.get(toolUseId) ?? null;
+  }
+
+  normalize(frame: unknown): ProviderEvent[] {
+    const parsed = SdkMessage.safeParse(frame);
+    if (!parsed.success) {
+      // Other kinds of frame (rate limits, hooks, tasks) are not mapped; a frame that is not an SDK message is counted.
+      if (!z.looseObject({ type: z.string() }).safeParse(frame).success) this.unknown += 1;
+      return [];
+    }
+    const m = parsed.data;
+    if (m.type === 'system' && m.subtype === 'init') this.nativeSessionId = m.session_id;
+    const events = this.start(m);
+    const ref = this.active;
+    if (!ref) return events;
+    return [...events, ...this.onTurn(m, ref)];
+  }
+
+  /**
+   * Baton's message begins its turn when the agent starts it (`command_lifecycle started`
+   * with its uuid), or at the latest with the turn's `system/init`; the `completed` of the
+   * turn before, which comes after that turn's `result`, begins nothing. The session id is
+   * bound to the turn's provider thread.
+   */
+  private start(m: SdkMessage): ProviderEvent[] {
+    const ref = this.pending;
+    if (!ref || this.active) return [];
+    const begins =
+      (m.type === 'command_lifecycle' && m.command_uuid === ref.uuid && m.state !== 'completed') ||
+      (m.type === 'system' && m.subtype === 'init');
+    if (!begins) return [];
+    this.pending = null;
+    this.active = ref;
+    const t = this.threadId;
+    const events: ProviderEvent[] = [
+      {
+        type: 'turn.started',
+        threadId: t,
+        runId: ref.runId,
+        attemptId: ref.attemptId,
+        nodeId: ref.rootNodeId,
+        nativeTurnRef: ref.uuid,
+      },
+      {
+        type: 'session.status',
+        threadId: t,
+        sessionId: this.sessionId,
+        provider: 'claude',
+        status: 'running',
+        reason: null,
+      },
+    ];
+    const native =
+      ('session_id' in m && typeof m.session_id === 'string' ? m.session_id : null) ?? this.nativeSessionId;
+    if (ref.providerThreadId && native && this.loaded.get(ref.providerThreadId) !== native) {
+      this.loaded.set(ref.providerThreadId, native);
+      events.push({
+        type: 'thread.loaded',
+        threadId: t,
+        providerThreadId: ref.providerThreadId,
+        nativeThreadRef: native,
+        resumeCursor: native,
+      });
+    }
+    return events;
+  }
+
+  private onTurn(m: SdkMessage, ref: ClaudeTurnRef): ProviderEvent[] {
+    const on = { threadId: this.threadId, runId: ref.runId };
+    switch (m.type) {
+      case 'system':
+      case 'command_lifecycle':
+        return [];
+      case 'stream_event': {
+        if (m.parent_tool_use_id !== null) return [];
+        const e = m.event;
+        if (e.type === 'content_block_start' && e.content_block?.type === 'text') {
+          this.texts.push({ messageId: this.ids.next('message'), streamed: '' });
+          return [];
+        }
+        if (e.type === 'content_block_delta' && e.delta?.type === 'text_delta' && e.delta.text) {
+          let open = this.texts.at(-1);
+          if (!open) {
+            open = { messageId: this.ids.next('message'), streamed: '' };
+            this.texts.push(open);
+          }
+          open.streamed += e.delta.text;
+          return [
+            { type: 'message.delta', ...on, nodeId: ref.rootNodeId, messageId: open.messageId, delta: e.delta.text },
+          ];
+        }
+        return [];
+      }
+      case 'assistant': {
+        // An API error the agent reports as a synthetic reply: the result says it as the run's error.
+        if (m.parent_tool_use_id !== null || m.error !== undefined) return [];
+        return m.message.content.flatMap((block): ProviderEvent[] => {
+          const text = TextBlock.safeParse(block);
+          if (text.success) {
+            // The oldest open text block is this one (a failed stream's partial one too: the retry's whole text replaces it).
+            const messageId = this.texts.shift()?.messageId ?? this.ids.next('message');
+            return [{ type: 'message.completed', ...on, nodeId: ref.rootNodeId, messageId, text: text.data.text }];
+          }
+          const tool = ToolUseBlock.safeParse(block);
+          if (!tool.success || this.tools.has(tool.data.id)) return [];
+          const nodeId = this.ids.next('node');
+          this.tools.set(tool.data.id, nodeId);
+          return [
+            {
+              type: 'node.started',
+              ...on,
+              nodeId,
+              parentNodeId: ref.rootNodeId,
+              attemptId: ref.attemptId,
+              kind: 'tool_call',
+              title: tool.data.name,
+            },
+            {
+              type: 'node.detail',
+              ...on,
+              nodeId,
+              text: null,
+              detail: { tool: tool.data.name, toolUseId: tool.data.id, input: tool.data.input },
+            },
+          ];
+        });
+      }
+      case 'user': {
+        if (m.parent_tool_use_id !== null || typeof m.message.content === 'string') return [];
+        return m.message.content.flatMap((block): ProviderEvent[] => {
+          const result = ToolResultBlock.safeParse(block);
+          const nodeId = result.success ? this.tools.get(result.data.tool_use_id) : undefined;
+          if (!result.success || !nodeId) return [];
+          this.tools.delete(result.data.tool_use_id);
+          const failed = result.data.is_error === true;
+          return [
+            {
+              type: 'node.detail',
+              ...on,
+              nodeId,
+              text: resultText(result.data.content),
+              detail: { isError: failed },
+            },
+            { type: 'node.completed', ...on, nodeId, status: failed ? 'failed' : 'completed' },
+          ];
+        });
+      }
+      case 'result':
+        return this.end(m, ref);
+    }
+  }
+
+  /** The `result`: the turn's end, with whatever it left open ended with it. */
+  private end(m: Extract<SdkMessage, { type: 'result' }>, ref: ClaudeTurnRef): ProviderEvent[] {
+    const on = { threadId: this.threadId, runId: ref.runId };
+    const ok = m.subtype === 'success' && m.is_error !== true;
+    const status = ok ? 'completed' : this.interruptRequested ? 'interrupted' : 'failed';
+    const error: ErrorInfo | null =
+      status === 'failed'
+        ? {
+            code: 'provider_error',
+            message: `Claude: ${[m.result, ...(m.errors ?? [])].filter(Boolean).join('; ') || m.subtype}`,
+          }
+        : null;
+    const events: ProviderEvent[] = [];
+    // Text that streamed and never arrived whole (an interrupted reply) is kept as it streamed.
+    for (const open of this.texts.splice(0))
+      if (open.streamed)
+        events.push({
+          type: 'message.completed',
+          ...on,
+          nodeId: ref.rootNodeId,
+          messageId: open.messageId,
+          text: open.streamed,
+        });
+    for (const nodeId of this.tools.values())
+      events.push({
+        type: 'node.completed',
+        ...on,
+        nodeId,
+        status: status === 'completed' ? 'completed' : 'interrupted',
+      });
+    this.tools.clear();
+    this.active = null;
+    this.interruptRequested = false;
+    events.push(
+      {
+        type: 'turn.completed',
+        ...on,
+        attemptId: ref.attemptId,
+        nodeId: ref.rootNodeId,
+        status,
+        error,
+      },
+      {
+        type: 'session.status',
+        threadId: this.threadId,
+        sessionId: this.sessionId,
+        provider: 'claude',
+        status: 'ready',
+        reason: null,
+      },
+    );
+    return events;
+  }
+}

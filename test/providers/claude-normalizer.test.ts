@@ -1,0 +1,172 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { ProviderSessionId, ProviderThreadId, ThreadId } from '../../src/domain/ids.js';
+import type { ProviderEvent } from '../../src/domain/provider-events.js';
+import { SequentialIds } from '../../src/domain/sources.js';
+import { createClaudeNormalizer, type ClaudeTurnRef } from '../../src/providers/claude/claude-normalizer.js';
+
+/**
+ * The Claude normalizer on its own: SDK messages recorded off the real agent (three turns
+ * of one session, test/fixtures/claude/sdk-messages.json) in, Baton's provider events out.
+ * No adapter, no runtime.
+ */
+const Recorded = z.object({ turns: z.array(z.array(z.unknown())).length(3) });
+const { turns } = Recorded.parse(
+  JSON.parse(readFileSync(new URL('../fixtures/claude/sdk-messages.json', import.meta.url), 'utf8')),
+);
+const threadId = ThreadId.parse('thr_norm');
+const sessionId = ProviderSessionId.parse('psess_norm');
+const providerThreadId = ProviderThreadId.parse('pthr_norm');
+const SESSION = 'e064b090-81d6-4bc6-9841-9822493be26f';
+const uuid = (n: number) => `00000000-0000-4000-8000-00000000000${n}`;
+
+function setup() {
+  const ids = new SequentialIds('t');
+  const n = createClaudeNormalizer({ threadId, sessionId, ids });
+  const ref = (i: number): ClaudeTurnRef => ({
+    runId: ids.next('run'),
+    attemptId: ids.next('attempt'),
+    rootNodeId: ids.next('node'),
+    uuid: uuid(i),
+    providerThreadId,
+  });
+  return { n, ref };
+}
+
+/** The events of one recorded turn, as their types (message and node events with what they say). */
+const brief = (events: ProviderEvent[]) =>
+  events.map((e) =>
+    e.type === 'message.delta'
+      ? `delta ${e.messageId} ${e.delta}`
+      : e.type === 'message.completed'
+        ? `message ${e.messageId} ${e.text}`
+        : e.type === 'session.status'
+          ? `session ${e.status}`
+          : e.type === 'turn.completed'
+            ? `end ${e.status}`
+            : e.type === 'node.started'
+              ? `tool ${e.title}`
+              : e.type === 'node.completed'
+                ? `tool ${e.status}`
+                : e.type,
+  );
+
+describe('the Claude normalizer, on recorded SDK messages', () => {
+  it('a text turn: started by its own message, streamed, completed whole, ended by the result; the session id loaded once', () => {
+    const { n, ref } = setup();
+    const one = ref(1);
+    n.begin(one, null);
+    const events = turns[0]!.flatMap((m) => n.normalize(m));
+    expect(brief(events)).toEqual([
+      'turn.started',
+      'session running',
+      'thread.loaded',
+      'delta msg_t1 Hello ',
+      'delta msg_t1 there.',
+      'message msg_t1 Hello there.',
+      'end completed',
+      'session ready',
+    ]);
+    expect(events[0]).toEqual({
+      type: 'turn.started',
+      threadId,
+      runId: one.runId,
+      attemptId: one.attemptId,
+      nodeId: one.rootNodeId,
+      nativeTurnRef: uuid(1),
+    });
+    expect(events[2]).toEqual({
+      type: 'thread.loaded',
+      threadId,
+      providerThreadId,
+      nativeThreadRef: SESSION,
+      resumeCursor: SESSION,
+    });
+    expect(events.at(-2)).toMatchObject({
+      type: 'turn.completed',
+      attemptId: one.attemptId,
+      status: 'completed',
+      error: null,
+    });
+    expect(n.nativeSessionId).toBe(SESSION);
+  });
+
+  it("a tool turn: the tool_use is a tool node with its input, its tool_result completes it with the output; the previous turn's late frames begin nothing", () => {
+    const { n, ref } = setup();
+    n.begin(ref(1), null);
+    turns[0]!.forEach((m) => n.normalize(m));
+    const two = ref(2);
+    n.begin(two, SESSION);
+    const events = turns[1]!.flatMap((m) => n.normalize(m));
+    expect(brief(events)).toEqual([
+      'turn.started',
+      'session running',
+      'tool Bash',
+      'node.detail',
+      'node.detail',
+      'tool completed',
+      'delta msg_t2 Made ',
+      'delta msg_t2 it.',
+      'message msg_t2 Made it.',
+      'end completed',
+      'session ready',
+    ]);
+    // Begun by the agent starting Baton's message, not by the first turn's `completed` frame before it.
+    const started = events[0];
+    expect(started).toMatchObject({ type: 'turn.started', attemptId: two.attemptId, nativeTurnRef: uuid(2) });
+    const [, , tool, input, output] = events;
+    expect(tool).toMatchObject({ kind: 'tool_call', parentNodeId: two.rootNodeId, attemptId: two.attemptId });
+    expect(input).toMatchObject({
+      detail: { tool: 'Bash', toolUseId: 'toolu_rec01', input: { command: 'echo made > made.txt' } },
+    });
+    expect(output).toMatchObject({ text: '(Bash completed with no output)', detail: { isError: false } });
+  });
+
+  it("a stream that failed midway: the retry's whole reply completes the message its partial deltas began", () => {
+    const { n, ref } = setup();
+    n.begin(ref(1), null);
+    turns[0]!.forEach((m) => n.normalize(m));
+    n.begin(ref(2), SESSION);
+    turns[1]!.forEach((m) => n.normalize(m));
+    n.begin(ref(3), SESSION);
+    const events = turns[2]!.flatMap((m) => n.normalize(m));
+    expect(brief(events)).toEqual([
+      'turn.started',
+      'session running',
+      'delta msg_t3 partial ',
+      'message msg_t3 The whole answer.',
+      'end completed',
+      'session ready',
+    ]);
+  });
+
+  it('an error result ends the turn failed with the error; after an interrupt, interrupted with none', () => {
+    const result = (subtype: string, extra: Record<string, unknown> = {}) => ({
+      type: 'result',
+      subtype,
+      is_error: subtype !== 'success',
+      session_id: SESSION,
+      ...extra,
+    });
+    const init = { type: 'system', subtype: 'init', session_id: SESSION };
+    const { n, ref } = setup();
+    n.begin(ref(1), SESSION);
+    const failed = [init, result('success', { is_error: true, result: 'API Error: 500 the model is on fire' })].flatMap(
+      (m) => n.normalize(m),
+    );
+    expect(failed.find((e) => e.type === 'turn.completed')).toMatchObject({
+      status: 'failed',
+      error: { code: 'provider_error', message: 'Claude: API Error: 500 the model is on fire' },
+    });
+    n.begin(ref(2), SESSION);
+    n.normalize(init);
+    n.interruptRequested = true;
+    const interrupted = n.normalize(result('error_during_execution', { errors: [] }));
+    expect(interrupted.find((e) => e.type === 'turn.completed')).toMatchObject({ status: 'interrupted', error: null });
+    // No turn is pending: frames begin nothing, and what is not an SDK message is counted.
+    expect(n.normalize(init)).toEqual([]);
+    expect(n.normalize('garbage')).toEqual([]);
+    expect(n.unknown).toBe(1);
+  });
+});
