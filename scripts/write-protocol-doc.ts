@@ -53,6 +53,7 @@ async function captureEvents(): Promise<Map<string, DomainEvent>> {
   providers.register({
     id: 'codex',
     capabilities: codexCapabilities,
+    appliedSettings: ['model', 'runtimeMode', 'interactionMode'],
     createNormalizer: createCodexNormalizer,
     handlers: {
       'provider.runtime-request.respond': async (effect, w) =>

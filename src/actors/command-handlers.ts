@@ -1,6 +1,7 @@
 import type { CommandOf, CommandType, Command } from '../domain/commands.js';
 import { BatonError } from '../domain/errors.js';
 import type { ProviderKind } from '../domain/statuses.js';
+import { threadSettings, type ThreadSetting } from '../domain/thread-settings.js';
 import { targetsActiveRun } from '../machines/thread-supervisor.machine.js';
 import { isSettled } from '../machines/status-actions.js';
 import type { Store } from '../persistence/store.js';
@@ -15,6 +16,8 @@ export interface HandlerEnv {
   defaultProvider: ProviderKind;
   /** The providers this Baton can run: a thread on any other is refused at the command. */
   providers: readonly ProviderKind[];
+  /** The thread settings each provider carries to its agent: setting any other is refused. */
+  appliedSettings(provider: ProviderKind): readonly ThreadSetting[];
   /** Committed state of other threads (a fork reads its source; it never writes there). */
   store: Store;
 }
@@ -61,6 +64,7 @@ export const commandHandlers: { [K in CommandType]: Handler<K> } = {
   'thread.create': (thread, c, env) => {
     const provider = c.provider ?? env.defaultProvider;
     requireAvailable(provider, env);
+    requireApplied(provider, c, env);
     claimNewThreadId(thread, env.store);
     thread.spawn('thread_supervisor', thread.threadId, {
       threadId: thread.threadId,
@@ -80,10 +84,11 @@ export const commandHandlers: { [K in CommandType]: Handler<K> } = {
     return { threadId: thread.threadId };
   },
 
-  'thread.message.send': (thread, c) => {
+  'thread.message.send': (thread, c, env) => {
     const sup = supervisorContext(thread);
     const mode = c.dispatchMode ?? 'auto';
     requireSameProvider(sup, c.provider);
+    requireApplied(sup.provider, c, env);
     if (c.targetRunId) {
       if (mode !== 'steer_active' && mode !== 'restart_active') {
         throw new BatonError(
@@ -203,12 +208,14 @@ export const commandHandlers: { [K in CommandType]: Handler<K> } = {
   },
 
   /** Each change applies from the next run on: the run that starts next sends it to the provider. */
-  'thread.settings.update': (thread, c) => {
+  'thread.settings.update': (thread, c, env) => {
     const { commandId: _c, type: _t, threadId: _id, ...changes } = c;
     // An update that names nothing would be acknowledged and change nothing.
     if (Object.values(changes).every((v) => v === undefined))
       throw new BatonError('invalid_command', 'thread.settings.update names no setting to change');
-    requireSameProvider(supervisorContext(thread), changes.provider);
+    const sup = supervisorContext(thread);
+    requireSameProvider(sup, changes.provider);
+    requireApplied(sup.provider, changes, env);
     thread.deliver(supervisorOf(thread), { type: 'SETTINGS_UPDATE', changes }, { mustAccept: true });
     return { threadId: thread.threadId };
   },
@@ -291,6 +298,19 @@ function requireAvailable(provider: ProviderKind, env: HandlerEnv): void {
       'unsupported',
       `no ${provider} provider is available in this Baton yet (available: ${env.providers.join(', ')})`,
       { provider, available: env.providers },
+    );
+  }
+}
+
+/** A setting the provider does not carry to its agent is refused, not stored and silently ignored. */
+function requireApplied(provider: ProviderKind, given: Partial<Record<ThreadSetting, unknown>>, env: HandlerEnv): void {
+  const applied = env.appliedSettings(provider);
+  const ignored = threadSettings.filter((s) => given[s] !== undefined && given[s] !== null && !applied.includes(s));
+  if (ignored.length) {
+    throw new BatonError(
+      'unsupported',
+      `the ${provider} provider does not apply ${ignored.join(', ')} yet in this version of Baton`,
+      { provider, settings: ignored },
     );
   }
 }

@@ -172,6 +172,7 @@ export class Runtime implements ProviderRuntime {
                   capabilities: this.capabilities,
                   defaultProvider: this.defaultProvider,
                   providers: this.providers.ids(),
+                  appliedSettings: (p) => this.providers.appliedSettings(p),
                   store: this.store,
                 }),
               options,

@@ -5,6 +5,7 @@ import type { ProviderSessionId, ThreadId } from '../domain/ids.js';
 import type { ProviderEvent } from '../domain/provider-events.js';
 import type { IdSource } from '../domain/sources.js';
 import type { ProviderKind } from '../domain/statuses.js';
+import type { ThreadSetting } from '../domain/thread-settings.js';
 
 /** What a normalizer speaks for: one app thread, over one provider session, minting app ids from the runtime's source. */
 export interface NormalizerScope {
@@ -35,6 +36,11 @@ export interface ProviderNormalizer {
 export interface Provider {
   readonly id: ProviderKind;
   readonly capabilities: ProviderCapabilities;
+  /**
+   * The thread settings its adapter carries to the agent (each tested). A command that sets
+   * one it does not carry is refused `unsupported`, never stored and ignored.
+   */
+  readonly appliedSettings: readonly ThreadSetting[];
   /** The effect kinds it carries out; an effect of any other kind for it is settled `unsupported`. */
   readonly handlers: Partial<Record<ProviderEffectKind, EffectHandler>>;
   /** A new normalizer for one app thread's provider session. */

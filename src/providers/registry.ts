@@ -3,6 +3,7 @@ import type { ProviderCapabilities } from '../domain/capabilities.js';
 import type { ProviderEffectKind } from '../domain/effects.js';
 import { BatonError } from '../domain/errors.js';
 import type { ProviderKind } from '../domain/statuses.js';
+import type { ThreadSetting } from '../domain/thread-settings.js';
 import type { NormalizerScope, Provider, ProviderNormalizer } from './provider.js';
 
 /**
@@ -34,6 +35,11 @@ export class ProviderRegistry {
   /** The registered ids, in registration order. */
   ids(): ProviderKind[] {
     return [...this.providers.keys()];
+  }
+
+  /** The thread settings the provider carries to its agent; none for a provider Baton lacks. */
+  appliedSettings(id: ProviderKind): readonly ThreadSetting[] {
+    return this.providers.get(id)?.appliedSettings ?? [];
   }
 
   /** The provider's declaration; a provider Baton lacks is a typed `unsupported`. */

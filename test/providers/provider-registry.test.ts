@@ -44,6 +44,7 @@ function scriptedProvider(id: Provider['id'], seen: Effect[]): Provider {
     id,
     capabilities: { ...codexCapabilities, version: `${id}-scripted/1` },
     handlers: Object.fromEntries(kinds.map((k) => [k, take])),
+    appliedSettings: [],
     createNormalizer: scriptedNormalizer,
   };
 }
@@ -166,6 +167,37 @@ describe('the provider registry', () => {
       ['provider.runtime-request.respond', 'codex', 'completed'],
     ]);
   }, 120_000);
+
+  it('a thread setting its provider does not carry to the agent is refused unsupported, and nothing is stored', async () => {
+    const h = open();
+    const cwd = workspace();
+    // The scripted provider declares no applied settings; Codex declares all three.
+    for (const setting of [{ runtimeMode: 'read_only' }, { model: 'some-model' }, { interactionMode: 'plan' }]) {
+      const refused = await h.command({ type: 'thread.create', provider: 'claude', cwd, ...setting });
+      expect(refused).toMatchObject({ ok: false, error: { code: 'unsupported' } });
+    }
+    expect(h.store.projections.list('threads')).toHaveLength(0);
+    const threadId = await h.thread({ provider: 'claude', cwd });
+    expect(await h.command({ type: 'thread.settings.update', threadId, model: 'other' })).toMatchObject({
+      ok: false,
+      error: { code: 'unsupported', message: expect.stringContaining('does not apply model') },
+    });
+    expect(await h.command({ type: 'thread.message.send', threadId, text: 'hi', model: 'other' })).toMatchObject({
+      ok: false,
+      error: { code: 'unsupported' },
+    });
+    expect(h.store.projections.get('threads', threadId)).toMatchObject({ model: null });
+    expect(h.store.projections.list('runs', threadId)).toHaveLength(0);
+    // Codex carries them: the same fields are taken.
+    const codex = await h.command({
+      type: 'thread.create',
+      provider: 'codex',
+      cwd,
+      runtimeMode: 'read_only',
+      model: 'm',
+    });
+    expect(codex).toMatchObject({ ok: true });
+  });
 
   it('an effect for a provider this Baton lacks is settled unsupported, and its run ends failed with the error visible', async () => {
     // A thread made while its provider was there; then Baton restarts with Codex alone.

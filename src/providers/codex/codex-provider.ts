@@ -27,6 +27,8 @@ export const codexProvider = (handlers: Provider['handlers']): Provider => ({
   id: 'codex',
   capabilities: codexCapabilities,
   handlers,
+  // Sent on every turn/start (codex-turn-settings.ts; test/providers/codex-settings-live.test.ts).
+  appliedSettings: ['model', 'runtimeMode', 'interactionMode'],
   createNormalizer: createCodexNormalizer,
 });
 
