@@ -5,7 +5,7 @@ import { BatonClient } from '../client/baton-client.js';
 import { BatonError, parseOrThrow } from '../domain/errors.js';
 import type { DomainEvent } from '../domain/events.js';
 import { RunId, RuntimeRequestId, ThreadId } from '../domain/ids.js';
-import { ApprovalDecision, DispatchMode } from '../domain/statuses.js';
+import { ApprovalDecision, DispatchMode, ProviderKind } from '../domain/statuses.js';
 import { parseArgument, parseOptionalArgument, UsageError } from './arguments.js';
 import { accepted, MessageSent, resultOf, RolledBack, ThreadCreated, ThreadsSnapshot } from './command-results.js';
 import { describeEvent } from './describe-event.js';
@@ -13,7 +13,7 @@ import { describeEvent } from './describe-event.js';
 /** One client command of the CLI, its arguments parsed into the contract's types. */
 type ClientCommand =
   | { name: 'threads' }
-  | { name: 'new'; cwd: string; title: string | undefined }
+  | { name: 'new'; cwd: string; title: string | undefined; provider: ProviderKind | undefined }
   | { name: 'send'; threadId: ThreadId; text: string; dispatchMode: DispatchMode | undefined }
   | { name: 'tail'; threadId: ThreadId }
   | { name: 'approve'; requestId: RuntimeRequestId; decision: ApprovalDecision }
@@ -34,7 +34,12 @@ function parseClientCommand(command: string, args: string[], flags: Flags): Clie
       return { name: 'threads' };
     case 'new':
       need(1, '<cwd>');
-      return { name: 'new', cwd: resolve(args[0]!), title: args[1] || undefined };
+      return {
+        name: 'new',
+        cwd: resolve(args[0]!),
+        title: args[1] || undefined,
+        provider: parseOptionalArgument(ProviderKind, flags.provider, 'new --provider'),
+      };
     case 'send':
       need(2, '<threadId> <text>');
       return {
@@ -113,7 +118,11 @@ async function run(client: BatonClient, command: ClientCommand): Promise<void> {
     }
     case 'new': {
       const result = resultOf(
-        await client.command('thread.create', { cwd: command.cwd, ...(command.title ? { title: command.title } : {}) }),
+        await client.command('thread.create', {
+          cwd: command.cwd,
+          ...(command.title ? { title: command.title } : {}),
+          ...(command.provider ? { provider: command.provider } : {}),
+        }),
         ThreadCreated,
         'thread.create',
       );

@@ -8,6 +8,7 @@ const usage = `usage: baton <command> [options]
   serve        run Baton (what npm start runs)          --host --port --data-dir --token --model scripted
   demo         a short conversation through the real Codex and the offline model, printed as it streams
   threads      list threads                              --url --token
+  new          create a thread on a workspace            <cwd> [title] [--provider codex|claude]
   send         send a message                            <threadId> <text> [--mode auto|steer_active|queue_after_active|...]
   tail         stream a thread's events                  <threadId>
   approve      answer a pending request                  <requestId> [--decision accept|acceptForSession|decline|cancel]
@@ -26,6 +27,7 @@ const options = {
   url: { type: 'string' },
   mode: { type: 'string' },
   decision: { type: 'string' },
+  provider: { type: 'string' },
   hold: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;

@@ -58,6 +58,12 @@ describe('the baton CLI', () => {
     expect(listed.stdout).toContain(threadId);
     expect(listed.stdout).toContain('From the CLI');
 
+    const onClaude = await baton(['new', ws.dir, 'On Claude', '--provider', 'claude'], env);
+    expect(onClaude.code).toBe(0);
+    expect(app.runtime.store.projections.get('threads', onClaude.stdout.trim())).toMatchObject({ provider: 'claude' });
+    const noSuchProvider = await baton(['new', ws.dir, '--provider', 'nope'], env);
+    expect(noSuchProvider.code).toBe(2);
+
     const refused = await baton(['interrupt', 'run_nope'], env);
     expect(refused.code).toBe(1);
     expect(refused.stderr.trim()).toBe('baton: not_found: run.interrupt: no run run_nope');
