@@ -25,6 +25,8 @@ export interface BatonApp {
   codex: CodexProvider;
   /** Where the model lives: an endpoint the user configured, or the offline scripted one. */
   model: ModelEndpoint;
+  /** Where the Claude agent's model lives: the configured Messages-API endpoint, or the offline scripted one. */
+  claudeModel: { kind: 'configured' | 'scripted'; baseUrl: string; model: string };
   stop(): Promise<void>;
 }
 
@@ -103,6 +105,7 @@ async function assemble(config: Config, logger: Logger, options: StartOptions, l
     server,
     codex: providers.codex,
     model: endpoint.model,
+    claudeModel: { kind: claudeEndpoint.kind, ...claudeEndpoint.endpoint },
     async stop() {
       await server.close();
       const timersStopped = timers.stop();

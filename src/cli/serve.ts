@@ -37,6 +37,11 @@ export async function serve(flags: Record<string, string | undefined>): Promise<
       ? `  model      offline scripted model at ${app.model.baseUrl} (no model endpoint configured: set BATON_CODEX_BASE_URL to use a real one)`
       : `  model      ${app.model.name} at ${app.model.baseUrl}`,
   );
+  say(
+    app.claudeModel.kind === 'scripted'
+      ? `  claude     offline scripted Messages-API model at ${app.claudeModel.baseUrl} (set BATON_CLAUDE_BASE_URL to use a real one)`
+      : `  claude     ${app.claudeModel.model} at ${app.claudeModel.baseUrl}`,
+  );
   say();
   say('Connect a client: socket.io to the URL above with auth { token }. See docs/protocol.md.');
   say('Try it:          npm run baton -- demo   (or: npm run baton -- --help)');
