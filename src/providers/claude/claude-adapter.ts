@@ -1,21 +1,11 @@
-import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import type { Readable, Writable } from 'node:stream';
-import {
-  query,
-  type CanUseTool,
-  type PermissionResult,
-  type Query,
-  type SDKUserMessage,
-  type SpawnOptions,
-} from '@anthropic-ai/claude-agent-sdk';
+import { query, type Query, type SDKUserMessage, type SpawnOptions } from '@anthropic-ai/claude-agent-sdk';
 import type { ProviderHost } from '../../actors/provider-host.js';
 import { effectPayloads, type Effect } from '../../domain/effects.js';
 import { BatonError } from '../../domain/errors.js';
-import { ProviderThreadId, type ProviderSessionId, type RuntimeRequestId, type ThreadId } from '../../domain/ids.js';
+import { ProviderThreadId, type ProviderSessionId, type ThreadId } from '../../domain/ids.js';
 import type { ProviderEvent } from '../../domain/provider-events.js';
-import type { ApprovalDecision, RuntimeRequestKind } from '../../domain/statuses.js';
 import { payloadOf } from '../effect-payloads.js';
 import {
   claudeEnv,
@@ -25,6 +15,8 @@ import {
   type ClaudeEndpoint,
 } from './claude-environment.js';
 import { createClaudeNormalizer, type ClaudeNormalizer } from './claude-normalizer.js';
+import { ClaudePermissions } from './claude-permissions.js';
+import { spawnAgent, type AgentProcess, type AgentProcessFactory } from './claude-process.js';
 
 export interface ClaudeAdapterOptions {
   host: ProviderHost;
@@ -33,15 +25,8 @@ export interface ClaudeAdapterOptions {
   dataDir: string;
   /** The real key for a configured endpoint; the dummy otherwise. */
   apiKey?: string;
-}
-
-type AgentProcess = ChildProcessByStdio<Writable, Readable, Readable>;
-
-/** A permission callback waiting on the user's answer. */
-interface PendingApproval {
-  toolUseId: string;
-  input: Record<string, unknown>;
-  answer(result: PermissionResult): void;
+  /** Where the agent process comes from (record and replay channels give theirs); default: the real binary. */
+  processFor?: AgentProcessFactory;
 }
 
 /** One live agent: the user messages waiting to be handed over, its normalizer, its process. */
@@ -63,21 +48,6 @@ interface AgentSession extends AgentState {
   query: Query;
 }
 
-const requestKind = (toolName: string): RuntimeRequestKind =>
-  toolName === 'Bash'
-    ? 'command'
-    : ['Write', 'Edit', 'MultiEdit', 'NotebookEdit'].includes(toolName)
-      ? 'file_change'
-      : toolName === 'Read'
-        ? 'file_read'
-        : 'dynamic_tool_call';
-
-const denied = (message: string, interrupt = false): PermissionResult => ({
-  behavior: 'deny',
-  message,
-  ...(interrupt ? { interrupt: true } : {}),
-});
-
 /**
  * The real Claude agent for one app thread: one long-lived streaming-input `query()` per
  * session, fed user messages from a queue, its SDK messages normalized into provider events.
@@ -87,7 +57,7 @@ const denied = (message: string, interrupt = false): PermissionResult => ({
  */
 export class ClaudeThreadAdapter {
   private session: AgentSession | null = null;
-  private readonly approvals = new Map<RuntimeRequestId, PendingApproval>();
+  private readonly permissions: ClaudePermissions;
   /** Set when Baton shuts down: nothing more is reported. */
   private detached = false;
   /** The attempt Baton asked to interrupt, and whether its acknowledgement was reported (before its end, once). */
@@ -99,7 +69,14 @@ export class ClaudeThreadAdapter {
   constructor(
     readonly threadId: ThreadId,
     private readonly options: ClaudeAdapterOptions,
-  ) {}
+  ) {
+    this.permissions = new ClaudePermissions({
+      threadId,
+      host: options.host,
+      forward: (events) => this.forward(events),
+      isCurrent: (session) => this.session === session,
+    });
+  }
 
   get running(): boolean {
     return this.session !== null && !this.session.ended;
@@ -144,7 +121,8 @@ export class ClaudeThreadAdapter {
       }
       case 'provider.runtime-request.respond': {
         const p = payloadOf(effectPayloads[effect.kind], effect);
-        return this.respond(p.requestId, p.decision);
+        this.permissions.respond(p.requestId, p.decision, this.session);
+        return;
       }
       case 'provider.session.stop':
         this.stop();
@@ -190,13 +168,17 @@ export class ClaudeThreadAdapter {
           cwd: host.threadCwd(this.threadId),
           model: this.options.endpoint.model,
           env,
-          canUseTool: this.canUseTool(state),
+          canUseTool: this.permissions.canUseTool(state),
           ...(resume ? { resume } : {}),
         }),
         spawnClaudeCodeProcess: (spawnOptions: SpawnOptions) => {
-          const child = spawnAgent(spawnOptions);
+          const real = () => spawnAgent(spawnOptions);
+          const processFor = this.options.processFor;
+          const child = processFor
+            ? processFor({ threadId: this.threadId, sessionId, options: spawnOptions }, real)
+            : real();
           state.child = child;
-          child.stderr.on('data', (chunk: Buffer) => (state.stderr = (state.stderr + String(chunk)).slice(-4000)));
+          child.stderr?.on('data', (chunk: Buffer) => (state.stderr = (state.stderr + String(chunk)).slice(-4000)));
           child.once('exit', () => markExited());
           child.once('error', () => markExited());
           return child;
@@ -235,7 +217,7 @@ export class ClaudeThreadAdapter {
       return;
     }
     this.session = null;
-    this.denyAll('the Claude agent is gone');
+    this.permissions.denyAll('the Claude agent is gone');
     // A turn the agent had not begun yet dies with it too.
     const active = session.normalizer.active ?? session.normalizer.waiting;
     this.forward([
@@ -252,57 +234,6 @@ export class ClaudeThreadAdapter {
           }
         : this.status(session.sessionId, 'stopped', reason),
     ]);
-  }
-
-  /** `canUseTool`: an approval request on the tool's node, answered by the user through `respond`. */
-  private canUseTool(session: AgentState): CanUseTool {
-    return (toolName, input, { toolUseID, signal }) => {
-      const ref = session.normalizer.active;
-      if (!ref || this.session !== session) return Promise.resolve(denied('No Baton run is active.'));
-      const host = this.options.host;
-      const requestId = host.ids.next('request');
-      const command = typeof input.command === 'string' ? input.command : null;
-      return new Promise<PermissionResult>((resolve) => {
-        const answer = (result: PermissionResult) => {
-          if (this.approvals.delete(requestId)) resolve(result);
-        };
-        this.approvals.set(requestId, { toolUseId: toolUseID, input, answer });
-        signal.addEventListener('abort', () => answer(denied('The request was aborted.')), { once: true });
-        this.forward([
-          {
-            type: 'request.opened',
-            threadId: this.threadId,
-            runId: ref.runId,
-            requestId,
-            nodeId: host.ids.next('node'),
-            parentNodeId: session.normalizer.toolNode(toolUseID) ?? ref.rootNodeId,
-            kind: requestKind(toolName),
-            prompt: command ?? `Allow ${toolName}?`,
-            details: { toolName, toolUseId: toolUseID, input },
-            providerSessionId: session.sessionId,
-          },
-          this.status(session.sessionId, 'waiting', null),
-        ]);
-      });
-    };
-  }
-
-  private respond(requestId: RuntimeRequestId, decision: ApprovalDecision | null): Promise<void> {
-    const pending = this.approvals.get(requestId);
-    const session = this.session;
-    if (!pending || !session)
-      throw new BatonError('not_resumable', `the Claude permission callback for request ${requestId} is gone`);
-    if (decision === 'accept' || decision === 'acceptForSession') {
-      pending.answer({ behavior: 'allow', updatedInput: pending.input });
-    } else if (decision === 'cancel') {
-      // Cancel stops the turn as well: its end is an interruption.
-      session.normalizer.interruptRequested = true;
-      pending.answer(denied('The user cancelled this tool use and the turn.', true));
-    } else {
-      pending.answer(denied('The user declined this tool use.'));
-    }
-    this.forward([this.status(session.sessionId, 'running', null)]);
-    return Promise.resolve();
   }
 
   /**
@@ -327,19 +258,11 @@ export class ClaudeThreadAdapter {
   private async askInterrupt(session: AgentSession, attemptId: string, runId: Effect['runId']): Promise<void> {
     session.normalizer.interruptRequested = true;
     this.interrupting = attemptId;
-    this.denyAll('The user interrupted the turn.');
+    this.permissions.denyAll('The user interrupted the turn.');
     await session.query.interrupt();
     if (runId && this.acknowledged !== attemptId) {
       this.acknowledged = attemptId;
       this.forward([{ type: 'interrupt.acknowledged', threadId: this.threadId, runId }]);
-    }
-  }
-
-  /** Denies every pending permission ask (the turn is stopping or the agent is gone) and closes its request. */
-  private denyAll(message: string): void {
-    for (const [requestId, pending] of [...this.approvals]) {
-      pending.answer(denied(message, true));
-      this.forward([{ type: 'request.closed', threadId: this.threadId, requestId, reason: message }]);
     }
   }
 
@@ -378,7 +301,7 @@ export class ClaudeThreadAdapter {
     const session = this.session;
     if (!session) return Promise.resolve();
     this.session = null;
-    this.denyAll('the Claude session was stopped');
+    this.permissions.denyAll('the Claude session was stopped');
     session.ended = true;
     session.wake?.();
     session.query.close();
@@ -391,16 +314,4 @@ export class ClaudeThreadAdapter {
     this.detached = true;
     return this.stop(signal);
   }
-}
-
-/** The agent process, as the SDK would spawn it, but held here (its pid, its exit). */
-function spawnAgent(options: SpawnOptions): AgentProcess {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [name, value] of Object.entries(options.env)) if (value !== undefined) env[name] = value;
-  return spawn(options.command, options.args, {
-    ...(options.cwd ? { cwd: options.cwd } : {}),
-    env,
-    stdio: ['pipe', 'pipe', 'pipe'],
-    signal: options.signal,
-  });
 }

@@ -8,6 +8,7 @@ import { ClaudeThreadAdapter } from './claude-adapter.js';
 import { claudeCapabilities } from './claude-capabilities.js';
 import type { ClaudeEndpoint } from './claude-environment.js';
 import { createClaudeNormalizer } from './claude-normalizer.js';
+import type { AgentProcessFactory } from './claude-process.js';
 
 export interface ClaudeProviderOptions {
   endpoint: ClaudeEndpoint;
@@ -15,6 +16,8 @@ export interface ClaudeProviderOptions {
   dataDir: string;
   /** The real key for a configured endpoint; the dummy otherwise. */
   apiKey?: string;
+  /** Where each agent process comes from (record and replay channels give theirs); default: the real binary. */
+  processFor?: AgentProcessFactory;
 }
 
 /** Claude's registration, with these effect handlers. */
@@ -64,6 +67,7 @@ export class ClaudeProvider {
         endpoint: this.options.endpoint,
         dataDir: this.options.dataDir,
         ...(this.options.apiKey ? { apiKey: this.options.apiKey } : {}),
+        ...(this.options.processFor ? { processFor: this.options.processFor } : {}),
       });
       this.adapters.set(threadId, adapter);
     }
