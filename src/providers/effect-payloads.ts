@@ -1,7 +1,8 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 import type { Effect } from '../domain/effects.js';
 import { ForkOrigin } from '../domain/entities.js';
 import { BatonError } from '../domain/errors.js';
+import { InteractionMode, RuntimeMode } from '../domain/statuses.js';
 
 /**
  * Reading an outbox effect's payload in a provider: the row is an edge (it was written by
@@ -23,5 +24,26 @@ export function forkOf(payload: Record<string, unknown>): ForkOrigin | null {
   const parsed = ForkOrigin.safeParse(payload.fork);
   if (!parsed.success)
     throw new BatonError('invalid_payload', `a turn start with an unreadable fork origin: ${parsed.error.message}`);
+  return parsed.data;
+}
+
+/** The thread settings a run starts with; they travel on its `provider.turn.start` effect. */
+export interface TurnSettings {
+  model: string | null;
+  runtimeMode: RuntimeMode;
+  interactionMode: InteractionMode;
+}
+
+/** The settings a `provider.turn.start` payload carries (validated: the outbox row is an edge). */
+const PayloadSettings = z.object({
+  model: z.string().nullable().default(null),
+  runtimeMode: RuntimeMode,
+  interactionMode: InteractionMode,
+});
+
+export function turnSettingsOf(payload: Record<string, unknown>): TurnSettings {
+  const parsed = PayloadSettings.safeParse(payload);
+  if (!parsed.success)
+    throw new BatonError('invalid_payload', `a turn start without its thread settings: ${parsed.error.message}`);
   return parsed.data;
 }

@@ -19,8 +19,9 @@ import { ensureCodexHome, type CodexModelEndpoint } from './codex-home.js';
 import { createCodexNormalizer, type CodexNormalizer, type TurnRef } from './codex-normalizer.js';
 import { codexReply } from './codex-replies.js';
 import { CodexSession, refusedByCodex, spawnCodex } from './codex-session.js';
-import { Deadline } from './deadline.js';
-import { codexTurnOverrides, turnSettingsOf, type TurnSettings } from './codex-turn-settings.js';
+import { Deadline } from '../deadline.js';
+import { codexTurnOverrides } from './codex-turn-settings.js';
+import { turnSettingsOf, type TurnSettings } from '../effect-payloads.js';
 import type { ForkOrigin } from '../../domain/entities.js';
 
 /** What an adapter needs from the rest of Baton, kept narrow so replays can drive it too. */

@@ -1,16 +1,8 @@
-import { z } from 'zod';
-import { BatonError } from '../../domain/errors.js';
-import { InteractionMode, RuntimeMode } from '../../domain/statuses.js';
+import type { RuntimeMode } from '../../domain/statuses.js';
+import type { TurnSettings } from '../effect-payloads.js';
 import type { CollaborationMode } from '../../../vendor/codex-protocol/CollaborationMode.js';
 import type { AskForApproval } from '../../../vendor/codex-protocol/v2/AskForApproval.js';
 import type { SandboxPolicy } from '../../../vendor/codex-protocol/v2/SandboxPolicy.js';
-
-/** The thread settings a run starts with; they travel on its `provider.turn.start` effect. */
-export interface TurnSettings {
-  model: string | null;
-  runtimeMode: RuntimeMode;
-  interactionMode: InteractionMode;
-}
 
 /** What Baton sends on every `turn/start` so each turn runs under the thread's settings. */
 export interface CodexTurnOverrides {
@@ -55,18 +47,4 @@ function sandboxFor(mode: RuntimeMode, cwd: string): SandboxPolicy {
     case 'full_access':
       return { type: 'dangerFullAccess' };
   }
-}
-
-/** The settings a `provider.turn.start` payload carries (validated: the outbox row is an edge). */
-const PayloadSettings = z.object({
-  model: z.string().nullable().default(null),
-  runtimeMode: RuntimeMode,
-  interactionMode: InteractionMode,
-});
-
-export function turnSettingsOf(payload: Record<string, unknown>): TurnSettings {
-  const parsed = PayloadSettings.safeParse(payload);
-  if (!parsed.success)
-    throw new BatonError('invalid_payload', `a turn start without its thread settings: ${parsed.error.message}`);
-  return parsed.data;
 }
