@@ -170,3 +170,139 @@ describe('the Claude normalizer, on recorded SDK messages', () => {
     expect(n.unknown).toBe(1);
   });
 });
+
+/** One turn each, recorded off the real agent (test/fixtures/claude/sdk-items.json). */
+const Items = z.object({
+  thinking: z.array(z.unknown()),
+  todo: z.array(z.unknown()),
+  plan: z.array(z.unknown()),
+  ask: z.array(z.unknown()),
+});
+const items = Items.parse(
+  JSON.parse(readFileSync(new URL('../fixtures/claude/sdk-items.json', import.meta.url), 'utf8')),
+);
+
+/** Item events as short lines; the turn's own bookkeeping left out. */
+const itemBrief = (events: ProviderEvent[]) =>
+  events.flatMap((e) => {
+    switch (e.type) {
+      case 'node.started':
+        return [`start ${e.kind} ${e.title ?? ''}`.trim()];
+      case 'node.delta':
+        return [`node delta ${e.delta}`];
+      case 'node.detail':
+        return [`detail ${JSON.stringify(e.text)}`];
+      case 'node.completed':
+        return [`node ${e.status}`];
+      case 'message.delta':
+        return [`delta ${e.delta}`];
+      case 'message.completed':
+        return [`message ${e.text}`];
+      case 'plan.updated':
+        return [`plan ${e.kind}${e.final ? ' final' : ''} ${JSON.stringify(e.text ?? e.steps)}`];
+      default:
+        return [];
+    }
+  });
+
+describe('the Claude normalizer, on recorded turn items', () => {
+  const turn = (frames: unknown[]) => {
+    const { n, ref } = setup();
+    const one = ref(1);
+    n.begin(one, null);
+    return { one, events: frames.flatMap((m) => n.normalize(m)) };
+  };
+
+  it('a thinking block is a reasoning node: streamed by its thinking deltas, its whole text from the assistant message, before the answer', () => {
+    const { one, events } = turn(items.thinking);
+    expect(itemBrief(events)).toEqual([
+      'start reasoning',
+      'node delta Weighing ',
+      'node delta the ',
+      'node delta options.\n\nPicking ',
+      'node delta the ',
+      'node delta simplest ',
+      'node delta one.',
+      'detail "Weighing the options.\\n\\nPicking the simplest one."',
+      'node completed',
+      'delta Thought ',
+      'delta it ',
+      'delta through.',
+      'message Thought it through.',
+    ]);
+    expect(events.find((e) => e.type === 'node.started')).toMatchObject({
+      kind: 'reasoning',
+      parentNodeId: one.rootNodeId,
+      attemptId: one.attemptId,
+    });
+  });
+
+  it('TodoWrite is no tool node: the list it set is the turn todo list once its result says it ran', () => {
+    const { one, events } = turn(items.todo);
+    expect(itemBrief(events)).toEqual([
+      'plan todo_list [{"text":"read the code","status":"completed"},{"text":"write the fix","status":"in_progress"}]',
+      'delta Planned.',
+      'message Planned.',
+    ]);
+    expect(events.find((e) => e.type === 'plan.updated')).toMatchObject({ runId: one.runId, nodeId: one.rootNodeId });
+  });
+
+  it("plan mode: the plan file's Write is a tool node; ExitPlanMode's plan (the agent filled it from the file) is a final proposed plan", () => {
+    const { one, events } = turn(items.plan);
+    const lines = itemBrief(events);
+    expect(lines.slice(0, 2)).toEqual(['start tool_call Write', 'detail null']);
+    expect(lines.slice(2)).toEqual([
+      expect.stringMatching(/^detail "File created successfully at: .*\/config\/plans\/go-dynamic-snail\.md/),
+      'node completed',
+      'plan proposed_plan final "# Add a greeting\\n\\n1. Write hello.txt\\n"',
+      'delta Waiting ',
+      'delta for ',
+      'delta you.',
+      'message Waiting for you.',
+    ]);
+    expect(events.find((e) => e.type === 'plan.updated')).toMatchObject({ runId: one.runId, nodeId: one.rootNodeId });
+  });
+
+  it('AskUserQuestion is no tool node (the permissions make it a user-input request)', () => {
+    const { events } = turn(items.ask);
+    expect(itemBrief(events)).toEqual(['delta TypeScript ', 'delta it ', 'delta is.', 'message TypeScript it is.']);
+  });
+
+  it('a tool error fails its node; a turn that ends mid-thinking keeps what streamed and ends its open nodes interrupted', () => {
+    const { n, ref } = setup();
+    n.begin(ref(1), SESSION);
+    const stream = (event: Record<string, unknown>) => ({ type: 'stream_event', parent_tool_use_id: null, event });
+    const frames = [
+      { type: 'system', subtype: 'init', session_id: SESSION },
+      {
+        type: 'assistant',
+        parent_tool_use_id: null,
+        message: { content: [{ type: 'tool_use', id: 'toolu_x', name: 'Read', input: { file_path: '/nope' } }] },
+      },
+      {
+        type: 'user',
+        parent_tool_use_id: null,
+        message: {
+          content: [{ type: 'tool_result', tool_use_id: 'toolu_x', is_error: true, content: 'no such file' }],
+        },
+      },
+      {
+        type: 'assistant',
+        parent_tool_use_id: null,
+        message: { content: [{ type: 'tool_use', id: 'toolu_y', name: 'Bash', input: { command: 'sleep 9' } }] },
+      },
+      stream({ type: 'content_block_start', index: 0, content_block: { type: 'thinking', thinking: '' } }),
+      stream({ type: 'content_block_delta', index: 0, delta: { type: 'thinking_delta', thinking: 'Hmm' } }),
+    ];
+    frames.forEach((m) => n.normalize(m));
+    n.interruptRequested = true;
+    const end = n.normalize({ type: 'result', subtype: 'error_during_execution', session_id: SESSION, errors: [] });
+    expect(itemBrief(end)).toEqual(['detail "Hmm"', 'node interrupted', 'node interrupted']);
+    const { events } = (() => {
+      const s = setup();
+      s.n.begin(s.ref(1), SESSION);
+      return { events: frames.slice(0, 3).flatMap((m) => s.n.normalize(m)) };
+    })();
+    expect(itemBrief(events)).toEqual(['start tool_call Read', 'detail null', 'detail "no such file"', 'node failed']);
+  });
+});
