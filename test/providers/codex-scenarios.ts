@@ -58,6 +58,9 @@ function codexTurns(step: ModelStep): ModelTurn[] {
     case 'error':
     case 'hang':
       return [step];
+    case 'subagent':
+      // Codex's multi-agent tools are not mapped (it declares no subagents): no scenario needing them runs here.
+      throw new Error(`no Codex form yet for the model step 'subagent' (${step.description})`);
   }
 }
 

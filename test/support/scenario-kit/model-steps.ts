@@ -21,7 +21,12 @@ export type ModelStep =
   /** The model API answers with an HTTP error. */
   | { kind: 'error'; status: number; message: string }
   /** The model starts answering and never finishes (until the agent goes away). */
-  | { kind: 'hang' };
+  | { kind: 'hang' }
+  /**
+   * The agent hands a task to a subagent of its own and waits for it (in the foreground):
+   * the subagent's model requests play `steps`, then the parent's next request gets its result.
+   */
+  | { kind: 'subagent'; description: string; prompt: string; steps: ModelStep[]; callId: string };
 
 export interface TodoStep {
   step: string;

@@ -2,6 +2,7 @@ import type { ScenarioProvider } from './channels.js';
 import { missingCapabilities, type ProviderScenario } from './scenario.js';
 import { itemScenarios } from './scenarios/items.js';
 import { requestScenarios } from './scenarios/requests.js';
+import { subagentScenarios } from './scenarios/subagents.js';
 import { threadScenarios } from './scenarios/threads.js';
 import { turnScenarios } from './scenarios/turns.js';
 
@@ -15,6 +16,7 @@ export const providerScenarios: readonly ProviderScenario[] = [
   ...requestScenarios,
   ...itemScenarios,
   ...threadScenarios,
+  ...subagentScenarios,
 ];
 
 /** The scenarios a provider runs: those whose needed capabilities it declares true. */
