@@ -119,10 +119,11 @@ export const requestScenarios: ProviderScenario[] = [
         `a questions artifact on the request's node, got ${JSON.stringify(asked)}`,
       );
       check(
+        // The question's id is the provider's: Codex keeps the model's ('lang'), Claude's questions have none (their text is it).
         JSON.stringify(asked[0]!.questions) ===
           JSON.stringify([
             {
-              id: 'lang',
+              id: asked[0]!.questions?.[0]?.id,
               header: 'Language',
               question: 'Which language should I use?',
               options: [
@@ -135,8 +136,13 @@ export const requestScenarios: ProviderScenario[] = [
       );
       check(status(h, runId) === 'waiting', 'the run waits for the answer');
       check(
-        (await h.command({ type: 'runtime-request.respond', requestId: request.id, answers: { lang: 'TypeScript' } }))
-          .ok,
+        (
+          await h.command({
+            type: 'runtime-request.respond',
+            requestId: request.id,
+            answers: { [asked[0]!.questions?.[0]?.id ?? '']: 'TypeScript' },
+          })
+        ).ok,
         'answered',
       );
       await h.until(() => status(h, runId) === 'completed');

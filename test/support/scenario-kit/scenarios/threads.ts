@@ -30,7 +30,7 @@ export const threadScenarios: ProviderScenario[] = [
       const resolved = h.store.events.readThreadAfter('thr_fork', 0).find((e) => e.type === 'thread.fork-resolved');
       check(
         (resolved?.payload as { strategy?: string } | undefined)?.strategy === 'native_fork',
-        'resolved by a native Codex fork',
+        'resolved by a native fork of the provider',
       );
       check(assistantTexts(h, 'thr_fork').at(-1) === 'Fork answer.', 'the fork answered');
       check(assistantTexts(h, source).length === 1, 'the source thread is untouched');
