@@ -1,59 +1,315 @@
+import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { z } from 'zod';
 import { CheckpointStore } from '../../src/checkpoints/checkpoint-store.js';
 import { claudeCapabilities } from '../../src/providers/claude/claude-capabilities.js';
+import type { AgentProcessFactory } from '../../src/providers/claude/claude-process.js';
 import { ClaudeProvider } from '../../src/providers/claude/claude-provider.js';
+import { ClaudeRecording } from '../../src/providers/claude/claude-recording-process.js';
+import { ClaudeReplay, type ReplayedProcess } from '../../src/providers/claude/claude-replay-process.js';
+import { SessionFiles } from '../../src/providers/claude/claude-transcript-files.js';
+import { withSentIdPlaceholders } from '../../src/providers/claude/claude-transcript-ids.js';
 import type { ScriptedMessagesServer } from '../../src/providers/model/scripted-messages-server.js';
-import type { ChannelSession, ScenarioChannel } from '../support/scenario-kit/channels.js';
+import {
+  writeTranscript,
+  type Transcript,
+  type TranscriptEntry,
+  type Vars,
+} from '../../src/providers/transport/transcript.js';
+import type { ChannelSession, RunPlace, ScenarioChannel } from '../support/scenario-kit/channels.js';
+import type { ProviderScenario } from '../support/scenario-kit/scenario.js';
 import { claudeModel } from './claude-model.js';
 
-/** Claude's channels into the scenario kit: live (the real agent against the scripted Messages-API model). */
+/** Claude's channels into the scenario kit: live, recording and replay (of the agent's stream-json frames). */
 
-/** A live channel, and a way to wait until every agent process it started is gone. */
-export interface ClaudeLiveChannel extends ScenarioChannel {
-  /** Stops every agent the latest run started and resolves once their processes have exited. */
+/** Where a run keeps the agents' folders: transcripts name it `{{dataDir}}`. */
+export const dataDirOf = (dir: string): string => join(dir, 'data');
+
+/**
+ * The temp folders of a run that transcripts carry as placeholders: the workspace, the agents'
+ * folders, and the workspace's name among the agent's projects (its path with every
+ * character but letters and digits made `-`).
+ */
+const varsOf = (place: RunPlace): Vars => ({
+  cwd: place.cwd,
+  dataDir: dataDirOf(place.dir),
+  cwdKey: place.cwd.replace(/[^A-Za-z0-9]/g, '-'),
+});
+
+/** One Claude run of a scenario, however the agent process is provided. */
+interface ClaudeRun extends RunPlace {
+  scenario: ProviderScenario;
+  live: boolean;
+  modelBaseUrl: string;
+  /** Recordings and replays give their processes; live runs spawn the binary. */
+  processFor?: AgentProcessFactory;
+  modelAsked(n: number): Promise<void>;
+  /** How the scenario's kill is carried out: a real signal, or a replayed exit. */
+  kill(provider: ClaudeProvider, threadId: string): void;
+  describe(): string;
+}
+
+/** A Claude run's session, and a way to wait until its agent processes are gone. */
+export interface ClaudeSession extends ChannelSession {
+  /** Every ClaudeProvider the run made (a restart makes another). */
+  providers: ClaudeProvider[];
+  /** Stops every agent the run started and resolves once their processes have exited. */
   gone(): Promise<void>;
 }
 
-/** The real Claude agent (the SDK's native binary) against the scripted Messages-API model. */
-export function claudeLiveChannel(model: ScriptedMessagesServer): ClaudeLiveChannel {
-  let providers: ClaudeProvider[] = [];
+/** Wires Claude into a scenario run's Baton. */
+function claudeSession(run: ClaudeRun): ClaudeSession {
+  const providers: ClaudeProvider[] = [];
   const stopping: Promise<void>[] = [];
-  const stopAll = () => providers.forEach((p) => stopping.push(p.stopAll('SIGKILL')));
+  const stop = () => providers.forEach((p) => stopping.push(p.stopAll('SIGKILL')));
+  const adjust = run.scenario.adjustCapabilities;
   return {
-    kind: 'live',
-    open(scenario, place): ChannelSession {
-      model.enqueue(...claudeModel(scenario.model, { cwd: place.cwd }));
-      const runProviders: ClaudeProvider[] = [];
-      const adjust = scenario.adjustCapabilities;
-      providers = runProviders;
-      return {
-        live: true,
-        harness: {
-          ...(adjust ? { capabilities: () => adjust(claudeCapabilities) } : {}),
-          checkpoints: new CheckpointStore({ root: place.checkpointsRoot }),
-          defaultProvider: 'claude',
-          providers: (runtime) => {
-            const provider = new ClaudeProvider(runtime, {
-              endpoint: { baseUrl: model.baseUrl, model: 'claude-sonnet-4-5' },
-              dataDir: join(place.dir, 'data'),
-            });
-            runProviders.push(provider);
-            return [provider.provider()];
-          },
-        },
-        modelAsked: (n) => model.waitForRequests(n),
-        kill: (threadId) => {
-          const pid = runProviders.at(-1)?.adapter(threadId).pid;
-          if (!pid) throw new Error(`no Claude agent runs for ${threadId}`);
-          process.kill(pid, 'SIGKILL');
-        },
-        stop: stopAll,
-        describe: () => `the model was asked ${model.messageRequests.length} times`,
-      };
+    providers,
+    live: run.live,
+    harness: {
+      ...(adjust ? { capabilities: () => adjust(claudeCapabilities) } : {}),
+      checkpoints: new CheckpointStore({ root: run.checkpointsRoot }),
+      defaultProvider: 'claude',
+      providers: (runtime) => {
+        const provider = new ClaudeProvider(runtime, {
+          endpoint: { baseUrl: run.modelBaseUrl, model: 'claude-sonnet-4-5' },
+          dataDir: dataDirOf(run.dir),
+          ...(run.processFor ? { processFor: run.processFor } : {}),
+        });
+        providers.push(provider);
+        return [provider.provider()];
+      },
     },
+    modelAsked: (n) => run.modelAsked(n),
+    kill: (threadId) => {
+      const provider = providers.at(-1);
+      if (!provider) throw new Error(`no Claude provider runs for ${threadId}`);
+      run.kill(provider, threadId);
+    },
+    stop,
+    describe: () => run.describe(),
     async gone() {
-      stopAll();
+      stop();
       await Promise.all(stopping.splice(0));
     },
   };
+}
+
+/** A channel whose latest run can be waited out (every agent process it started gone). */
+export interface ClaudeChannel extends ScenarioChannel {
+  gone(): Promise<void>;
+}
+
+const killProcess = (provider: ClaudeProvider, threadId: string): void => {
+  const pid = provider.adapter(threadId).pid;
+  if (!pid) throw new Error(`no Claude agent runs for ${threadId}`);
+  process.kill(pid, 'SIGKILL');
+};
+
+/** A live run against the scripted Messages-API model (what both the live and the record channels are). */
+function liveRun(model: ScriptedMessagesServer, scenario: ProviderScenario, place: RunPlace): ClaudeRun {
+  model.enqueue(...claudeModel(scenario.model, { cwd: place.cwd }));
+  return {
+    ...place,
+    scenario,
+    live: true,
+    modelBaseUrl: model.baseUrl,
+    modelAsked: (n) => model.waitForRequests(n),
+    kill: killProcess,
+    describe: () => `the model was asked ${model.messageRequests.length} times`,
+  };
+}
+
+/** Keeps the latest run's session, for `gone()`. */
+function latest(
+  kind: ScenarioChannel['kind'],
+  open: (s: ProviderScenario, p: RunPlace) => ClaudeSession,
+): ClaudeChannel {
+  let current: ClaudeSession | null = null;
+  return {
+    kind,
+    open(scenario, place) {
+      current = open(scenario, place);
+      return current;
+    },
+    gone: () => current?.gone() ?? Promise.resolve(),
+  };
+}
+
+/** The real Claude agent (the SDK's native binary) against the scripted Messages-API model. */
+export function claudeLiveChannel(model: ScriptedMessagesServer): ClaudeChannel {
+  return latest('live', (scenario, place) => claudeSession(liveRun(model, scenario, place)));
+}
+
+/** A scenario's transcript files: NAME.ndjson, or NAME.1.ndjson, NAME.2.ndjson... (one per agent process). */
+export const transcriptFile = (scenario: string, index: number, count: number): string =>
+  count === 1 ? `${scenario}.ndjson` : `${scenario}.${index + 1}.ndjson`;
+
+/** Removes a scenario's transcripts (a new recording replaces them all, however many processes it had). */
+function removeTranscripts(outDir: string, scenario: string): void {
+  const mine = new RegExp(`^${scenario}(\\.\\d+)?\\.ndjson$`);
+  for (const file of readdirSync(outDir, { withFileTypes: true }))
+    if (file.isFile() && mine.test(file.name)) rmSync(join(outDir, file.name));
+}
+
+/**
+ * Live, with every agent process recorded: when the scenario has passed, one transcript per
+ * process it started (in the order they started) replaces the scenario's transcripts in `outDir`.
+ */
+export function claudeRecordChannel(options: {
+  model: ScriptedMessagesServer;
+  outDir: string;
+  version: string;
+}): ClaudeChannel {
+  return latest('record', (scenario, place) => {
+    const recordings: { thread: string; recording: ClaudeRecording }[] = [];
+    const session = claudeSession({
+      ...liveRun(options.model, scenario, place),
+      processFor: (scope, spawn) => {
+        const configDir = scope.options.env.CLAUDE_CONFIG_DIR;
+        if (!configDir) throw new Error('the agent was started without CLAUDE_CONFIG_DIR');
+        const recording = new ClaudeRecording(spawn(), scope.options.args, configDir, varsOf(place));
+        recordings.push({ thread: scope.threadId, recording });
+        return recording.process;
+      },
+      // The scenario's kill, recorded as one (a replay's process dies there when the scenario kills it).
+      kill: (_provider, threadId) => {
+        const latest = recordings.findLast((r) => r.thread === threadId);
+        if (!latest) throw new Error(`no Claude agent runs for ${threadId}`);
+        latest.recording.kill('SIGKILL');
+      },
+    });
+    const finish = () => {
+      // What each process said during the scenario (the teardown after it is not part of it).
+      const { processes, replace } = withSentIdPlaceholders(recordings.map((r) => r.recording.recorded()));
+      removeTranscripts(options.outDir, scenario.name);
+      processes.forEach(({ args, entries }, i) =>
+        writeTranscript(join(options.outDir, transcriptFile(scenario.name, i, processes.length)), {
+          header: {
+            kind: 'header',
+            provider: 'claude',
+            protocol: 'stream-json',
+            version: options.version,
+            scenario: scenario.name,
+            metadata: {
+              recordedWith: 'npm run record:claude',
+              session: i + 1,
+              sessions: processes.length,
+              thread: recordings[i]!.thread,
+              modelSteps: scenario.model,
+              vars: Object.keys(varsOf(place)),
+              args,
+              sessionFiles: recordings[i]!.recording.sessionFiles(replace),
+            },
+          },
+          entries,
+        }),
+      );
+    };
+    return { ...session, finish };
+  });
+}
+
+/** What a transcript's header says of its process. */
+const ProcessMetadata = z.looseObject({
+  session: z.number().int().positive(),
+  thread: z.string(),
+  args: z.array(z.string()),
+  sessionFiles: SessionFiles.nullable(),
+});
+
+/** A recorded agent process: which thread it ran for, how it was started, what it said and was told. */
+interface RecordedProcess extends ReplayedProcess {
+  thread: string;
+}
+
+/**
+ * Recorded agent processes stand in for the real ones. Only the process is replaced: the
+ * SDK, Baton's adapter, normalizer, runtime, store and projections are the real ones, and every
+ * frame the SDK writes for Baton is checked against the recording.
+ */
+export class ClaudeReplayChannel implements ClaudeChannel {
+  readonly kind = 'replay';
+  /** The replayed processes of the latest run, in the order they started. */
+  replays: ClaudeReplay[] = [];
+  /** The Claude providers of the latest run. */
+  providers: ClaudeProvider[] = [];
+  /** Edits a recorded process before it is replayed (a test inserts frames; the file is not changed). */
+  entriesFor: (entries: TranscriptEntry[]) => TranscriptEntry[] = (entries) => entries;
+  private current: ClaudeSession | null = null;
+
+  constructor(private readonly transcripts: Transcript[]) {}
+
+  /** A scenario's recorded processes, in the order they started. */
+  processesOf(name: string): RecordedProcess[] {
+    return this.transcripts
+      .filter((t) => t.header.scenario === name)
+      .map((t) => ({ meta: ProcessMetadata.parse(t.header.metadata), entries: t.entries }))
+      .sort((a, b) => a.meta.session - b.meta.session)
+      .map(({ meta, entries }) => ({ thread: meta.thread, args: meta.args, sessionFiles: meta.sessionFiles, entries }));
+  }
+
+  open(scenario: ProviderScenario, place: RunPlace): ChannelSession {
+    const recorded = this.processesOf(scenario.name);
+    if (recorded.length === 0)
+      throw new Error(
+        `no transcript for the scenario ${scenario.name}: run npm run record:claude -- --scenario ${scenario.name}`,
+      );
+    const replays: ClaudeReplay[] = [];
+    const started: RecordedProcess[] = [];
+    // One set for the run: an id Baton gave one process may be named to the next.
+    const vars = varsOf(place);
+    const byThread = new Map<string, ClaudeReplay>();
+    const state = () =>
+      replays.map((r) => ({ process: r.label, mismatches: r.mismatches, next: r.remaining.slice(0, 2) }));
+    const session = claudeSession({
+      ...place,
+      scenario,
+      live: false,
+      modelBaseUrl: 'http://127.0.0.1:9',
+      processFor: (scope) => {
+        // The thread's next recorded process (threads may start theirs in another order than recorded).
+        const next = recorded.find((r) => r.thread === scope.threadId && !started.includes(r));
+        if (!next)
+          throw new Error(
+            `the scenario started more Claude agent processes for ${scope.threadId} than were recorded (${started.length} of ${recorded.length} started)`,
+          );
+        started.push(next);
+        const replay = new ClaudeReplay(
+          { ...next, entries: this.entriesFor(next.entries) },
+          vars,
+          `${scenario.name} process ${recorded.indexOf(next) + 1} (${scope.threadId})`,
+          scope.options.args,
+        );
+        scope.options.signal.addEventListener('abort', () => replay.process.kill('SIGTERM'), { once: true });
+        replays.push(replay);
+        byThread.set(scope.threadId, replay);
+        return replay.process;
+      },
+      modelAsked: async () => undefined,
+      kill: (_provider, threadId) => {
+        const replay = byThread.get(threadId);
+        if (!replay) throw new Error(`no replayed Claude agent runs for ${threadId}`);
+        replay.terminate();
+      },
+      describe: () => `replay: ${JSON.stringify(state(), null, 1).slice(0, 4000)}`,
+    });
+    this.replays = replays;
+    this.providers = session.providers;
+    this.current = session;
+    return {
+      ...session,
+      finish: () => {
+        const unsent = replays.flatMap((r) => r.remaining.filter((e) => e.kind === 'expect_outbound'));
+        if (replays.length !== recorded.length || replays.some((r) => r.mismatches.length > 0) || unsent.length > 0)
+          throw new Error(
+            `the replay diverged: ${replays.length} of ${recorded.length} recorded processes started; ${JSON.stringify({ state: state(), unsent: unsent.slice(0, 2) }, null, 1).slice(0, 4000)}`,
+          );
+      },
+    };
+  }
+
+  gone(): Promise<void> {
+    return this.current?.gone() ?? Promise.resolve();
+  }
 }

@@ -39,7 +39,8 @@ export interface Transcript {
 /** Values that differ from run to run (temp folders) travel as `{{name}}` placeholders. */
 export type Vars = Record<string, string>;
 
-function substitute(value: unknown, replace: (s: string) => string): unknown {
+/** Every string in a JSON value, replaced (the keys are kept). */
+export function substitute(value: unknown, replace: (s: string) => string): unknown {
   if (typeof value === 'string') return replace(value);
   if (Array.isArray(value)) return value.map((v) => substitute(v, replace));
   if (value && typeof value === 'object')
@@ -47,11 +48,13 @@ function substitute(value: unknown, replace: (s: string) => string): unknown {
   return value;
 }
 
-const withPlaceholders = (vars: Vars) => (s: string) =>
+/** Puts `{{name}}` in place of each var's value (the longest first). */
+export const withPlaceholders = (vars: Vars) => (s: string) =>
   Object.entries(vars)
     .sort((a, b) => b[1].length - a[1].length)
     .reduce((acc, [name, v]) => (v ? acc.split(v).join(`{{${name}}}`) : acc), s);
-const withValues = (vars: Vars) => (s: string) =>
+/** Puts each var's value in place of its `{{name}}`. */
+export const withValues = (vars: Vars) => (s: string) =>
   Object.entries(vars).reduce((acc, [name, v]) => acc.split(`{{${name}}}`).join(v), s);
 
 export function readTranscript(path: string): Transcript {

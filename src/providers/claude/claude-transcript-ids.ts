@@ -1,0 +1,161 @@
+import { isDeepStrictEqual } from 'node:util';
+import { substitute, withValues, type TranscriptEntry, type Vars } from '../transport/transcript.js';
+
+/**
+ * Ids Baton's side makes up afresh on every run: the SDK's control `request_id`s, the
+ * `uuid`s Baton gives its user messages, and the session ids Baton starts an agent with
+ * (`--session-id`, `--resume`, `--resume-session-at` on its command line). A recording
+ * writes each as a `{{sentN}}` placeholder everywhere it appears (the agent echoes them, and
+ * writes them into its session files); a replay binds a placeholder to what Baton sends in its
+ * place and puts that value into what the agent says after. Ids the agent made up on its own
+ * (its message uuids, its `request_id`s) are kept: the replay says them again.
+ */
+
+/** The keys whose values, in a frame Baton sends, are its own fresh ids. */
+const SENT_ID_KEYS = new Set(['request_id', 'uuid']);
+
+/** The agent's command-line options whose values are ids Baton chose. */
+const ARG_ID = /^--(?:resume|resume-session-at|session-id)=(.+)$/;
+
+const PLACEHOLDER = /\{\{(\w+)\}\}/g;
+
+function strings(value: unknown, into: Set<string>): Set<string> {
+  substitute(value, (s) => (into.add(s), s));
+  return into;
+}
+
+/** The string values under the id keys anywhere in a frame. */
+function idsIn(value: unknown, into: string[] = []): string[] {
+  if (Array.isArray(value)) value.forEach((v) => idsIn(v, into));
+  else if (value && typeof value === 'object')
+    for (const [key, v] of Object.entries(value)) {
+      if (SENT_ID_KEYS.has(key) && typeof v === 'string' && v) into.push(v);
+      else idsIn(v, into);
+    }
+  return into;
+}
+
+/** One recorded agent process: its command line, and what it said and was told. */
+export interface RecordedProcess {
+  args: string[];
+  entries: TranscriptEntry[];
+  /** The lines it wrote to its session files (what the agent wrote there is the agent's, not Baton's). */
+  wrote?: string[];
+}
+
+const heardIn = (line: string, heard: Set<string>): void => {
+  try {
+    strings(JSON.parse(line), heard);
+  } catch {
+    // not JSON: nothing to hear
+  }
+};
+
+/**
+ * A scenario's recorded processes (in the order they started) with Baton's fresh ids as
+ * `{{sentN}}` placeholders, numbered in order of appearance across them all: an id Baton
+ * gave one process and names to the next (`--resume-session-at`) is one placeholder.
+ */
+export function withSentIdPlaceholders(recorded: readonly RecordedProcess[]): {
+  processes: RecordedProcess[];
+  /** Puts the placeholders into anything else that holds the ids (the agent's session files). */
+  replace: (s: string) => string;
+} {
+  const names = new Map<string, string>();
+  // What the agent said, in any process so far, is not Baton's: an id Baton names to a later process may be the agent's.
+  const heard = new Set<string>();
+  for (const process of recorded) {
+    const name = (id: string) => {
+      if (!heard.has(id) && !names.has(id)) names.set(id, `{{sent${names.size + 1}}}`);
+    };
+    for (const arg of process.args) {
+      const id = ARG_ID.exec(arg)?.[1];
+      if (id) name(id);
+    }
+    for (const entry of process.entries) {
+      if (entry.kind === 'emit_inbound') strings(entry.frame, heard);
+      if (entry.kind === 'expect_outbound') idsIn(entry.frame).forEach(name);
+    }
+    process.wrote?.forEach((line) => heardIn(line, heard));
+  }
+  // Longest first, so that no id is cut by a shorter one inside it.
+  const ids = [...names].sort((a, b) => b[0].length - a[0].length);
+  const replace = (s: string) => ids.reduce((acc, [id, placeholder]) => acc.split(id).join(placeholder), s);
+  const entry = (e: TranscriptEntry): TranscriptEntry => {
+    if (e.kind === 'expect_outbound') return { ...e, frame: substitute(e.frame, replace) };
+    if (e.kind === 'emit_inbound')
+      return {
+        ...e,
+        ...(e.frame !== undefined ? { frame: substitute(e.frame, replace) } : {}),
+        ...(e.raw !== undefined ? { raw: replace(e.raw) } : {}),
+      };
+    return e;
+  };
+  return {
+    processes: recorded.map((p) => ({ args: p.args.map(replace), entries: p.entries.map(entry) })),
+    replace,
+  };
+}
+
+/** The agent's command-line options that say which session it goes on with (a replay checks them). */
+export const sessionArgs = (args: readonly string[]): string[] =>
+  args.filter((a) => ARG_ID.test(a) || a === '--fork-session');
+
+const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** Binds the unbound `{{sentN}}` placeholders of one template string to the parts of `sent` at their places. */
+function bindString(template: string, sent: string, vars: Vars): void {
+  const unbound: string[] = [];
+  const pattern = template.split(PLACEHOLDER).map((part, i) => {
+    if (i % 2 === 0) return escape(part);
+    const value = vars[part];
+    if (value !== undefined) return escape(value);
+    if (!/^sent\d+$/.test(part)) return escape(`{{${part}}}`);
+    unbound.push(part);
+    return '(.+?)';
+  });
+  if (unbound.length === 0) return;
+  const match = new RegExp(`^${pattern.join('')}$`).exec(sent);
+  if (!match) return;
+  unbound.forEach((name, i) => {
+    const value = match[i + 1]!;
+    // Two fresh ids are two values: one already bound elsewhere is not bound again (the comparison fails).
+    if (vars[name] === undefined && !Object.values(vars).includes(value)) vars[name] = value;
+  });
+}
+
+/**
+ * Binds the `{{sentN}}` placeholders an expected value (a frame, a command line) has, and
+ * `vars` lacks, to the values at the same places in what Baton sent.
+ */
+export function bindSentIds(expected: unknown, sent: unknown, vars: Vars): void {
+  if (typeof expected === 'string') {
+    if (typeof sent === 'string') bindString(expected, sent, vars);
+    return;
+  }
+  if (Array.isArray(expected) && Array.isArray(sent)) {
+    expected.forEach((e, i) => bindSentIds(e, sent[i], vars));
+    return;
+  }
+  if (expected && typeof expected === 'object' && sent && typeof sent === 'object' && !Array.isArray(sent))
+    for (const [key, e] of Object.entries(expected))
+      bindSentIds(e, Object.entries(sent).find(([k]) => k === key)?.[1], vars);
+}
+
+/** An expected value with the vars (and the ids bound so far) put in. */
+export const expectedOf = (template: unknown, vars: Vars): unknown => substitute(template, withValues(vars));
+
+/** Where two frames differ, as `path: expected …, sent …` lines (for a replay's mismatch message). */
+export function frameDifferences(expected: unknown, sent: unknown, path = ''): string[] {
+  if (isDeepStrictEqual(expected, sent)) return [];
+  const bothObjects =
+    expected &&
+    sent &&
+    typeof expected === 'object' &&
+    typeof sent === 'object' &&
+    Array.isArray(expected) === Array.isArray(sent);
+  if (!bothObjects) return [`${path || '(frame)'}: expected ${JSON.stringify(expected)}, sent ${JSON.stringify(sent)}`];
+  const keys = new Set([...Object.keys(expected), ...Object.keys(sent)]);
+  const at = (o: object, k: string): unknown => Object.entries(o).find(([key]) => key === k)?.[1];
+  return [...keys].flatMap((k) => frameDifferences(at(expected, k), at(sent, k), `${path}${path ? '.' : ''}${k}`));
+}
