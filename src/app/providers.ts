@@ -35,7 +35,12 @@ export function registerProviders(
   });
   registry.register(codex.provider());
   // Per-thread agent folders under <data>/claude/<thread>/.
-  const claude = new ClaudeProvider(runtime, { endpoint: claudeModel.endpoint, dataDir: config.dataDir });
+  const claude = new ClaudeProvider(runtime, {
+    endpoint: claudeModel.endpoint,
+    dataDir: config.dataDir,
+    turnIdleTimeoutMs: config.turnIdleTimeoutMs,
+    interruptTimeoutMs: config.interruptTimeoutMs,
+  });
   registry.register(claude.provider());
   const reaper = setInterval(() => {
     codex.reapIdle();

@@ -242,6 +242,8 @@ describe('the real Claude agent against the scripted Messages-API server', () =>
       CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
       DISABLE_TELEMETRY: '1',
       DISABLE_AUTOUPDATER: '1',
+      CLAUDE_CODE_ENABLE_TASKS: 'false',
+      CLAUDE_CODE_DISABLE_BACKGROUND_TASKS: '1',
     });
     expect(ClaudeEndpoint.safeParse({ baseUrl: 'http://127.0.0.1:9/v1', model: MODEL }).success).toBe(false);
   });

@@ -15,6 +15,14 @@ const scenario = (name: string): Evidence => ({ scenario: name });
 const test = (file: string, title: string): Evidence => ({ file: `test/${file}`, title });
 
 export const claudeEvidence: Record<string, Evidence> = {
+  'sessions.supportsModelSwitchInSession': test(
+    'providers/claude-settings-live.test.ts',
+    'a runtimeMode and model update applies to the next run of the same agent session, both ways',
+  ),
+  'sessions.supportsRuntimeModeSwitchInSession': test(
+    'providers/claude-settings-live.test.ts',
+    'a runtimeMode and model update applies to the next run of the same agent session, both ways',
+  ),
   'threads.canCreateEmptyThread': scenario('simple'),
   'threads.exposesNativeThreadId': test(
     'providers/claude-provider-live.test.ts',
@@ -29,9 +37,41 @@ export const claudeEvidence: Record<string, Evidence> = {
     'a Claude thread answers through the real Claude agent and the offline Messages-API model, streamed',
   ),
   'streaming.emitsMessageCompleted': scenario('simple'),
+  'streaming.streamsReasoning': scenario('reasoning'),
+  'planning.supportsStructuredQuestions': scenario('user_input_request'),
+  'planning.emitsPlanUpdated': scenario('plan_todo'),
+  'planning.emitsTodoList': scenario('plan_todo'),
+  'planning.emitsProposedPlan': test(
+    'providers/claude-requests-live.test.ts',
+    "plan mode: the plan ExitPlanMode reads from the agent's plan file is a final proposed plan; Baton answers it and the run completes",
+  ),
   'approvals.supportsCommandApproval': scenario('approval_request'),
   'approvals.approvalsHaveNativeRequestIds': scenario('approval_request'),
   'checkpointing.appCanCheckpointFilesystem': scenario('simple'),
+  'threads.canRollbackThread': scenario('thread_rollback'),
+  'checkpointing.providerCanRollbackConversation': test(
+    'providers/claude-lifecycle-live.test.ts',
+    'a rollback reconciles the conversation: the next request carries the kept turns only, after a restart and a second rollback too',
+  ),
+  'threads.canForkThread': scenario('fork_native'),
+  'threads.canForkFromTurn': test(
+    'providers/claude-lifecycle-live.test.ts',
+    "a fork at a turn carries the source's turns up to it; the source session goes on untouched",
+  ),
+  'turns.supportsSteeringByInterruptRestart': scenario('steering_restart_fallback'),
+  'approvals.approvalCallbacksAreLiveOnly': scenario('restart_recovery'),
+  'subagents.supportsSubagents': scenario('subagent'),
+  'subagents.emitsSubagentLifecycle': scenario('subagent'),
+  'checkpointing.supportsNestedCheckpointScopes': scenario('subagent_checkpoint'),
+  'approvals.approvalsCanOriginateFromSubagents': scenario('subagent_checkpoint'),
+  'context.acceptsSyntheticUserContext': test(
+    'providers/claude-lifecycle-live.test.ts',
+    'a resume the agent refuses is a typed thread failure: the run goes on in a replacement seeded from Baton, which the next run resumes',
+  ),
+  'context.canConsumeHandoffSummaries': test(
+    'providers/claude-lifecycle-live.test.ts',
+    'a resume the agent refuses is a typed thread failure: the run goes on in a replacement seeded from Baton, which the next run resumes',
+  ),
 };
 
 const trueFlags = Object.entries(claudeCapabilities).flatMap(([group, flags]) =>
@@ -58,25 +98,57 @@ describe("Claude's capability declaration", () => {
       'simple',
       'multi_turn',
       'turn_interrupt',
+      'steering_restart_fallback',
       'queued_turn',
       'provider_error',
       'approval_request',
       'approval_decline',
       'approval_cancel',
+      'user_input_request',
+      'plan_todo',
+      'reasoning',
+      'fork_native',
+      'thread_rollback',
       'provider_crash_recovery',
+      'restart_recovery',
+      'subagent',
+      'subagent_checkpoint',
     ]);
   });
 
   it('does not claim what the adapter does not carry out yet: steering, rollback, forks, plans, subagents, tool nodes, context', () => {
     const c = claudeCapabilities;
-    expect([c.turns.supportsActiveSteering, c.turns.supportsSteeringByInterruptRestart]).toEqual([false, false]);
-    expect([
-      c.threads.canRollbackThread,
-      c.threads.canForkThread,
-      c.checkpointing.providerCanRollbackConversation,
-    ]).toEqual([false, false, false]);
-    for (const group of [c.planning, c.subagents, c.tools, c.sessions])
-      expect(Object.values(group).every((v) => v === false)).toBe(true);
-    expect(Object.values(c.context).filter((v) => v === true)).toEqual([]);
+    // A message sent mid-turn lands in the running turn only while a tool runs: steering is by interrupt and restart.
+    expect([c.turns.supportsActiveSteering, c.turns.supportsSteeringByInterruptRestart]).toEqual([false, true]);
+    expect([c.threads.canReadThreadSnapshot, c.threads.canForkFromSubagentThread]).toEqual([false, false]);
+    expect(Object.values(c.tools).every((v) => v === false)).toBe(true);
+    // Subagents are nodes with their lifecycle, not provider threads of their own (nor waited on, closed or forked by Baton).
+    expect(
+      Object.entries(c.subagents)
+        .filter(([, v]) => v === true)
+        .map(([k]) => k)
+        .sort(),
+    ).toEqual(['emitsSubagentLifecycle', 'supportsSubagents']);
+    // Of the planning flags, all but the plan's deltas (Claude's plan arrives whole, in ExitPlanMode).
+    expect(
+      Object.entries(c.planning)
+        .filter(([, v]) => v === true)
+        .map(([k]) => k)
+        .sort(),
+    ).toEqual(['emitsPlanUpdated', 'emitsProposedPlan', 'emitsTodoList', 'supportsStructuredQuestions']);
+    // Of the session flags, only the settings switches (each turn applies its thread's settings).
+    expect(
+      Object.entries(c.sessions)
+        .filter(([, v]) => v === true)
+        .map(([k]) => k)
+        .sort(),
+    ).toEqual(['supportsModelSwitchInSession', 'supportsRuntimeModeSwitchInSession']);
+    // Of the context flags, only the reseed sent as user text (no handoffs between providers).
+    expect(
+      Object.entries(c.context)
+        .filter(([, v]) => v === true)
+        .map(([k]) => k)
+        .sort(),
+    ).toEqual(['acceptsSyntheticUserContext', 'canConsumeHandoffSummaries']);
   });
 });

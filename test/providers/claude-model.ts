@@ -80,6 +80,23 @@ function claudeTurns(step: ModelStep, options: ClaudeModelOptions): MessagesTurn
       return [{ kind: 'error', status: step.status, message: step.message, shouldRetry: false }];
     case 'hang':
       return [{ kind: 'hang' }];
+    case 'subagent':
+      // The Agent tool, in the foreground (this agent starts subagents in the background unless
+      // told otherwise): the subagent's own requests come next, then the parent's gets its report.
+      return [
+        {
+          kind: 'tool_use',
+          name: 'Agent',
+          id: step.callId,
+          input: {
+            description: step.description,
+            prompt: step.prompt,
+            subagent_type: 'general-purpose',
+            run_in_background: false,
+          },
+        },
+        ...claudeModel(step.steps, options),
+      ];
     case 'web_search':
       throw new NoClaudeFormError(
         step,

@@ -1,22 +1,33 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import { query, type Query, type SDKUserMessage, type SpawnOptions } from '@anthropic-ai/claude-agent-sdk';
 import type { ProviderHost } from '../../actors/provider-host.js';
 import { effectPayloads, type Effect } from '../../domain/effects.js';
 import { BatonError } from '../../domain/errors.js';
 import { ProviderThreadId, type ProviderSessionId, type ThreadId } from '../../domain/ids.js';
 import type { ProviderEvent } from '../../domain/provider-events.js';
-import { payloadOf } from '../effect-payloads.js';
+import { forkOf, payloadOf } from '../effect-payloads.js';
 import {
   claudeEnv,
   claudeOptions,
   claudeSessionDirs,
   ensureClaudeSessionDirs,
   type ClaudeEndpoint,
+  type ClaudeSessionDirs,
 } from './claude-environment.js';
+import {
+  forkAtTurn,
+  resumeOptions,
+  rollBack,
+  watchResume,
+  type ConversationScope,
+  type ResumeWatch,
+} from './claude-conversation.js';
 import { createClaudeNormalizer, type ClaudeNormalizer } from './claude-normalizer.js';
 import { ClaudePermissions } from './claude-permissions.js';
-import { spawnAgent, type AgentProcess, type AgentProcessFactory } from './claude-process.js';
+import type { AgentProcessFactory } from './claude-process.js';
+import { handOver, startAgentSession, type AgentSession } from './claude-agent-session.js';
+import { TurnClocks } from './claude-turn-clocks.js';
+import { applyTurnSettings } from './claude-turn-settings.js';
 
 export interface ClaudeAdapterOptions {
   host: ProviderHost;
@@ -27,25 +38,10 @@ export interface ClaudeAdapterOptions {
   apiKey?: string;
   /** Where the agent process comes from (record and replay channels give theirs); default: the real binary. */
   processFor?: AgentProcessFactory;
-}
-
-/** One live agent: the user messages waiting to be handed over, its normalizer, its process. */
-interface AgentState {
-  sessionId: ProviderSessionId;
-  normalizer: ClaudeNormalizer;
-  /** The provider thread it was started (or resumed) for. */
-  providerThreadId: ProviderThreadId | null;
-  inbox: SDKUserMessage[];
-  wake: (() => void) | null;
-  ended: boolean;
-  child: AgentProcess | null;
-  exited: Promise<void>;
-  stderr: string;
-}
-
-/** ...and its query. */
-interface AgentSession extends AgentState {
-  query: Query;
+  /** A turn with no word from the agent this long is interrupted and fails (default 5 min). */
+  turnIdleTimeoutMs?: number;
+  /** An interrupt whose turn has not ended this long kills the agent (default 10 s). */
+  interruptTimeoutMs?: number;
 }
 
 /**
@@ -58,6 +54,7 @@ interface AgentSession extends AgentState {
 export class ClaudeThreadAdapter {
   private session: AgentSession | null = null;
   private readonly permissions: ClaudePermissions;
+  private readonly clocks: TurnClocks;
   /** Set when Baton shuts down: nothing more is reported. */
   private detached = false;
   /** The attempt Baton asked to interrupt, and whether its acknowledgement was reported (before its end, once). */
@@ -75,6 +72,21 @@ export class ClaudeThreadAdapter {
       host: options.host,
       forward: (events) => this.forward(events),
       isCurrent: (session) => this.session === session,
+    });
+    this.clocks = new TurnClocks({
+      turnIdleTimeoutMs: options.turnIdleTimeoutMs ?? 300_000,
+      interruptTimeoutMs: options.interruptTimeoutMs ?? 10_000,
+      onQuiet: () => {
+        const session = this.session;
+        const ref = session?.normalizer.active ?? session?.normalizer.waiting;
+        if (session && ref) void this.askInterrupt(session, ref.attemptId, null, 'failed', 'Claude went quiet and');
+      },
+      onUnanswered: (escalation) => {
+        const session = this.session;
+        if (!session) return;
+        session.killedFor = escalation;
+        session.child?.kill('SIGKILL');
+      },
     });
   }
 
@@ -99,20 +111,24 @@ export class ClaudeThreadAdapter {
         const p = payloadOf(effectPayloads[effect.kind], effect);
         if (!effect.runId) throw new BatonError('invalid_payload', 'a turn start names its run');
         const providerThreadId = p.providerThreadId ?? null;
+        const fork = forkOf(p);
+        if (fork && providerThreadId && !this.options.host.nativeThreadRef(providerThreadId)) {
+          // A fork's first run: its provider thread is bound to a fork of the source's session first.
+          await this.report([await forkAtTurn(this.scope, providerThreadId, fork)]);
+          if (this.session) await this.stop();
+        }
         const session = this.ensureSession(providerThreadId);
+        await applyTurnSettings(session.query, p, this.options.endpoint.model).catch((e: unknown) =>
+          this.refused(session, e),
+        );
         const uuid = randomUUID();
         const known = providerThreadId ? this.options.host.nativeThreadRef(providerThreadId) : null;
         session.normalizer.begin(
           { runId: effect.runId, attemptId: p.attemptId, rootNodeId: p.rootNodeId, uuid, providerThreadId },
           known,
         );
-        session.inbox.push({
-          type: 'user',
-          message: { role: 'user', content: p.text },
-          parent_tool_use_id: null,
-          uuid,
-        });
-        session.wake?.();
+        handOver(session, { type: 'user', message: { role: 'user', content: p.text }, parent_tool_use_id: null, uuid });
+        this.clocks.activity(p.attemptId, this.permissions.pending > 0);
         return;
       }
       case 'provider.turn.interrupt': {
@@ -121,7 +137,14 @@ export class ClaudeThreadAdapter {
       }
       case 'provider.runtime-request.respond': {
         const p = payloadOf(effectPayloads[effect.kind], effect);
-        this.permissions.respond(p.requestId, p.decision, this.session);
+        this.permissions.respond(p.requestId, p.decision, this.session, p.answers);
+        return;
+      }
+      case 'provider.thread.rollback': {
+        const p = payloadOf(effectPayloads[effect.kind], effect);
+        // The session is read and forked with no agent writing it; the next turn starts one on the fork.
+        await this.stop();
+        await this.report(await rollBack(this.scope, p.providerThreadId, p.runOrdinal));
         return;
       }
       case 'provider.session.stop':
@@ -141,76 +164,48 @@ export class ClaudeThreadAdapter {
     const sessionId = host.ids.next('providerSession');
     const normalizer = createClaudeNormalizer({ threadId: this.threadId, sessionId, ids: host.ids });
     const resume = providerThreadId ? host.nativeThreadRef(providerThreadId) : null;
-    const dirs = ensureClaudeSessionDirs(claudeSessionDirs(join(this.options.dataDir, 'claude'), this.threadId));
+    const dirs = this.dirsOf(this.threadId);
+    // Resumed by id, or (a rollback's or fork's pending fork) forked from its source at its point.
+    const start = resume ? resumeOptions(dirs, resume) : {};
     const env = claudeEnv({
       endpoint: this.options.endpoint,
       dirs,
       ...(this.options.apiKey ? { apiKey: this.options.apiKey } : {}),
     });
     this.forward([this.status(sessionId, 'starting', null)]);
-    let markExited: () => void = () => undefined;
-    const exited = new Promise<void>((resolve) => (markExited = resolve));
-    const state: AgentState = {
+    const session = startAgentSession({
+      threadId: this.threadId,
       sessionId,
       normalizer,
       providerThreadId,
-      inbox: [],
-      wake: null,
-      ended: false,
-      child: null,
-      exited,
-      stderr: '',
-    };
-    const running = query({
-      prompt: this.inbox(state),
+      resumed: resume,
       options: {
-        ...claudeOptions({
-          cwd: host.threadCwd(this.threadId),
-          model: this.options.endpoint.model,
-          env,
-          canUseTool: this.permissions.canUseTool(state),
-          ...(resume ? { resume } : {}),
-        }),
-        spawnClaudeCodeProcess: (spawnOptions: SpawnOptions) => {
-          const real = () => spawnAgent(spawnOptions);
-          const processFor = this.options.processFor;
-          const child = processFor
-            ? processFor({ threadId: this.threadId, sessionId, options: spawnOptions }, real)
-            : real();
-          state.child = child;
-          child.stderr?.on('data', (chunk: Buffer) => (state.stderr = (state.stderr + String(chunk)).slice(-4000)));
-          child.once('exit', () => markExited());
-          child.once('error', () => markExited());
-          return child;
-        },
+        ...claudeOptions({ cwd: host.threadCwd(this.threadId), model: this.options.endpoint.model, env }),
+        ...start,
       },
+      canUseTool: (state) => this.permissions.canUseTool(state),
+      processFor: this.options.processFor,
     });
-    const session: AgentSession = Object.assign(state, { query: running });
     this.session = session;
-    void this.pump(session);
+    session.pumped = this.pump(session);
     this.forward([this.status(sessionId, 'ready', null)]);
     return session;
-  }
-
-  /** The user messages of a session, handed to the SDK as it asks for them. */
-  private async *inbox(session: AgentState): AsyncGenerator<SDKUserMessage> {
-    while (!session.ended) {
-      const next = session.inbox.shift();
-      if (next) yield next;
-      else await new Promise<void>((resolve) => (session.wake = resolve));
-    }
   }
 
   /** Reads the agent's messages until the query ends; an end Baton did not ask for is the runtime lost. */
   private async pump(session: AgentSession): Promise<void> {
     let reason = 'the Claude agent ended its session';
     try {
-      for await (const message of session.query) this.forward(session.normalizer.normalize(message));
+      for await (const message of session.query) {
+        watchResume(session, message);
+        this.forward(session.normalizer.normalize(message));
+      }
     } catch (error) {
       reason = `the Claude agent failed: ${error instanceof Error ? error.message : String(error)}`;
     }
     const own = this.session === session;
     session.ended = true;
+    if (own) this.clocks.stop();
     session.wake?.();
     if (!own) {
       this.forward([this.status(session.sessionId, 'stopped', 'released')]);
@@ -218,19 +213,37 @@ export class ClaudeThreadAdapter {
     }
     this.session = null;
     this.permissions.denyAll('the Claude agent is gone');
-    // A turn the agent had not begun yet dies with it too.
+    if (session.resumed && !session.began && session.providerThreadId) {
+      // The agent would not go on with the session (its transcript is gone, say): the provider
+      // thread is replaced, and the run goes on in the replacement, seeded from Baton's record.
+      const refusal = session.refusal ?? reason;
+      this.forward([
+        {
+          type: 'thread.failed',
+          threadId: this.threadId,
+          providerThreadId: session.providerThreadId,
+          reason: `Claude could not resume session ${session.resumed}: ${refusal}`,
+        },
+        this.status(session.sessionId, 'stopped', refusal),
+      ]);
+      return;
+    }
+    // A turn the agent had not begun yet dies with it too, and so do its subagents (no notification will come).
     const active = session.normalizer.active ?? session.normalizer.waiting;
     this.forward([
+      ...session.normalizer.closeSubagents(),
       active
         ? {
             type: 'runtime.lost',
             threadId: this.threadId,
             sessionId: session.sessionId,
-            runStatus: 'failed',
-            error: {
-              code: 'provider_error',
-              message: `${reason}${session.stderr ? ` (${session.stderr.slice(-300)})` : ''}`,
-            },
+            ...(session.killedFor ?? {
+              runStatus: 'failed',
+              error: {
+                code: 'provider_error',
+                message: `${reason}${session.stderr ? ` (${session.stderr.slice(-300)})` : ''}`,
+              },
+            }),
           }
         : this.status(session.sessionId, 'stopped', reason),
     ]);
@@ -255,15 +268,58 @@ export class ClaudeThreadAdapter {
     return this.askInterrupt(session, ref.attemptId, runId);
   }
 
-  private async askInterrupt(session: AgentSession, attemptId: string, runId: Effect['runId']): Promise<void> {
+  /**
+   * Asks the agent to interrupt a turn it runs; if the turn has not ended within the
+   * interrupt timeout (a frozen agent does not even answer), the agent is killed and the
+   * run ends `runStatus` with a timeout.
+   */
+  private async askInterrupt(
+    session: AgentSession,
+    attemptId: string,
+    runId: Effect['runId'],
+    runStatus: 'interrupted' | 'failed' = 'interrupted',
+    lead = 'Claude was asked to interrupt, and',
+  ): Promise<void> {
     session.normalizer.interruptRequested = true;
-    this.interrupting = attemptId;
+    // The user's interrupt is acknowledged before its end; the watchdog's is not the user's.
+    if (runStatus === 'interrupted') this.interrupting = attemptId;
+    this.clocks.interruptAsked(attemptId, runStatus, lead);
     this.permissions.denyAll('The user interrupted the turn.');
-    await session.query.interrupt();
-    if (runId && this.acknowledged !== attemptId) {
+    const answered = await Promise.race([session.query.interrupt().then(() => true), session.exited.then(() => false)]);
+    if (answered && runId && this.acknowledged !== attemptId) {
       this.acknowledged = attemptId;
       this.forward([{ type: 'interrupt.acknowledged', threadId: this.threadId, runId }]);
     }
+  }
+
+  /**
+   * A turn start that failed on a session the agent would not resume: its end reported the
+   * provider thread failed, and the run goes on in the replacement (as for Codex).
+   */
+  private async refused(session: AgentSession, error: unknown): Promise<never> {
+    if (session.resumed && !session.began) {
+      await session.pumped;
+      if (!session.began)
+        throw new BatonError(
+          'not_resumable',
+          `Claude could not resume session ${session.resumed}; the run goes on in its replacement`,
+        );
+    }
+    throw error;
+  }
+
+  private get scope(): ConversationScope {
+    return { host: this.options.host, threadId: this.threadId, dirsOf: (t) => this.dirsOf(t) };
+  }
+
+  /** A thread's agent folders (made if need be). */
+  private dirsOf(threadId: string): ClaudeSessionDirs {
+    return ensureClaudeSessionDirs(claudeSessionDirs(join(this.options.dataDir, 'claude'), threadId));
+  }
+
+  /** Reports events and waits until the runtime took them (what comes next reads what they bound). */
+  private async report(events: ProviderEvent[]): Promise<void> {
+    for (const event of events) if (!this.detached) await this.options.host.ingest(event);
   }
 
   private status(
@@ -277,7 +333,8 @@ export class ClaudeThreadAdapter {
   /** Forwards events in order; an interrupted turn's acknowledgement is reported before its end. */
   private forward(events: ProviderEvent[]): void {
     if (this.detached) return;
-    for (const event of events) {
+    for (const given of events) {
+      let event = given;
       if (
         event.type === 'turn.completed' &&
         this.interrupting === event.attemptId &&
@@ -286,9 +343,14 @@ export class ClaudeThreadAdapter {
         this.acknowledged = event.attemptId;
         void this.options.host.ingest({ type: 'interrupt.acknowledged', threadId: this.threadId, runId: event.runId });
       }
+      event = this.clocks.seen(event);
       // ingest() reports refusals itself; a throw here would only be a closed store at shutdown.
       void this.options.host.ingest(event).catch(() => undefined);
       const session = this.session;
+      if (session && event.type !== 'turn.completed') {
+        const ref = session.normalizer.active ?? session.normalizer.waiting;
+        this.clocks.activity(ref?.attemptId ?? null, this.permissions.pending > 0);
+      }
       if (event.type === 'turn.started' && event.attemptId === this.interruptOnStart && session) {
         this.interruptOnStart = null;
         this.askInterrupt(session, event.attemptId, event.runId).catch(() => undefined);
@@ -301,6 +363,7 @@ export class ClaudeThreadAdapter {
     const session = this.session;
     if (!session) return Promise.resolve();
     this.session = null;
+    this.clocks.stop();
     this.permissions.denyAll('the Claude session was stopped');
     session.ended = true;
     session.wake?.();

@@ -4,25 +4,26 @@ import { ProviderCapabilities } from '../../domain/capabilities.js';
  * What Baton's Claude adapter carries out today (the first slice of the Claude provider),
  * versioned by the agent it was verified against (DESIGN.md section 5). Each true flag is
  * backed by a test (test/providers/claude-capabilities.test.ts names them); everything the
- * adapter does not do yet is false, even where the agent itself could (steering, rollback,
- * forks, plans, questions, subagents).
+ * adapter does not do yet is false, even where the agent itself could (native steering,
+ * plans, subagents).
  */
 export const claudeCapabilities: ProviderCapabilities = ProviderCapabilities.parse({
   version: 'claude-agent-sdk/0.3.332',
   sessions: {
     supportsMultipleProviderThreadsPerSession: false,
-    supportsModelSwitchInSession: false,
+    supportsModelSwitchInSession: true,
     supportsProviderSwitchingViaHandoff: false,
-    supportsRuntimeModeSwitchInSession: false,
+    supportsRuntimeModeSwitchInSession: true,
     pendingRequestsSurviveRestart: false,
   },
   // The session id is the native thread (resumed by id after its process is gone).
   threads: {
     canCreateEmptyThread: true,
     canReadThreadSnapshot: false,
-    canRollbackThread: false,
-    canForkThread: false,
-    canForkFromTurn: false,
+    // Both by a new session resuming another up to a chain entry (`resumeSessionAt` + `forkSession`): claude-conversation.ts.
+    canRollbackThread: true,
+    canForkThread: true,
+    canForkFromTurn: true,
     canForkFromSubagentThread: false,
     exposesNativeThreadId: true,
   },
@@ -32,14 +33,17 @@ export const claudeCapabilities: ProviderCapabilities = ProviderCapabilities.par
     emitsTurnStarted: true,
     emitsTurnCompleted: true,
     supportsInterrupt: true,
+    // A message sent mid-turn is folded into a running tool's result, but during streamed text the
+    // agent queues it as the next turn: it does not reliably land in the running turn. Interrupt and restart does.
     supportsActiveSteering: false,
-    supportsSteeringByInterruptRestart: false,
+    supportsSteeringByInterruptRestart: true,
     supportsQueuedMessages: false,
     terminalStatusQuality: 'strong',
   },
   streaming: {
     streamsAssistantText: true,
-    streamsReasoning: false,
+    // Thinking blocks stream as `thinking_delta`s into a reasoning node.
+    streamsReasoning: true,
     streamsToolOutput: false,
     streamsPlanText: false,
     emitsMessageCompleted: true,
@@ -60,39 +64,47 @@ export const claudeCapabilities: ProviderCapabilities = ProviderCapabilities.par
     supportsFileChangeApproval: false,
     supportsApplyPatchApproval: false,
     approvalsHaveNativeRequestIds: true,
-    approvalCallbacksAreLiveOnly: false,
-    approvalsCanOriginateFromSubagents: false,
+    // `canUseTool` is a callback into the live query: it dies with the agent process (and with Baton).
+    approvalCallbacksAreLiveOnly: true,
+    // A subagent's asks reach `canUseTool` (with its agent id): requests under its tool's node (claude-subagents.ts).
+    approvalsCanOriginateFromSubagents: true,
   },
   planning: {
-    emitsPlanUpdated: false,
-    emitsTodoList: false,
-    emitsProposedPlan: false,
-    supportsStructuredQuestions: false,
+    emitsPlanUpdated: true,
+    emitsTodoList: true,
+    // ExitPlanMode's plan (the agent's plan file) is a final proposed plan, whole: no plan deltas.
+    emitsProposedPlan: true,
+    // AskUserQuestion is a user-input request, answered by question text.
+    supportsStructuredQuestions: true,
     planDeltasHaveItemIds: false,
   },
+  // The `Agent` tool's subagents are subagent nodes: `task_started` / `parent_tool_use_id` / `task_notification`
+  // (claude-subagents.ts). A subagent has no provider thread of Baton's (its transcript lives in the parent session).
   subagents: {
-    supportsSubagents: false,
+    supportsSubagents: true,
     exposesSubagentThreadIds: false,
-    emitsSubagentLifecycle: false,
+    emitsSubagentLifecycle: true,
     canWaitForSubagents: false,
     canCloseSubagents: false,
     canForkSubagentThread: false,
   },
-  // No reseed or handoff is sent to Claude yet.
+  // A reseed is sent (as user text); no handoff between providers yet.
   context: {
     acceptsSystemContext: false,
     acceptsDeveloperContext: false,
-    acceptsSyntheticUserContext: false,
+    // A replacement provider thread's first message carries Baton's account of the earlier runs, as user text.
+    acceptsSyntheticUserContext: true,
     canGenerateSummaries: false,
-    canConsumeHandoffSummaries: false,
+    canConsumeHandoffSummaries: true,
     supportsDeltaHandoff: false,
     supportsFullThreadHandoff: false,
     maxRecommendedHandoffChars: 40_000,
   },
   checkpointing: {
     appCanCheckpointFilesystem: true,
-    supportsNestedCheckpointScopes: false,
-    providerCanRollbackConversation: false,
+    // A subagent node ends -> its own checkpoint scope is captured (execution-node.machine.ts).
+    supportsNestedCheckpointScopes: true,
+    providerCanRollbackConversation: true,
     providerRollbackReturnsSnapshot: false,
     providerCanReadConversationSnapshot: false,
   },

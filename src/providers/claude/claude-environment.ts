@@ -50,7 +50,8 @@ export function ensureClaudeSessionDirs(dirs: ClaudeSessionDirs): ClaudeSessionD
 
 /**
  * What the agent may inherit from Baton's environment: how to find programs and how to
- * print text. Nothing else (no tokens, no `IS_SANDBOX`, no proxies, no `ANTHROPIC_*`).
+ * print text. Nothing else (no tokens, no proxies, no `ANTHROPIC_*`, no `IS_SANDBOX`:
+ * `claudeOptions` sets its own).
  */
 const INHERITED = ['PATH', 'SHELL', 'LANG', 'LC_ALL', 'LC_CTYPE', 'TZ'] as const;
 
@@ -84,6 +85,12 @@ export function claudeEnv(input: ClaudeEnvInput): Record<string, string> {
     CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
     DISABLE_TELEMETRY: '1',
     DISABLE_AUTOUPDATER: '1',
+    // TodoWrite (Baton's todo list) instead of the agent's task tools, which it offers by default.
+    CLAUDE_CODE_ENABLE_TASKS: 'false',
+    // Subagents (and commands) the model asks to run in the background run in the foreground:
+    // the runtime ends a run's requests with it, so a background helper's approval could not be
+    // answered, and its work would go on after the run it belongs to.
+    CLAUDE_CODE_DISABLE_BACKGROUND_TASKS: '1',
   };
 }
 
@@ -120,7 +127,8 @@ export interface ClaudeOptionsInput {
   cwd: string;
   model: string;
   env: Record<string, string>;
-  canUseTool: CanUseTool;
+  /** Optional here: the adapter adds its own per session. */
+  canUseTool?: CanUseTool;
   abortController?: AbortController;
   /** A session id to resume (its transcript must be in the same `CLAUDE_CONFIG_DIR`). */
   resume?: string;
@@ -128,19 +136,28 @@ export interface ClaudeOptionsInput {
   pathToClaudeCodeExecutable?: string;
 }
 
-/** The SDK options of one long-lived streaming-input query. */
-export function claudeOptions(input: ClaudeOptionsInput): Options {
+/**
+ * The SDK options of one long-lived streaming-input query. It starts in the `default` mode;
+ * each turn then applies its thread's settings (`applyTurnSettings`), `bypassPermissions`
+ * for a full-access thread included: the agent is always started able to switch to it.
+ * As root the agent refuses that ("cannot be used with root/sudo privileges") unless
+ * `IS_SANDBOX=1` (measured), so as root it gets that too.
+ */
+export function claudeOptions(input: ClaudeOptionsInput, uid: number | null = process.getuid?.() ?? null): Options {
   return {
     pathToClaudeCodeExecutable: input.pathToClaudeCodeExecutable ?? claudeBinaryPath(),
     cwd: input.cwd,
     model: input.model,
-    env: input.env,
-    canUseTool: input.canUseTool,
+    env: uid === 0 ? { ...input.env, IS_SANDBOX: '1' } : input.env,
+    ...(input.canUseTool ? { canUseTool: input.canUseTool } : {}),
     // No user, project or local settings files: nothing on disk widens or narrows permissions.
     settingSources: [],
-    // Explicit: every tool that needs permission goes through `canUseTool`.
+    // Explicit: every tool that needs permission goes through `canUseTool` until a turn's settings say otherwise.
     permissionMode: 'default',
+    allowDangerouslySkipPermissions: true,
     includePartialMessages: true,
+    // A subagent's own text (its stream is never forwarded): shown under its node.
+    forwardSubagentText: true,
     ...(input.abortController ? { abortController: input.abortController } : {}),
     ...(input.resume ? { resume: input.resume } : {}),
     ...(input.stderr ? { stderr: input.stderr } : {}),

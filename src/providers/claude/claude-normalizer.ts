@@ -12,14 +12,17 @@ import type {
 import type { ProviderEvent } from '../../domain/provider-events.js';
 import type { IdSource } from '../../domain/sources.js';
 import type { NormalizerScope, ProviderNormalizer } from '../provider.js';
+import { ClaudeSubagents } from './claude-subagents.js';
+import { ClaudeItems } from './claude-tool-items.js';
 
 /**
  * The Claude agent's SDK messages -> Baton's provider events, for one app thread's session.
  * A turn is one user message Baton sent: the first message after it starts the turn, its
  * `result` ends it. Streamed `text_delta`s are the message's deltas; the whole `assistant`
  * message is the truth for its text (after a stream error the agent retries without
- * streaming, and the reply arrives only whole). Tool uses become tool nodes, completed by
- * their `tool_result`. Only top-level frames are read (subagent frames are not mapped yet).
+ * streaming, and the reply arrives only whole). Thinking, tool uses and the planning tools
+ * are items (claude-tool-items.ts). The `Agent` tool's subagents, and every frame from inside
+ * one (`parent_tool_use_id` set) or about one (`task_*`), are subagent nodes (claude-subagents.ts).
  */
 
 /** The attempt a turn runs, and what Baton named it. */
@@ -35,18 +38,6 @@ export interface ClaudeTurnRef {
 
 const Block = z.looseObject({ type: z.string() });
 const TextBlock = z.looseObject({ type: z.literal('text'), text: z.string() });
-const ToolUseBlock = z.looseObject({
-  type: z.literal('tool_use'),
-  id: z.string(),
-  name: z.string(),
-  input: z.unknown(),
-});
-const ToolResultBlock = z.looseObject({
-  type: z.literal('tool_result'),
-  tool_use_id: z.string(),
-  content: z.unknown().optional(),
-  is_error: z.boolean().optional(),
-});
 
 const SdkMessage = z.discriminatedUnion('type', [
   z.looseObject({ type: z.literal('system'), subtype: z.string(), session_id: z.string() }),
@@ -59,7 +50,9 @@ const SdkMessage = z.discriminatedUnion('type', [
       type: z.string(),
       index: z.number().optional(),
       content_block: Block.optional(),
-      delta: z.looseObject({ type: z.string(), text: z.string().optional() }).optional(),
+      delta: z
+        .looseObject({ type: z.string(), text: z.string().optional(), thinking: z.string().optional() })
+        .optional(),
     }),
   }),
   z.looseObject({
@@ -90,17 +83,6 @@ interface OpenText {
   streamed: string;
 }
 
-/** The text of a tool result's content, when it is cheap to tell. */
-function resultText(content: unknown): string | null {
-  if (typeof content === 'string') return content;
-  if (!Array.isArray(content)) return null;
-  const texts = content.flatMap((b) => {
-    const text = TextBlock.safeParse(b);
-    return text.success ? [text.data.text] : [];
-  });
-  return texts.length ? texts.join('\n') : null;
-}
-
 export const createClaudeNormalizer = (scope: NormalizerScope): ClaudeNormalizer => new ClaudeNormalizer(scope);
 
 export class ClaudeNormalizer implements ProviderNormalizer {
@@ -118,8 +100,10 @@ export class ClaudeNormalizer implements ProviderNormalizer {
   /** The session id each provider thread is bound to already (no second `thread.loaded`). */
   private readonly loaded = new Map<string, string>();
   private readonly texts: OpenText[] = [];
-  /** tool_use id -> its node. */
-  private readonly tools = new Map<string, NodeId>();
+  private readonly items: ClaudeItems;
+  private readonly subagents: ClaudeSubagents;
+  /** A background subagent ended with no turn running: the agent's next turn is its own, not Baton's. */
+  private ownTurnDue = false;
   /** Frames that did not read as an SDK message Baton knows. */
   unknown = 0;
 
@@ -127,6 +111,8 @@ export class ClaudeNormalizer implements ProviderNormalizer {
     this.threadId = scope.threadId;
     this.sessionId = scope.sessionId;
     this.ids = scope.ids;
+    this.items = new ClaudeItems(scope.threadId, scope.ids);
+    this.subagents = new ClaudeSubagents(scope.threadId, scope.ids);
   }
 
   /** Baton sent a user message for this attempt: the next frames are its turn. */
@@ -141,9 +127,25 @@ export class ClaudeNormalizer implements ProviderNormalizer {
     return this.pending;
   }
 
-  /** The node of a tool use, if the agent has announced it. */
+  /** The node of a tool use (the turn's own or a subagent's), if the agent has announced it. */
   toolNode(toolUseId: string): NodeId | null {
-    return this.tools.get(toolUseId) ?? null;
+    return this.items.toolNode(toolUseId) ?? this.subagents.toolNode(toolUseId);
+  }
+
+  /**
+   * Where a permission ask belongs: a subagent's (`agentId` set) to its run and tool node,
+   * which may outlive the turn that spawned it; else the active turn's. Null when neither.
+   */
+  askContext(toolUseId: string, agentId: string | undefined): { runId: RunId; parentNodeId: NodeId } | null {
+    const inSubagent = this.subagents.askContext(toolUseId, agentId);
+    if (inSubagent) return inSubagent;
+    const ref = this.active;
+    return ref ? { runId: ref.runId, parentNodeId: this.toolNode(toolUseId) ?? ref.rootNodeId } : null;
+  }
+
+  /** The agent is gone: its subagents still running end interrupted. */
+  closeSubagents(): ProviderEvent[] {
+    return this.subagents.closeAll();
   }
 
   normalize(frame: unknown): ProviderEvent[] {
@@ -156,24 +158,53 @@ export class ClaudeNormalizer implements ProviderNormalizer {
     const m = parsed.data;
     if (m.type === 'system' && m.subtype === 'init') this.nativeSessionId = m.session_id;
     const events = this.start(m);
+    // A subagent's frames are its own whichever turn runs: a background one outlives its parent's turn.
+    if (m.type === 'system' && m.subtype.startsWith('task_')) {
+      const task = this.subagents.task(m);
+      if (!this.active && m.subtype === 'task_notification' && task.length) this.ownTurnDue = true;
+      return [...events, ...task];
+    }
+    if (m.type !== 'system' && m.type !== 'command_lifecycle' && m.type !== 'result' && m.parent_tool_use_id !== null)
+      return [...events, ...this.subagents.inside(m.parent_tool_use_id, m)];
     const ref = this.active;
-    if (!ref) return events;
+    if (!ref) return [...events, ...this.unasked(m)];
     return [...events, ...this.onTurn(m, ref)];
   }
 
   /**
+   * A turn Baton did not ask for ended: the agent answers a background subagent's
+   * notification on its own. No run holds it; its answer is said as a warning, not lost.
+   */
+  private unasked(m: SdkMessage): ProviderEvent[] {
+    if (m.type !== 'result') return [];
+    this.ownTurnDue = false;
+    if (m.subtype !== 'success') return [];
+    const said = m.result ? `: ${m.result.slice(0, 500)}` : '';
+    return [
+      {
+        type: 'warning',
+        threadId: this.threadId,
+        runId: null,
+        message: `the Claude agent ran a turn of its own (after a background subagent ended)${said}`,
+      },
+    ];
+  }
+
+  /**
    * Baton's message begins its turn when the agent starts it (`command_lifecycle started`
-   * with its uuid), or at the latest with the turn's `system/init`; the `completed` of the
-   * turn before, which comes after that turn's `result`, begins nothing. The session id is
-   * bound to the turn's provider thread.
+   * with its uuid), or at the latest with the turn's `system/init` (but not the `init` of the
+   * turn the agent runs of its own after a background subagent's notification); the
+   * `completed` of the turn before, which comes after that turn's `result`, begins nothing.
+   * The session id is bound to the turn's provider thread.
    */
   private start(m: SdkMessage): ProviderEvent[] {
     const ref = this.pending;
     if (!ref || this.active) return [];
     const begins =
       (m.type === 'command_lifecycle' && m.command_uuid === ref.uuid && m.state !== 'completed') ||
-      (m.type === 'system' && m.subtype === 'init');
+      (m.type === 'system' && m.subtype === 'init' && !this.ownTurnDue);
     if (!begins) return [];
+    this.ownTurnDue = false;
     this.pending = null;
     this.active = ref;
     const t = this.threadId;
@@ -217,12 +248,15 @@ export class ClaudeNormalizer implements ProviderNormalizer {
       case 'command_lifecycle':
         return [];
       case 'stream_event': {
-        if (m.parent_tool_use_id !== null) return [];
         const e = m.event;
         if (e.type === 'content_block_start' && e.content_block?.type === 'text') {
           this.texts.push({ messageId: this.ids.next('message'), streamed: '' });
           return [];
         }
+        if (e.type === 'content_block_start' && e.content_block?.type === 'thinking')
+          return this.items.thinkingStarted(ref);
+        if (e.type === 'content_block_delta' && e.delta?.type === 'thinking_delta')
+          return this.items.thinkingDelta(e.delta.thinking ?? '', ref);
         if (e.type === 'content_block_delta' && e.delta?.type === 'text_delta' && e.delta.text) {
           let open = this.texts.at(-1);
           if (!open) {
@@ -238,7 +272,7 @@ export class ClaudeNormalizer implements ProviderNormalizer {
       }
       case 'assistant': {
         // An API error the agent reports as a synthetic reply: the result says it as the run's error.
-        if (m.parent_tool_use_id !== null || m.error !== undefined) return [];
+        if (m.error !== undefined) return [];
         return m.message.content.flatMap((block): ProviderEvent[] => {
           const text = TextBlock.safeParse(block);
           if (text.success) {
@@ -246,49 +280,16 @@ export class ClaudeNormalizer implements ProviderNormalizer {
             const messageId = this.texts.shift()?.messageId ?? this.ids.next('message');
             return [{ type: 'message.completed', ...on, nodeId: ref.rootNodeId, messageId, text: text.data.text }];
           }
-          const tool = ToolUseBlock.safeParse(block);
-          if (!tool.success || this.tools.has(tool.data.id)) return [];
-          const nodeId = this.ids.next('node');
-          this.tools.set(tool.data.id, nodeId);
-          return [
-            {
-              type: 'node.started',
-              ...on,
-              nodeId,
-              parentNodeId: ref.rootNodeId,
-              attemptId: ref.attemptId,
-              kind: 'tool_call',
-              title: tool.data.name,
-            },
-            {
-              type: 'node.detail',
-              ...on,
-              nodeId,
-              text: null,
-              detail: { tool: tool.data.name, toolUseId: tool.data.id, input: tool.data.input },
-            },
-          ];
+          if (ClaudeSubagents.isSpawn(block)) return this.subagents.spawn(block, ref);
+          return this.items.block(block, ref);
         });
       }
       case 'user': {
-        if (m.parent_tool_use_id !== null || typeof m.message.content === 'string') return [];
-        return m.message.content.flatMap((block): ProviderEvent[] => {
-          const result = ToolResultBlock.safeParse(block);
-          const nodeId = result.success ? this.tools.get(result.data.tool_use_id) : undefined;
-          if (!result.success || !nodeId) return [];
-          this.tools.delete(result.data.tool_use_id);
-          const failed = result.data.is_error === true;
-          return [
-            {
-              type: 'node.detail',
-              ...on,
-              nodeId,
-              text: resultText(result.data.content),
-              detail: { isError: failed },
-            },
-            { type: 'node.completed', ...on, nodeId, status: failed ? 'failed' : 'completed' },
-          ];
-        });
+        if (typeof m.message.content === 'string') return [];
+        const run = m['tool_use_result'];
+        return m.message.content.flatMap(
+          (block) => this.subagents.result(block, ref, run) ?? this.items.result(block, ref),
+        );
       }
       case 'result':
         return this.end(m, ref);
@@ -318,14 +319,10 @@ export class ClaudeNormalizer implements ProviderNormalizer {
           messageId: open.messageId,
           text: open.streamed,
         });
-    for (const nodeId of this.tools.values())
-      events.push({
-        type: 'node.completed',
-        ...on,
-        nodeId,
-        status: status === 'completed' ? 'completed' : 'interrupted',
-      });
-    this.tools.clear();
+    events.push(
+      ...this.subagents.turnEnded(ref, status === 'completed'),
+      ...this.items.end(status === 'completed', ref),
+    );
     this.active = null;
     this.interruptRequested = false;
     events.push(

@@ -1,10 +1,12 @@
-import type { CanUseTool, PermissionResult } from '@anthropic-ai/claude-agent-sdk';
+import type { CanUseTool, PermissionResult, PermissionUpdate } from '@anthropic-ai/claude-agent-sdk';
 import type { ProviderHost } from '../../actors/provider-host.js';
+import type { Question } from '../../domain/entities.js';
 import { BatonError } from '../../domain/errors.js';
 import type { ProviderSessionId, RuntimeRequestId, ThreadId } from '../../domain/ids.js';
 import type { ProviderEvent } from '../../domain/provider-events.js';
 import type { ApprovalDecision, RuntimeRequestKind } from '../../domain/statuses.js';
 import type { ClaudeNormalizer } from './claude-normalizer.js';
+import { batonQuestions, claudeAnswers } from './claude-questions.js';
 
 /** The session a permission ask comes from, as the permissions see it. */
 export interface PermissionSession {
@@ -13,9 +15,15 @@ export interface PermissionSession {
 }
 
 /** A permission callback waiting on the user's answer. */
-interface PendingApproval {
-  toolUseId: string;
+interface PendingAsk {
+  session: PermissionSession;
   input: Record<string, unknown>;
+  /** The questions of an `AskUserQuestion` (answered with `answers`, not a decision). */
+  questions: Question[] | null;
+  /** The agent's rules for "don't ask again" (given back, session-scoped, on accept for session). */
+  suggestions: PermissionUpdate[];
+  /** What an accept for session lets through without asking (see `sessionKey`). */
+  key: string;
   answer(result: PermissionResult): void;
 }
 
@@ -43,6 +51,26 @@ export const denied = (message: string, interrupt = false): PermissionResult => 
   ...(interrupt ? { interrupt: true } : {}),
 });
 
+/**
+ * ExitPlanMode's answer. The plan is already Baton's proposed plan (the normalizer reads it
+ * off the tool use); implementing it is a new run the user starts, so the agent stays in plan
+ * mode and ends its turn (feature-lifecycles: "Proposed plan implementation creates a new run").
+ */
+export const PLAN_PROPOSED =
+  'Baton has shown your plan to the user as a proposed plan. Stay in plan mode and end your turn now: ' +
+  'the user will ask for its implementation in a new message.';
+
+/** An exact tool use: what Baton lets through again in the session after an accept for session. */
+const sessionKey = (toolName: string, input: Record<string, unknown>) => `${toolName} ${JSON.stringify(input)}`;
+
+/**
+ * The agent's suggestions, kept to this session: its rules would otherwise go to
+ * `localSettings`, a `.claude/settings.local.json` written into the user's workspace (measured),
+ * which Baton's agents never read (`settingSources: []`). A mode change is the thread's settings' call.
+ */
+const sessionScoped = (suggestions: PermissionUpdate[]): PermissionUpdate[] =>
+  suggestions.flatMap((s) => (s.type === 'setMode' ? [] : [{ ...s, destination: 'session' as const }]));
+
 const sessionStatus = (
   threadId: ThreadId,
   sessionId: ProviderSessionId,
@@ -51,54 +79,124 @@ const sessionStatus = (
 
 /**
  * The agent's permission asks (`canUseTool`): each becomes an approval request on the
- * tool's node and waits for the user's answer (`respond`). An interrupt, a stop or the
- * agent's end denies every pending one (`denyAll`).
+ * tool's node and waits for the user's answer (`respond`); `AskUserQuestion` becomes a
+ * user-input request with its questions; `ExitPlanMode` is answered by Baton itself. An
+ * interrupt, a stop or the agent's end denies every pending one (`denyAll`); an ask the agent
+ * withdraws (its signal aborts) closes its request.
  */
 export class ClaudePermissions {
-  private readonly approvals = new Map<RuntimeRequestId, PendingApproval>();
+  private readonly asks = new Map<RuntimeRequestId, PendingAsk>();
+  /** Exact tool uses accepted for the session, per session. */
+  private readonly acceptedForSession = new WeakMap<PermissionSession, Set<string>>();
 
   constructor(private readonly options: ClaudePermissionsOptions) {}
 
+  /** Asks waiting on the user (the turn watchdog pauses while there are any). */
+  get pending(): number {
+    return this.asks.size;
+  }
+
   /** The `canUseTool` callback of one session. */
   canUseTool(session: PermissionSession): CanUseTool {
-    return (toolName, input, { toolUseID, signal }) => {
-      const ref = session.normalizer.active;
-      if (!ref || !this.options.isCurrent(session)) return Promise.resolve(denied('No Baton run is active.'));
+    return (toolName, input, { toolUseID, agentID, signal, suggestions }) => {
+      // A subagent's ask (`agentID`) belongs to its run and tool node, even after its parent's turn ended.
+      const at = session.normalizer.askContext(toolUseID, agentID);
+      if (!at || !this.options.isCurrent(session)) return Promise.resolve(denied('No Baton run is active.'));
+      if (toolName === 'ExitPlanMode') return Promise.resolve(denied(PLAN_PROPOSED));
+      const key = sessionKey(toolName, input);
+      if (this.acceptedForSession.get(session)?.has(key))
+        return Promise.resolve({ behavior: 'allow', updatedInput: input });
+      const questions = toolName === 'AskUserQuestion' ? batonQuestions(input) : null;
+      if (toolName === 'AskUserQuestion' && !questions)
+        return Promise.resolve(denied('Baton could not read these questions.'));
       const { host, threadId } = this.options;
       const requestId = host.ids.next('request');
+      const nodeId = host.ids.next('node');
       const command = typeof input.command === 'string' ? input.command : null;
+      const on = { threadId, runId: at.runId };
       return new Promise<PermissionResult>((resolve) => {
         const answer = (result: PermissionResult) => {
-          if (this.approvals.delete(requestId)) resolve(result);
+          if (this.asks.delete(requestId)) resolve(result);
         };
-        this.approvals.set(requestId, { toolUseId: toolUseID, input, answer });
-        signal.addEventListener('abort', () => answer(denied('The request was aborted.')), { once: true });
-        this.options.forward([
-          {
-            type: 'request.opened',
-            threadId,
-            runId: ref.runId,
-            requestId,
-            nodeId: host.ids.next('node'),
-            parentNodeId: session.normalizer.toolNode(toolUseID) ?? ref.rootNodeId,
-            kind: requestKind(toolName),
-            prompt: command ?? `Allow ${toolName}?`,
-            details: { toolName, toolUseId: toolUseID, input },
-            providerSessionId: session.sessionId,
+        this.asks.set(requestId, {
+          session,
+          input,
+          questions,
+          suggestions: suggestions ?? [],
+          key,
+          answer,
+        });
+        signal.addEventListener(
+          'abort',
+          () => {
+            if (!this.asks.has(requestId)) return;
+            answer(denied('The request was aborted.'));
+            this.options.forward([
+              { type: 'request.closed', threadId, requestId, reason: 'the Claude agent withdrew the request' },
+            ]);
           },
-          sessionStatus(threadId, session.sessionId, 'waiting'),
-        ]);
+          { once: true },
+        );
+        const opened: ProviderEvent = {
+          type: 'request.opened',
+          ...on,
+          requestId,
+          nodeId,
+          parentNodeId: at.parentNodeId,
+          kind: questions ? 'user_input' : requestKind(toolName),
+          prompt: questions ? questions[0]!.question : (command ?? `Allow ${toolName}?`),
+          details: { toolName, toolUseId: toolUseID, input, ...(agentID ? { agentId: agentID } : {}) },
+          providerSessionId: session.sessionId,
+        };
+        // Structured questions are also an artifact, on the request's node (as Codex's are).
+        const asked: ProviderEvent[] = questions
+          ? [
+              {
+                type: 'plan.updated',
+                ...on,
+                nodeId,
+                planId: host.ids.next('plan'),
+                kind: 'questions',
+                text: questions[0]!.question,
+                steps: [],
+                questions,
+              },
+            ]
+          : [];
+        this.options.forward([opened, ...asked, sessionStatus(threadId, session.sessionId, 'waiting')]);
       });
     };
   }
 
-  /** The user's answer to a pending ask. */
-  respond(requestId: RuntimeRequestId, decision: ApprovalDecision | null, session: PermissionSession | null): void {
-    const pending = this.approvals.get(requestId);
-    if (!pending || !session)
+  /** The user's answer to a pending ask: a decision, or the answers to its questions. */
+  respond(
+    requestId: RuntimeRequestId,
+    decision: ApprovalDecision | null,
+    session: PermissionSession | null,
+    answers: Record<string, string | string[]> | null = null,
+  ): void {
+    const pending = this.asks.get(requestId);
+    if (!pending || !session || pending.session !== session)
       throw new BatonError('not_resumable', `the Claude permission callback for request ${requestId} is gone`);
-    if (decision === 'accept' || decision === 'acceptForSession') {
-      pending.answer({ behavior: 'allow', updatedInput: pending.input });
+    if (pending.questions && answers) {
+      pending.answer({
+        behavior: 'allow',
+        updatedInput: { ...pending.input, answers: claudeAnswers(pending.questions, answers) },
+      });
+    } else if (pending.questions && decision !== 'cancel') {
+      throw new BatonError('invalid_payload', `request ${requestId} asks questions: answer them`);
+    } else if (decision === 'accept' || decision === 'acceptForSession') {
+      const forSession = decision === 'acceptForSession';
+      if (forSession) {
+        const accepted = this.acceptedForSession.get(session) ?? new Set<string>();
+        accepted.add(pending.key);
+        this.acceptedForSession.set(session, accepted);
+      }
+      pending.answer({
+        behavior: 'allow',
+        updatedInput: pending.input,
+        ...(forSession && pending.suggestions.length ? { updatedPermissions: sessionScoped(pending.suggestions) } : {}),
+      });
     } else if (decision === 'cancel') {
       // Cancel stops the turn as well: its end is an interruption.
       session.normalizer.interruptRequested = true;
@@ -111,7 +209,7 @@ export class ClaudePermissions {
 
   /** Denies every pending ask (the turn is stopping or the agent is gone) and closes its request. */
   denyAll(message: string): void {
-    for (const [requestId, pending] of [...this.approvals]) {
+    for (const [requestId, pending] of [...this.asks]) {
       pending.answer(denied(message, true));
       this.options.forward([{ type: 'request.closed', threadId: this.options.threadId, requestId, reason: message }]);
     }

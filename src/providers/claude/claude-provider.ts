@@ -3,30 +3,22 @@ import type { ProviderHost, ProviderRuntime } from '../../actors/provider-host.j
 import type { ProviderEffectKind } from '../../domain/effects.js';
 import { toErrorInfo } from '../../domain/errors.js';
 import { ThreadId } from '../../domain/ids.js';
+import { seededText } from '../../context/reseed.js';
 import type { Provider } from '../provider.js';
-import { ClaudeThreadAdapter } from './claude-adapter.js';
+import { ClaudeThreadAdapter, type ClaudeAdapterOptions } from './claude-adapter.js';
 import { claudeCapabilities } from './claude-capabilities.js';
-import type { ClaudeEndpoint } from './claude-environment.js';
 import { createClaudeNormalizer } from './claude-normalizer.js';
-import type { AgentProcessFactory } from './claude-process.js';
 
-export interface ClaudeProviderOptions {
-  endpoint: ClaudeEndpoint;
-  /** Per-thread agent folders live under `<dataDir>/claude/<thread>/`. */
-  dataDir: string;
-  /** The real key for a configured endpoint; the dummy otherwise. */
-  apiKey?: string;
-  /** Where each agent process comes from (record and replay channels give theirs); default: the real binary. */
-  processFor?: AgentProcessFactory;
-}
+/** What the adapters share: the endpoint, the data dir, the key, the process source and the timeouts. */
+export type ClaudeProviderOptions = Omit<ClaudeAdapterOptions, 'host'>;
 
 /** Claude's registration, with these effect handlers. */
 export const claudeProvider = (handlers: Provider['handlers']): Provider => ({
   id: 'claude',
   capabilities: claudeCapabilities,
   handlers,
-  // Not carried yet: the agent runs the endpoint's model in its `default` permission mode.
-  appliedSettings: [],
+  // Each turn applies them to the live agent: permission mode and rules, model (claude-turn-settings.ts).
+  appliedSettings: ['model', 'runtimeMode', 'interactionMode'],
   createNormalizer: createClaudeNormalizer,
 });
 
@@ -35,6 +27,7 @@ const providerEffects: ProviderEffectKind[] = [
   'provider.turn.start',
   'provider.turn.interrupt',
   'provider.runtime-request.respond',
+  'provider.thread.rollback',
   'provider.session.stop',
 ];
 
@@ -62,13 +55,7 @@ export class ClaudeProvider {
   adapter(threadId: string): ClaudeThreadAdapter {
     let adapter = this.adapters.get(threadId);
     if (!adapter) {
-      adapter = new ClaudeThreadAdapter(ThreadId.parse(threadId), {
-        host: this.port,
-        endpoint: this.options.endpoint,
-        dataDir: this.options.dataDir,
-        ...(this.options.apiKey ? { apiKey: this.options.apiKey } : {}),
-        ...(this.options.processFor ? { processFor: this.options.processFor } : {}),
-      });
+      adapter = new ClaudeThreadAdapter(ThreadId.parse(threadId), { ...this.options, host: this.port });
       this.adapters.set(threadId, adapter);
     }
     return adapter;
@@ -78,7 +65,12 @@ export class ClaudeProvider {
   handlers(): Partial<Record<ProviderEffectKind, EffectHandler>> {
     const handler: EffectHandler = async (effect, worker) => {
       try {
-        await this.adapter(effect.threadId).carryOut(effect);
+        // A provider_recovery attempt's provider thread lacks the history: Baton's own account goes first, as user text.
+        const seed = await worker.reseed(effect, claudeCapabilities.context.maxRecommendedHandoffChars);
+        const payload = effect.payload;
+        await this.adapter(effect.threadId).carryOut(
+          seed ? { ...effect, payload: { ...payload, text: seededText(seed, String(payload.text ?? '')) } } : effect,
+        );
         await worker.complete(effect);
       } catch (error) {
         await worker.fail(effect, toErrorInfo(error));

@@ -70,7 +70,8 @@ export type MessagesTurn =
 
 const ContentBlockIn = z.looseObject({ type: z.string() });
 const MessageIn = z.looseObject({
-  role: z.enum(['user', 'assistant']),
+  // The agent sends `system` messages too, for some models (a switch to claude-opus-4-1, for one).
+  role: z.enum(['user', 'assistant', 'system']),
   content: z.union([z.string(), z.array(ContentBlockIn)]),
 });
 const CountTokensBody = z.looseObject({
