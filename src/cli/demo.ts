@@ -2,14 +2,17 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
+import { z } from 'zod';
 import { BatonClient } from '../client/baton-client.js';
 import { loadConfig } from '../config.js';
 import { BatonError } from '../domain/errors.js';
 import type { DomainEvent } from '../domain/events.js';
 import type { RunId } from '../domain/ids.js';
 import type { ModelTurn, Responder } from '../providers/model/scripted-model-server.js';
-import { startBaton } from '../app/baton-app.js';
+import { startBaton, type StartOptions } from '../app/baton-app.js';
+import type { Config } from '../config.js';
 import { accepted, MessageSent, resultOf, ThreadCreated } from './command-results.js';
+import { claudeDemoPrompts, startClaudeDemoModel } from './demo-claude.js';
 import { describeEvent } from './describe-event.js';
 
 /** What the offline model does in the demo, one entry per model request. */
@@ -28,23 +31,55 @@ const script: ModelTurn[] = [
 const demoResponder: Responder = (_request, index) =>
   script[index] ?? { kind: 'text', text: 'That is all for the demo.' };
 
+/** The agents the demo can run. */
+export const DemoProvider = z.enum(['codex', 'claude']);
+export type DemoProvider = z.infer<typeof DemoProvider>;
+
+/** How Baton is started for a provider's demo, and what to stop after it. */
+async function demoSetup(
+  provider: DemoProvider,
+  dataDir: string,
+): Promise<{ config: Config; options: StartOptions; stop: () => Promise<void> }> {
+  if (provider === 'codex')
+    return {
+      config: loadConfig({}, { dataDir, port: 0, model: 'scripted' }),
+      options: { responder: demoResponder },
+      stop: async () => undefined,
+    };
+  // The demo's own scripted Messages-API model, given to Baton as Claude's endpoint (Codex keeps its offline one).
+  const model = await startClaudeDemoModel();
+  return {
+    config: loadConfig({}, { dataDir, port: 0, claudeBaseUrl: model.baseUrl }),
+    options: {},
+    stop: () => model.stop(),
+  };
+}
+
 /**
- * `baton demo`: a short conversation through the real Codex and the offline model, in a
- * temporary workspace, printing the turn items as they stream: a reply, a command
- * approval, an interrupt, and a rollback.
+ * `baton demo [--provider codex|claude]`: a short conversation through the real agent
+ * (Codex, or Claude through the Agent SDK) and an offline model, in a temporary workspace,
+ * printing the turn items as they stream: a reply, a command approval, an interrupt, and a
+ * rollback.
  */
-export async function demo(): Promise<void> {
+export async function demo(provider: DemoProvider = 'codex'): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'baton-demo-data-'));
   const workspace = mkdtempSync(join(tmpdir(), 'baton-demo-ws-'));
   const say = (line: string) => process.stdout.write(`${line}\n`);
-  const config = loadConfig({}, { dataDir, port: 0, model: 'scripted' });
-  say('Starting Baton with the offline scripted model...');
-  const app = await startBaton(config, pino({ level: 'warn' }, pino.destination(2)), { responder: demoResponder });
+  const setup = await demoSetup(provider, dataDir);
+  say(
+    `Starting Baton with the offline scripted model (the real ${provider === 'claude' ? 'Claude agent' : 'Codex'})...`,
+  );
+  const app = await startBaton(setup.config, pino({ level: 'warn' }, pino.destination(2)), setup.options).catch(
+    async (error: unknown) => {
+      await setup.stop();
+      throw error;
+    },
+  );
   const client = await BatonClient.connect(app.url, app.token);
   try {
     say(`Baton at ${app.url}; workspace ${workspace}`);
     const { threadId } = resultOf(
-      await client.command('thread.create', { cwd: workspace, title: 'Demo' }),
+      await client.command('thread.create', { cwd: workspace, title: 'Demo', provider }),
       ThreadCreated,
       'thread.create',
     );
@@ -77,7 +112,7 @@ export async function demo(): Promise<void> {
       next((e) => (e.type === 'run.terminal' && e.payload.runId === runId ? e : undefined), `run ${runId} to end`);
 
     say('\n1. A reply, streamed');
-    let run = await send('Say hello');
+    let run = await send(claudeDemoPrompts.hello);
     await runEnds(run.runId);
 
     say('\n2. A command that needs approval');
@@ -85,7 +120,7 @@ export async function demo(): Promise<void> {
       (e) => (e.type === 'runtime-request.opened' ? e.payload.request : undefined),
       'an approval request',
     );
-    run = await send('Create hello.txt');
+    run = await send(claudeDemoPrompts.write);
     const request = await opened;
     say('  (the demo approves it)');
     accepted(await client.command('runtime-request.respond', { requestId: request.id, decision: 'accept' }));
@@ -93,7 +128,7 @@ export async function demo(): Promise<void> {
     say(`  hello.txt exists: ${existsSync(join(workspace, 'hello.txt'))}`);
 
     say('\n3. An interrupt');
-    run = await send('Think about it for a long time');
+    run = await send(claudeDemoPrompts.think);
     await next(
       (e) => (e.type === 'run.status-changed' && e.payload.to === 'running' ? e : undefined),
       'the run to start',
@@ -108,6 +143,7 @@ export async function demo(): Promise<void> {
   } finally {
     client.close();
     await app.stop();
+    await setup.stop();
     rmSync(dataDir, { recursive: true, force: true });
     rmSync(workspace, { recursive: true, force: true });
   }

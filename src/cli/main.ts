@@ -1,12 +1,12 @@
 import { parseArgs } from 'node:util';
 import { toErrorInfo } from '../domain/errors.js';
 import { clientCommand } from './client-commands.js';
-import { UsageError } from './arguments.js';
+import { parseOptionalArgument, UsageError } from './arguments.js';
 
 const usage = `usage: baton <command> [options]
 
   serve        run Baton (what npm start runs)          --host --port --data-dir --token --model scripted
-  demo         a short conversation through the real Codex and the offline model, printed as it streams
+  demo         an offline conversation, printed live     [--provider codex|claude]
   threads      list threads                              --url --token
   new          create a thread on a workspace            <cwd> [title] [--provider codex|claude]
   send         send a message                            <threadId> <text> [--mode auto|steer_active|queue_after_active|...]
@@ -52,7 +52,10 @@ async function main(): Promise<void> {
   }
   // Loaded on demand: the client commands need no runtime, store or provider.
   if (command === 'serve') return (await import('./serve.js')).serve(flags);
-  if (command === 'demo') return (await import('./demo.js')).demo();
+  if (command === 'demo') {
+    const { demo, DemoProvider } = await import('./demo.js');
+    return demo(parseOptionalArgument(DemoProvider, flags.provider, 'demo --provider'));
+  }
   await clientCommand(command, args, { ...flags, hold: hold ? 'true' : undefined });
 }
 
