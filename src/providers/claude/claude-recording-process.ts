@@ -1,7 +1,8 @@
 import { RecordingChannel, withPlaceholders, type TranscriptEntry, type Vars } from '../transport/transcript.js';
 import type { AgentProcess } from './claude-process.js';
 import { SessionFilesRecorder, type SessionFiles } from './claude-transcript-files.js';
-import { AgentProcessChannel, ChannelProcess, ON_ITS_OWN } from './claude-transcript-process.js';
+import { ChildProcessChannel } from '../transport/line-channel.js';
+import { ChannelProcess, ON_ITS_OWN } from './claude-transcript-process.js';
 
 /**
  * The real agent process, recorded: every stream-json line the SDK writes to its stdin and
@@ -30,7 +31,7 @@ export class ClaudeRecording {
     this.toPlaceholders = withPlaceholders(vars);
     this.files = new SessionFilesRecorder(configDir);
     const asked = () => (this.askedToEnd = true);
-    const inner = new AgentProcessChannel(child);
+    const inner = new ChildProcessChannel(child, { afterStdout: true });
     // Before the recording hears a line: how far the session files are written when a turn ends.
     inner.onLine((line) => this.files.heard(line));
     this.channel = new RecordingChannel(

@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { constants } from 'node:os';
 import { Readable, Writable } from 'node:stream';
-import { ChannelBase, LineSplitter, type LineChannel } from '../transport/line-channel.js';
+import { LineSplitter, type LineChannel } from '../transport/line-channel.js';
 import type { AgentProcess } from './claude-process.js';
 
 /**
@@ -95,47 +95,5 @@ export class ChannelProcess extends EventEmitter implements AgentProcess {
     this.emit('exit', end.code, end.signal);
     // After the exit: the SDK keeps the last of the two as the query's error, and this one says why.
     if (end.error && this.listenerCount('error') > 0) this.emit('error', new Error(end.error));
-  }
-}
-
-/**
- * A real agent process as a line channel. It is closed once the process has exited and its
- * stdout has ended (every line it wrote is read first), as the SDK's own spawner does.
- */
-export class AgentProcessChannel extends ChannelBase {
-  constructor(readonly child: AgentProcess) {
-    super();
-    const splitter = new LineSplitter((line) => this.emitLine(line));
-    let exit: string | null = null;
-    let drained = false;
-    const close = () => {
-      if (exit && drained) this.finish(exit);
-    };
-    child.stdout.setEncoding('utf8');
-    child.stdout.on('data', (chunk: string) => splitter.push(chunk));
-    child.stdout.on('end', () => {
-      splitter.flush();
-      drained = true;
-      close();
-    });
-    child.stdin.on('error', () => undefined);
-    child.on('exit', (code, signal) => {
-      exit = signal ? `killed by ${signal}` : `exited with code ${code}`;
-      close();
-    });
-    child.on('error', (error) => this.finish(`failed to start: ${error.message}`));
-  }
-
-  send(line: string): Promise<void> {
-    if (this.closedReason) return Promise.reject(new Error(`process gone: ${this.closedReason}`));
-    return new Promise((resolve, reject) => {
-      const ok = this.child.stdin.write(`${line}\n`, (error) => (error ? reject(error) : undefined));
-      if (ok) resolve();
-      else this.child.stdin.once('drain', () => resolve());
-    });
-  }
-
-  close(): void {
-    this.child.stdin.end();
   }
 }

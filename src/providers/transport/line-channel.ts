@@ -1,4 +1,4 @@
-import type { ChildProcessWithoutNullStreams } from 'node:child_process';
+import type { Readable, Writable } from 'node:stream';
 
 /**
  * A bidirectional stream of text lines: a provider process's stdio, or a recorded
@@ -65,16 +65,44 @@ export class LineSplitter {
   }
 }
 
-/** The stdio of a child process, one JSON object per line. */
+/** What a line channel needs of a process: its pipes, its pid if it has one, and its end. */
+export interface LineProcess {
+  readonly pid?: number | undefined;
+  stdin: Writable;
+  stdout: Readable;
+  on(event: 'exit', listener: (code: number | null, signal: NodeJS.Signals | null) => void): unknown;
+  on(event: 'error', listener: (error: Error) => void): unknown;
+}
+
+/**
+ * The stdio of a child process, one JSON object per line. With `afterStdout`, it is closed
+ * only once the process has exited and its stdout has ended (every line it wrote is read
+ * first), as the Claude SDK's own spawner does.
+ */
 export class ChildProcessChannel extends ChannelBase {
-  constructor(readonly child: ChildProcessWithoutNullStreams) {
+  constructor(
+    readonly child: LineProcess,
+    options: { afterStdout?: boolean } = {},
+  ) {
     super();
     const splitter = new LineSplitter((line) => this.emitLine(line));
+    let exit: string | null = null;
+    let drained = !options.afterStdout;
+    const close = () => {
+      if (exit && drained) this.finish(exit);
+    };
     child.stdout.setEncoding('utf8');
     child.stdout.on('data', (chunk: string) => splitter.push(chunk));
-    child.stdout.on('end', () => splitter.flush());
+    child.stdout.on('end', () => {
+      splitter.flush();
+      drained = true;
+      close();
+    });
     child.stdin.on('error', () => undefined);
-    child.on('exit', (code, signal) => this.finish(signal ? `killed by ${signal}` : `exited with code ${code}`));
+    child.on('exit', (code, signal) => {
+      exit = signal ? `killed by ${signal}` : `exited with code ${code}`;
+      close();
+    });
     child.on('error', (error) => this.finish(`failed to start: ${error.message}`));
   }
 
