@@ -1,15 +1,11 @@
-import { spawnSync } from 'node:child_process';
-import { realpathSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../src/domain/sources.js';
-import type { Store } from '../../src/persistence/store.js';
+import { describe, expect, it } from 'vitest';
 import { claudeSessionDirs } from '../../src/providers/claude/claude-environment.js';
-import { ClaudeProvider } from '../../src/providers/claude/claude-provider.js';
 import { sessionMessages, transcriptOf } from '../../src/providers/claude/claude-sessions.js';
-import { ScriptedMessagesServer, type MessagesRequest } from '../../src/providers/model/scripted-messages-server.js';
-import { createHarness, type Harness } from '../support/runtime.js';
-import { TempFolders } from '../support/temp.js';
+import { claudeAgents, useLiveClaude } from '../support/live-claude.js';
+import { sessionOf, texts } from '../support/messages-request.js';
+import type { Harness } from '../support/runtime.js';
 
 /**
  * Claude's conversation over time, with the real agent against the scripted model, beyond
@@ -18,69 +14,15 @@ import { TempFolders } from '../support/temp.js';
  * fork point; the source goes on untouched), and after a resume the agent refuses (a
  * replacement provider thread whose first request carries Baton's reseed).
  */
-const temps = new TempFolders();
-const stores: Store[] = [];
-const providers: ClaudeProvider[] = [];
-let server: ScriptedMessagesServer | null = null;
-
-const myAgents = () =>
-  spawnSync('pgrep', ['-P', String(process.pid), '-f', 'claude-agent-sdk-linux-x64/claude'], { encoding: 'utf8' })
-    .stdout.split('\n')
-    .filter((line) => line.trim());
-
-afterEach(async () => {
-  await Promise.all(providers.splice(0).map((p) => p.stopAll('SIGKILL')));
-  expect(myAgents()).toEqual([]);
+const claude = useLiveClaude({
   // Only the agent's turns were asked for: nothing on the side.
-  expect(
-    server?.requests.filter((r) => `${r.method} ${r.path}?${r.query}` !== 'POST /v1/messages?beta=true') ?? [],
-  ).toEqual([]);
-  stores.splice(0).forEach((s) => s.close());
-  await server?.stop();
-  server = null;
-  temps.removeAll();
+  verify: (model) =>
+    expect(model.requests.filter((r) => `${r.method} ${r.path}?${r.query}` !== 'POST /v1/messages?beta=true')).toEqual(
+      [],
+    ),
 });
-
-/** The texts of one role in a model request, without the agent's `<system-reminder>` blocks. */
-const texts = (request: MessagesRequest, role: 'user' | 'assistant'): string[] =>
-  request.body.messages.flatMap((m) =>
-    m.role !== role
-      ? []
-      : typeof m.content === 'string'
-        ? [m.content]
-        : m.content.flatMap((b) =>
-            b.type === 'text' && typeof b.text === 'string' && !b.text.trimStart().startsWith('<system-reminder>')
-              ? [b.text]
-              : [],
-          ),
-  );
-const sessionOf = (request: MessagesRequest) => request.headers['x-claude-code-session-id'];
-
-async function setup(): Promise<{ h: Harness; cwd: string; dataDir: string; model: ScriptedMessagesServer }> {
-  const model = await new ScriptedMessagesServer().start();
-  server = model;
-  const dir = temps.make('baton-claude-lifecycle-');
-  const cwd = realpathSync(temps.make('baton-claude-ws-'));
-  const dataDir = join(dir, 'data');
-  const h = createHarness(
-    {
-      defaultProvider: 'claude',
-      providers: (runtime) => {
-        const provider = new ClaudeProvider(runtime, {
-          endpoint: { baseUrl: model.baseUrl, model: 'claude-sonnet-4-5' },
-          dataDir,
-        });
-        providers.push(provider);
-        return [provider.provider()];
-      },
-    },
-    join(dir, 'baton.sqlite'),
-    'c',
-    new ManualClock(),
-    (s) => stores.push(s),
-  );
-  return { h, cwd, dataDir, model };
-}
+const { providers, restart } = claude;
+const setup = () => claude.setup();
 
 const status = (h: Harness, runId: string) => h.store.projections.get('runs', runId)?.status;
 const dirsOf = (dataDir: string, threadId: string) => claudeSessionDirs(join(dataDir, 'claude'), threadId);
@@ -93,16 +35,6 @@ async function run(h: Harness, threadId: string, text: string): Promise<string> 
   const runId = await h.send(threadId, text);
   await h.until(() => status(h, runId) === 'completed');
   return runId;
-}
-
-/** Baton goes down (its agents with it) and comes back on the same store. */
-async function restart(h: Harness): Promise<Harness> {
-  await Promise.all(providers.map((p) => p.stopAll('SIGKILL')));
-  expect(myAgents()).toEqual([]);
-  await h.runtime.settle();
-  const h2 = h.restart();
-  await h2.runtime.recoverAfterRestart();
-  return h2;
 }
 
 describe("Claude's conversation over time, live", () => {
@@ -244,7 +176,7 @@ describe("Claude's conversation over time, live", () => {
       const failedProviderThread = h.store.projections.get('threads', threadId)!.activeProviderThreadId!;
       // The agent goes, and its transcript with it: resuming the session by id is refused.
       await providers.at(-1)!.adapter(threadId).stop('SIGKILL');
-      expect(myAgents()).toEqual([]);
+      expect(claudeAgents()).toEqual([]);
       rmSync(transcriptOf(dirsOf(dataDir, threadId), lostSession)!.path);
 
       const two = await h.send(threadId, 'what was it?');

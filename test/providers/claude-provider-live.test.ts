@@ -1,78 +1,19 @@
-import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, realpathSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../src/domain/sources.js';
-import type { Store } from '../../src/persistence/store.js';
-import { ClaudeProvider } from '../../src/providers/claude/claude-provider.js';
-import {
-  ScriptedMessagesServer,
-  type MessagesRequest,
-  type MessagesResponder,
-} from '../../src/providers/model/scripted-messages-server.js';
-import { createHarness, type Harness, type HarnessOptions } from '../support/runtime.js';
-import { TempFolders } from '../support/temp.js';
+import { describe, expect, it } from 'vitest';
+import type { MessagesResponder } from '../../src/providers/model/scripted-messages-server.js';
+import { useLiveClaude } from '../support/live-claude.js';
+import { userTexts } from '../support/messages-request.js';
+import type { Harness } from '../support/runtime.js';
 
 /**
  * Baton's Claude provider with the real agent, beyond the shared scenarios: the session id
  * is the native thread, bound to the provider thread and resumed by id in a new agent
  * process (after the agent was killed, and after Baton restarted), with the history.
  */
-const temps = new TempFolders();
-const stores: Store[] = [];
-const providers: ClaudeProvider[] = [];
-let server: ScriptedMessagesServer | null = null;
-
-const myAgents = () =>
-  spawnSync('pgrep', ['-P', String(process.pid), '-f', 'claude-agent-sdk-linux-x64/claude'], { encoding: 'utf8' })
-    .stdout.split('\n')
-    .filter((line) => line.trim());
-
-afterEach(async () => {
-  await Promise.all(providers.splice(0).map((p) => p.stopAll('SIGKILL')));
-  expect(myAgents()).toEqual([]);
-  stores.splice(0).forEach((s) => s.close());
-  await server?.stop();
-  server = null;
-  temps.removeAll();
-});
-
-/** The user texts a model request carries, without the agent's `<system-reminder>` blocks. */
-const userTexts = (request: MessagesRequest): string[] =>
-  request.body.messages.flatMap((m) =>
-    m.role !== 'user'
-      ? []
-      : typeof m.content === 'string'
-        ? [m.content]
-        : m.content.flatMap((b) =>
-            b.type === 'text' && typeof b.text === 'string' && !b.text.trimStart().startsWith('<system-reminder>')
-              ? [b.text]
-              : [],
-          ),
-  );
-
-async function setup(
-  responder?: MessagesResponder,
-): Promise<{ h: Harness; cwd: string; dataDir: string; model: ScriptedMessagesServer }> {
-  const model = await new ScriptedMessagesServer(responder).start();
-  server = model;
-  const dir = temps.make('baton-claude-provider-');
-  const cwd = realpathSync(temps.make('baton-claude-ws-'));
-  const dataDir = join(dir, 'data');
-  const options: HarnessOptions = {
-    defaultProvider: 'claude',
-    providers: (runtime) => {
-      const provider = new ClaudeProvider(runtime, {
-        endpoint: { baseUrl: model.baseUrl, model: 'claude-sonnet-4-5' },
-        dataDir,
-      });
-      providers.push(provider);
-      return [provider.provider()];
-    },
-  };
-  const h = createHarness(options, join(dir, 'baton.sqlite'), 'c', new ManualClock(), (s) => stores.push(s));
-  return { h, cwd, dataDir, model };
-}
+const claude = useLiveClaude();
+const { providers, restart } = claude;
+const setup = (responder?: MessagesResponder) => claude.setup({ responder });
 
 const status = (h: Harness, runId: string) => h.store.projections.get('runs', runId)?.status;
 
@@ -94,11 +35,7 @@ describe('the Claude provider, live', () => {
       const projects = join(dataDir, 'claude', threadId, 'config', 'projects');
       expect(readdirSync(projects).flatMap((p) => readdirSync(join(projects, p)))).toContain(`${session}.jsonl`);
 
-      await Promise.all(providers.map((p) => p.stopAll('SIGKILL')));
-      expect(myAgents()).toEqual([]);
-      await h.runtime.settle();
-      const h2 = h.restart();
-      await h2.runtime.recoverAfterRestart();
+      const h2 = await restart(h);
       const two = await h2.send(threadId, 'what was it?');
       await h2.until(() => status(h2, two) === 'completed');
       expect(model.messageRequests).toHaveLength(2);

@@ -1,77 +1,21 @@
-import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../src/domain/sources.js';
-import type { Store } from '../../src/persistence/store.js';
+import { describe, expect, it } from 'vitest';
 import { PLAN_PROPOSED } from '../../src/providers/claude/claude-permissions.js';
-import { ClaudeProvider } from '../../src/providers/claude/claude-provider.js';
-import {
-  ScriptedMessagesServer,
-  type MessagesRequest,
-  type MessagesResponder,
-} from '../../src/providers/model/scripted-messages-server.js';
-import { createHarness, type Harness } from '../support/runtime.js';
-import { TempFolders } from '../support/temp.js';
+import type { MessagesRequest, MessagesResponder } from '../../src/providers/model/scripted-messages-server.js';
+import { useLiveClaude } from '../support/live-claude.js';
+import { toolResults } from '../support/messages-request.js';
+import type { Harness } from '../support/runtime.js';
 
 /**
  * The Claude agent's asks through Baton, live (the real agent, a scripted model): plan mode's
  * ExitPlanMode as a proposed plan, accept for session, and an interrupt while a question waits.
  */
-const temps = new TempFolders();
-const stores: Store[] = [];
-const providers: ClaudeProvider[] = [];
-let server: ScriptedMessagesServer | null = null;
-
-const myAgents = () =>
-  spawnSync('pgrep', ['-P', String(process.pid), '-f', 'claude-agent-sdk-linux-x64/claude'], { encoding: 'utf8' })
-    .stdout.split('\n')
-    .filter((line) => line.trim());
-
-afterEach(async () => {
-  await Promise.all(providers.splice(0).map((p) => p.stopAll('SIGKILL')));
-  expect(myAgents()).toEqual([]);
-  stores.splice(0).forEach((s) => s.close());
-  await server?.stop();
-  server = null;
-  temps.removeAll();
-});
-
-async function setup(
-  responder?: MessagesResponder,
-): Promise<{ h: Harness; cwd: string; model: ScriptedMessagesServer }> {
-  const model = await new ScriptedMessagesServer(responder).start();
-  server = model;
-  const dir = temps.make('baton-claude-requests-');
-  const cwd = realpathSync(temps.make('baton-claude-ws-'));
-  const h = createHarness(
-    {
-      defaultProvider: 'claude',
-      providers: (runtime) => {
-        const provider = new ClaudeProvider(runtime, {
-          endpoint: { baseUrl: model.baseUrl, model: 'claude-sonnet-4-5' },
-          dataDir: join(dir, 'data'),
-        });
-        providers.push(provider);
-        return [provider.provider()];
-      },
-    },
-    join(dir, 'baton.sqlite'),
-    'c',
-    new ManualClock(),
-    (s) => stores.push(s),
-  );
-  return { h, cwd, model };
-}
+const claude = useLiveClaude();
+const setup = (responder?: MessagesResponder) => claude.setup({ responder });
 
 const status = (h: Harness, runId: string) => h.store.projections.get('runs', runId)?.status;
 const requests = (h: Harness, threadId: string) => h.store.projections.list('requests', threadId);
-
-/** The tool results a model request carries back, by tool_use id. */
-const toolResults = (request: MessagesRequest) =>
-  request.body.messages.flatMap((m) =>
-    typeof m.content === 'string' ? [] : m.content.filter((b) => b.type === 'tool_result'),
-  );
 
 /** Plan mode tells the model where its plan file is (`.../plans/<slug>.md`, a new slug per session). */
 const planFile = (request: MessagesRequest): string => {

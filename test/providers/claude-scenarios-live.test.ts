@@ -1,9 +1,9 @@
-import { spawnSync } from 'node:child_process';
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import { ScriptedMessagesServer } from '../../src/providers/model/scripted-messages-server.js';
 import { describeScenarios } from '../support/scenario-kit/suite.js';
 import { claudeLiveChannel } from './claude-scenario-channels.js';
 import { claudeScenarioProvider } from './claude-scenarios.js';
+import { claudeAgents } from '../support/live-claude.js';
 
 /**
  * Every shared scenario Claude declares it can run, live: the real Claude agent (the SDK's
@@ -13,18 +13,12 @@ import { claudeScenarioProvider } from './claude-scenarios.js';
 const model = new ScriptedMessagesServer();
 const channel = claudeLiveChannel(model);
 
-/** This worker's own agent processes (the adapter spawns them as our children). */
-const myAgents = () =>
-  spawnSync('pgrep', ['-P', String(process.pid), '-f', 'claude-agent-sdk-linux-x64/claude'], { encoding: 'utf8' })
-    .stdout.split('\n')
-    .filter((line) => line.trim());
-
 beforeAll(async () => {
   await model.start();
 });
 afterEach(async () => {
   await channel.gone();
-  expect(myAgents()).toEqual([]);
+  expect(claudeAgents()).toEqual([]);
   // Only the agent's turns were asked for: nothing on the side.
   expect(model.requests.filter((r) => `${r.method} ${r.path}?${r.query}` !== 'POST /v1/messages?beta=true')).toEqual(
     [],

@@ -1,5 +1,4 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,6 +12,7 @@ import type { ScenarioContext } from '../support/scenario-kit/scenario.js';
 import { TempFolders } from '../support/temp.js';
 import { ClaudeReplayChannel } from './claude-scenario-channels.js';
 import { claudeScenarioProvider } from './claude-scenarios.js';
+import { claudeAgents } from '../support/live-claude.js';
 
 /**
  * The shared scenarios as the Claude agent plays them, from transcripts of its stream-json
@@ -29,16 +29,10 @@ const transcripts = existsSync(dir)
 const channel = new ClaudeReplayChannel(transcripts);
 const applicable = applicableScenarios(claudeScenarioProvider).map((s) => s.name);
 
-/** Agent processes of this worker: a replay starts none. */
-const myAgents = () =>
-  spawnSync('pgrep', ['-P', String(process.pid), '-f', 'claude-agent-sdk-linux-x64/claude'], { encoding: 'utf8' })
-    .stdout.split('\n')
-    .filter((line) => line.trim());
-
 afterEach(async () => {
   await channel.gone();
   channel.entriesFor = (entries) => entries;
-  expect(myAgents()).toEqual([]);
+  expect(claudeAgents()).toEqual([]);
 });
 
 describe('the Claude transcripts', () => {

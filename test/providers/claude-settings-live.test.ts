@@ -1,17 +1,13 @@
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../src/domain/sources.js';
-import type { Store } from '../../src/persistence/store.js';
-import { ClaudeProvider } from '../../src/providers/claude/claude-provider.js';
-import {
+import { afterAll, describe, expect, it } from 'vitest';
+import type {
+  MessagesRequest,
+  MessagesTurn,
   ScriptedMessagesServer,
-  type MessagesRequest,
-  type MessagesTurn,
 } from '../../src/providers/model/scripted-messages-server.js';
-import { createHarness, type Harness } from '../support/runtime.js';
-import { TempFolders } from '../support/temp.js';
+import { liveClaudeModel, useLiveClaude } from '../support/live-claude.js';
+import type { Harness } from '../support/runtime.js';
 
 /**
  * A Claude thread's settings reach the real agent on every turn (its permission mode and
@@ -19,55 +15,16 @@ import { TempFolders } from '../support/temp.js';
  * writes, workspace-write edits inside the cwd without asking, full access asks nothing,
  * and a settings update takes effect on the next run of the same agent session.
  */
-const temps = new TempFolders();
-const stores: Store[] = [];
-const providers: ClaudeProvider[] = [];
-let server: ScriptedMessagesServer | null = null;
-const MODEL = 'claude-sonnet-4-5';
+const claude = useLiveClaude();
+const { providers } = claude;
+const MODEL = liveClaudeModel;
 
 // Outside every workspace.
 const outside = mkdtempSync('/var/tmp/baton-claude-settings-');
 afterAll(() => rmSync(outside, { recursive: true, force: true }));
 
-const myAgents = () =>
-  spawnSync('pgrep', ['-P', String(process.pid), '-f', 'claude-agent-sdk-linux-x64/claude'], { encoding: 'utf8' })
-    .stdout.split('\n')
-    .filter((line) => line.trim());
-
-afterEach(async () => {
-  await Promise.all(providers.splice(0).map((p) => p.stopAll('SIGKILL')));
-  expect(myAgents()).toEqual([]);
-  stores.splice(0).forEach((s) => s.close());
-  await server?.stop();
-  server = null;
-  temps.removeAll();
-});
-
-async function setup(): Promise<{ h: Harness; cwd: string; model: ScriptedMessagesServer }> {
-  // The agent's one-token probe after a model switch is answered on the side, not from the script.
-  const model = await new ScriptedMessagesServer(undefined, { isSideRequest: (r) => r.body.max_tokens === 1 }).start();
-  server = model;
-  const dir = temps.make('baton-claude-settings-');
-  const cwd = realpathSync(temps.make('baton-claude-settings-ws-'));
-  const h = createHarness(
-    {
-      defaultProvider: 'claude',
-      providers: (runtime) => {
-        const provider = new ClaudeProvider(runtime, {
-          endpoint: { baseUrl: model.baseUrl, model: MODEL },
-          dataDir: join(dir, 'data'),
-        });
-        providers.push(provider);
-        return [provider.provider()];
-      },
-    },
-    join(dir, 'baton.sqlite'),
-    's',
-    new ManualClock(),
-    (s) => stores.push(s),
-  );
-  return { h, cwd, model };
-}
+// The agent's one-token probe after a model switch is answered on the side, not from the script.
+const setup = () => claude.setup({ model: { isSideRequest: (r) => r.body.max_tokens === 1 } });
 
 const terminal = ['completed', 'failed', 'interrupted', 'cancelled'];
 const runOf = (h: Harness, runId: string) => h.store.projections.get('runs', runId)!;

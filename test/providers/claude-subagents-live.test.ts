@@ -1,18 +1,8 @@
-import { spawnSync } from 'node:child_process';
-import { readFileSync, realpathSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { CheckpointStore } from '../../src/checkpoints/checkpoint-store.js';
-import { ManualClock } from '../../src/domain/sources.js';
-import type { Store } from '../../src/persistence/store.js';
-import { ClaudeProvider } from '../../src/providers/claude/claude-provider.js';
-import {
-  ScriptedMessagesServer,
-  type MessagesRequest,
-  type MessagesTurn,
-} from '../../src/providers/model/scripted-messages-server.js';
-import { createHarness, type Harness } from '../support/runtime.js';
-import { TempFolders } from '../support/temp.js';
+import { describe, expect, it } from 'vitest';
+import type { MessagesRequest, MessagesTurn } from '../../src/providers/model/scripted-messages-server.js';
+import { useLiveClaude } from '../support/live-claude.js';
 
 /**
  * A subagent the model asks to run in the background, through Baton, live (the real agent, a
@@ -21,24 +11,7 @@ import { TempFolders } from '../support/temp.js';
  * in the foreground: its approval is answerable like any other, its node ends before the run
  * does, with its own checkpoint scope, and nothing of it goes on after the run.
  */
-const temps = new TempFolders();
-const stores: Store[] = [];
-const providers: ClaudeProvider[] = [];
-let server: ScriptedMessagesServer | null = null;
-
-const myAgents = () =>
-  spawnSync('pgrep', ['-P', String(process.pid), '-f', 'claude-agent-sdk-linux-x64/claude'], { encoding: 'utf8' })
-    .stdout.split('\n')
-    .filter((line) => line.trim());
-
-afterEach(async () => {
-  await Promise.all(providers.splice(0).map((p) => p.stopAll('SIGKILL')));
-  expect(myAgents()).toEqual([]);
-  stores.splice(0).forEach((s) => s.close());
-  await server?.stop();
-  server = null;
-  temps.removeAll();
-});
+const claude = useLiveClaude();
 
 /** The first user text of a request: a subagent's starts with the prompt its parent gave it. */
 const firstUserText = (request: MessagesRequest): string => {
@@ -81,28 +54,7 @@ describe('a Claude subagent asked to run in the background, through Baton, live'
             }
           : { kind: 'text', text: 'The helper finished.' };
       };
-      const model = await new ScriptedMessagesServer(responder).start();
-      server = model;
-      const dir = temps.make('baton-claude-subagents-');
-      const cwd = realpathSync(temps.make('baton-claude-ws-'));
-      const h: Harness = createHarness(
-        {
-          defaultProvider: 'claude',
-          checkpoints: new CheckpointStore({ root: join(dir, 'checkpoints') }),
-          providers: (runtime) => {
-            const provider = new ClaudeProvider(runtime, {
-              endpoint: { baseUrl: model.baseUrl, model: 'claude-sonnet-4-5' },
-              dataDir: join(dir, 'data'),
-            });
-            providers.push(provider);
-            return [provider.provider()];
-          },
-        },
-        join(dir, 'baton.sqlite'),
-        'c',
-        new ManualClock(),
-        (s) => stores.push(s),
-      );
+      const { h, cwd, model } = await claude.setup({ responder, checkpoints: true });
       const threadId = await h.thread({ threadId: 'thr_bg_subagent', cwd });
       const sent = (await h.command({ type: 'thread.message.send', threadId, text: 'start a helper' })) as {
         ok: boolean;

@@ -1,15 +1,10 @@
-import { spawnSync } from 'node:child_process';
-import { realpathSync } from 'node:fs';
-import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { DomainEvent } from '../../src/domain/events.js';
-import { ManualClock } from '../../src/domain/sources.js';
-import type { Store } from '../../src/persistence/store.js';
-import { ClaudeProvider, type ClaudeProviderOptions } from '../../src/providers/claude/claude-provider.js';
-import { ScriptedMessagesServer, type MessagesTurn } from '../../src/providers/model/scripted-messages-server.js';
+import type { ClaudeProviderOptions } from '../../src/providers/claude/claude-provider.js';
+import type { MessagesTurn } from '../../src/providers/model/scripted-messages-server.js';
+import { useLiveClaude, type LiveClaudeRun } from '../support/live-claude.js';
 import { isAlive, signal } from '../support/processes.js';
-import { createHarness, type Harness } from '../support/runtime.js';
-import { TempFolders } from '../support/temp.js';
+import type { Harness } from '../support/runtime.js';
 
 /**
  * Nothing hangs for ever on Claude either: a Claude agent that does not end its turn after
@@ -17,53 +12,16 @@ import { TempFolders } from '../support/temp.js';
  * by the adapter's watchdog. Live: the real agent, frozen with SIGSTOP, and a model endpoint
  * that never sends its headers.
  */
-const temps = new TempFolders();
-const stores: Store[] = [];
-const providers: ClaudeProvider[] = [];
-let server: ScriptedMessagesServer | null = null;
-
-const myAgents = () =>
-  spawnSync('pgrep', ['-P', String(process.pid), '-f', 'claude-agent-sdk-linux-x64/claude'], { encoding: 'utf8' })
-    .stdout.split('\n')
-    .filter((line) => line.trim());
-
-afterEach(async () => {
-  await Promise.all(providers.splice(0).map((p) => p.stopAll('SIGKILL')));
-  expect(myAgents()).toEqual([]);
-  stores.splice(0).forEach((s) => s.close());
-  await server?.stop();
-  server = null;
-  temps.removeAll();
-});
+const claude = useLiveClaude();
+const { providers } = claude;
 
 async function setup(
   tuning: Pick<ClaudeProviderOptions, 'interruptTimeoutMs' | 'turnIdleTimeoutMs'>,
   ...turns: MessagesTurn[]
-): Promise<{ h: Harness; cwd: string; model: ScriptedMessagesServer }> {
-  const model = await new ScriptedMessagesServer().start();
-  server = model;
-  model.enqueue(...turns);
-  const dir = temps.make('baton-claude-timeouts-');
-  const cwd = realpathSync(temps.make('baton-claude-ws-'));
-  const h = createHarness(
-    {
-      defaultProvider: 'claude',
-      providers: (runtime) => {
-        const provider = new ClaudeProvider(runtime, {
-          endpoint: { baseUrl: model.baseUrl, model: 'claude-sonnet-4-5' },
-          dataDir: join(dir, 'data'),
-          ...tuning,
-        });
-        providers.push(provider);
-        return [provider.provider()];
-      },
-    },
-    join(dir, 'baton.sqlite'),
-    'c',
-    new ManualClock(),
-    (s) => stores.push(s),
-  );
-  return { h, cwd, model };
+): Promise<LiveClaudeRun> {
+  const live = await claude.setup({ provider: tuning });
+  live.model.enqueue(...turns);
+  return live;
 }
 
 const run = (h: Harness, runId: string) => h.store.projections.get('runs', runId)!;

@@ -1,7 +1,5 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startBaton } from '../../src/app/baton-app.js';
@@ -9,12 +7,10 @@ import { BatonClient, type CommandAck } from '../../src/client/baton-client.js';
 import { loadConfig } from '../../src/config.js';
 import type { DomainEvent } from '../../src/domain/events.js';
 import { RunId, RuntimeRequestId, ThreadId } from '../../src/domain/ids.js';
-import {
-  ScriptedMessagesServer,
-  type MessagesRequest,
-  type MessagesTurn,
-} from '../../src/providers/model/scripted-messages-server.js';
+import { ScriptedMessagesServer, type MessagesTurn } from '../../src/providers/model/scripted-messages-server.js';
+import { userTexts } from '../support/messages-request.js';
 import { processesIn } from '../support/processes.js';
+import { serveProcess, type ServeProcess } from '../support/serve-process.js';
 import { TempFolders } from '../support/temp.js';
 
 /**
@@ -24,7 +20,6 @@ import { TempFolders } from '../support/temp.js';
  * each test scripts the model's turns and reads what the agent asked it.
  */
 const token = 'claude-api-test-token-0123456789';
-const main = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
 const folders = new TempFolders();
 const cleanups: (() => Promise<void> | void)[] = [];
 const workspaces: string[] = [];
@@ -61,30 +56,11 @@ async function batonWith(model: ScriptedMessagesServer): Promise<{ url: string }
 }
 
 /** `baton serve` as a child process whose Claude agent talks to `model`; resolves once it listens. */
-function serveWith(model: ScriptedMessagesServer, dataDir: string): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', main, 'serve', '--data-dir', dataDir, '--port', '0'], {
-    env: { ...process.env, BATON_LOG_LEVEL: 'warn', BATON_TOKEN: token, BATON_CLAUDE_BASE_URL: model.baseUrl },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  cleanups.push(() => void child.kill('SIGKILL'));
-  let out = '';
-  let err = '';
-  child.stderr!.on('data', (c: Buffer) => (err += c.toString()));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`baton serve did not start: ${err}`)), 30_000);
-    child.stdout!.on('data', (c: Buffer) => {
-      out += c.toString();
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve({ child, url: m[1]! });
-      }
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`baton serve exited (${code}): ${err}`));
-    });
-  });
+async function serveWith(model: ScriptedMessagesServer, dataDir: string): Promise<ServeProcess> {
+  const env = { BATON_TOKEN: token, BATON_CLAUDE_BASE_URL: model.baseUrl };
+  const serve = await serveProcess(dataDir, env, undefined, 'configured');
+  cleanups.push(() => void serve.child.kill('SIGKILL'));
+  return serve;
 }
 
 const ok = <R = Record<string, unknown>>(ack: CommandAck): R => {
@@ -190,19 +166,6 @@ const write = (path: string, content: string): MessagesTurn => ({
 });
 const text = (t: string): MessagesTurn => ({ kind: 'text', text: t });
 
-/** The user texts a model request carries, without the agent's `<system-reminder>` blocks. */
-const userTexts = (request: MessagesRequest): string[] =>
-  request.body.messages.flatMap((m) =>
-    m.role !== 'user'
-      ? []
-      : typeof m.content === 'string'
-        ? [m.content]
-        : m.content.flatMap((b) =>
-            b.type === 'text' && typeof b.text === 'string' && !b.text.trimStart().startsWith('<system-reminder>')
-              ? [b.text]
-              : [],
-          ),
-  );
 const assistantTexts = (snap: Snapshot) =>
   snap.turnItems.filter((i) => i.kind === 'assistant_message').map((i) => i.text);
 

@@ -14,12 +14,28 @@ export interface ServeProcess {
  * `baton serve` as a real child process on a free loopback port with the offline model;
  * resolves with its URL once it listens, rejects with its stderr if it exits first.
  * Kill what it returns in an afterEach. `script` is the entry point (a fixture that wraps
- * `serve` takes the same arguments).
+ * `serve` takes the same arguments). `model: 'configured'` leaves out `--model scripted`, so
+ * the endpoints `env` names (`BATON_CLAUDE_BASE_URL`, say) are used.
  */
-export function serveProcess(dataDir: string, env: Record<string, string> = {}, script = main): Promise<ServeProcess> {
+export function serveProcess(
+  dataDir: string,
+  env: Record<string, string> = {},
+  script = main,
+  model: 'scripted' | 'configured' = 'scripted',
+): Promise<ServeProcess> {
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', script, 'serve', '--data-dir', dataDir, '--port', '0', '--model', 'scripted'],
+    [
+      '--import',
+      'tsx',
+      script,
+      'serve',
+      '--data-dir',
+      dataDir,
+      '--port',
+      '0',
+      ...(model === 'scripted' ? ['--model', 'scripted'] : []),
+    ],
     {
       env: { ...process.env, BATON_LOG_LEVEL: 'warn', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -29,7 +45,11 @@ export function serveProcess(dataDir: string, env: Record<string, string> = {}, 
   let err = '';
   child.stderr!.on('data', (c: Buffer) => (err += c.toString()));
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`baton serve did not start: ${err}`)), 30_000);
+    const timer = setTimeout(() => {
+      // Not left running behind the failed test.
+      child.kill('SIGKILL');
+      reject(new Error(`baton serve did not start: ${err}`));
+    }, 30_000);
     child.stdout!.on('data', (c: Buffer) => {
       out += c.toString();
       const m = /listening on (http:\/\/\S+)/.exec(out);
