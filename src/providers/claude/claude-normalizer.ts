@@ -39,6 +39,14 @@ export interface ClaudeTurnRef {
 const Block = z.looseObject({ type: z.string() });
 const TextBlock = z.looseObject({ type: z.literal('text'), text: z.string() });
 
+/** `system/api_retry`: a model request failed and is retried after a delay. */
+const ApiRetry = z.looseObject({
+  attempt: z.number(),
+  max_retries: z.number(),
+  retry_delay_ms: z.number(),
+  error_status: z.number().nullable(),
+});
+
 const SdkMessage = z.discriminatedUnion('type', [
   z.looseObject({ type: z.literal('system'), subtype: z.string(), session_id: z.string() }),
   /** The agent took a user message (`queued`), began (`started`) and finished (`completed`) it: `command_uuid` is its uuid. */
@@ -245,6 +253,7 @@ export class ClaudeNormalizer implements ProviderNormalizer {
     const on = { threadId: this.threadId, runId: ref.runId };
     switch (m.type) {
       case 'system':
+        return m.subtype === 'api_retry' ? this.retrying(m, ref) : [];
       case 'command_lifecycle':
         return [];
       case 'stream_event': {
@@ -294,6 +303,22 @@ export class ClaudeNormalizer implements ProviderNormalizer {
       case 'result':
         return this.end(m, ref);
     }
+  }
+
+  /** The agent will retry a failed model request: said on the run, so a slow turn is not a silent one. */
+  private retrying(m: unknown, ref: ClaudeTurnRef): ProviderEvent[] {
+    const retry = ApiRetry.safeParse(m);
+    if (!retry.success) return [];
+    const r = retry.data;
+    const cause = r.error_status === null ? 'a connection error' : `HTTP ${r.error_status}`;
+    return [
+      {
+        type: 'warning',
+        threadId: this.threadId,
+        runId: ref.runId,
+        message: `Claude's model request failed (${cause}); retry ${r.attempt} of ${r.max_retries} in ${r.retry_delay_ms} ms`,
+      },
+    ];
   }
 
   /** The `result`: the turn's end, with whatever it left open ended with it. */
