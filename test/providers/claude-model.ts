@@ -1,5 +1,9 @@
 import { isAbsolute, join } from 'node:path';
-import type { MessagesTurn } from '../../src/providers/model/scripted-messages-server.js';
+import type {
+  MessagesRequest,
+  MessagesResponder,
+  MessagesTurn,
+} from '../../src/providers/model/scripted-messages-server.js';
 import type { ModelStep, Question } from '../support/scenario-kit/model-steps.js';
 
 /** A neutral model step that Claude's scripted Messages-API model cannot play yet. */
@@ -32,8 +36,18 @@ function claudeQuestion(step: ModelStep, q: Question): Record<string, unknown> {
   };
 }
 
+/** A turn of Claude's scripted model, or one made from the request it answers. */
+export type ClaudeTurn = MessagesTurn | MessagesResponder;
+
+/** Plan mode names the plan file in its reminder (`.../plans/<slug>.md`, a new slug per session). */
+export function planFileOf(request: MessagesRequest): string {
+  const path = /create your plan at (\S+\.md) using the Write tool/.exec(JSON.stringify(request.body.messages))?.[1];
+  if (!path) throw new NoClaudeFormError({ kind: 'hang' }, 'the plan-mode request names no plan file');
+  return path;
+}
+
 /** A neutral model step as the turns Claude's scripted Messages-API model plays. */
-function claudeTurns(step: ModelStep, options: ClaudeModelOptions): MessagesTurn[] {
+function claudeTurns(step: ModelStep, options: ClaudeModelOptions): ClaudeTurn[] {
   switch (step.kind) {
     case 'text':
       return [
@@ -55,6 +69,18 @@ function claudeTurns(step: ModelStep, options: ClaudeModelOptions): MessagesTurn
         { kind: 'tool_use', name: 'Write', id: step.callId, input: { file_path: filePath, content: step.content } },
       ];
     }
+    case 'proposed_plan':
+      // Plan mode: the agent's ExitPlanMode reads the plan from the file its plan-mode reminder names.
+      return [
+        (request) => ({
+          kind: 'tool_use',
+          name: 'Write',
+          id: 'toolu_planfile',
+          input: { file_path: planFileOf(request), content: step.plan },
+        }),
+        { kind: 'tool_use', name: 'ExitPlanMode', id: 'toolu_exitplan', input: {} },
+        { kind: 'text', text: step.reply },
+      ];
     case 'todo':
       return [
         {
@@ -106,5 +132,5 @@ function claudeTurns(step: ModelStep, options: ClaudeModelOptions): MessagesTurn
 }
 
 /** A neutral model script in Claude's terms (throws `NoClaudeFormError` on a step with no Claude form yet). */
-export const claudeModel = (steps: readonly ModelStep[], options: ClaudeModelOptions = {}): MessagesTurn[] =>
+export const claudeModel = (steps: readonly ModelStep[], options: ClaudeModelOptions = {}): ClaudeTurn[] =>
   steps.flatMap((step) => claudeTurns(step, options));

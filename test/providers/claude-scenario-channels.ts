@@ -66,6 +66,7 @@ function claudeSession(run: ClaudeRun): ClaudeSession {
   return {
     providers,
     live: run.live,
+    capabilities: adjust ? adjust(claudeCapabilities) : claudeCapabilities,
     harness: {
       ...(adjust ? { capabilities: () => adjust(claudeCapabilities) } : {}),
       checkpoints: new CheckpointStore({ root: run.checkpointsRoot }),

@@ -47,6 +47,7 @@ export function codexSession(run: CodexRun): CodexSession {
   return {
     providers,
     live: run.live,
+    capabilities: adjust ? adjust(codexCapabilities) : codexCapabilities,
     harness: {
       ...(adjust ? { capabilities: () => adjust(codexCapabilities) } : {}),
       checkpoints: new CheckpointStore({ root: run.checkpointsRoot }),

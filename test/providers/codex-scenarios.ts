@@ -46,6 +46,9 @@ function codexTurns(step: ModelStep): ModelTurn[] {
     }
     case 'todo':
       return [{ kind: 'plan', steps: step.steps, callId: step.callId }];
+    case 'proposed_plan':
+      // Codex's plan mode: the plan in a <proposed_plan> block of the reply.
+      return [{ kind: 'text', text: `${step.reply}<proposed_plan>\n${step.plan}</proposed_plan>\n` }];
     case 'mcp_call':
       // Codex defers MCP tools: the model finds the tool with tool_search before it calls it.
       return [

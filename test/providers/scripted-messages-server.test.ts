@@ -548,6 +548,7 @@ describe("the scenario kit's model steps in Claude's terms", () => {
       { kind: 'todo', steps: [{ step: 'Check', status: 'pending' }], callId: 'call_todo' },
     ]);
     for (const turn of turns) {
+      if (typeof turn === 'function') throw new Error('these steps translate to plain turns');
       const { blocks, stopReason } = assemble(await streamed(turn));
       expect(stopReason).toBe('tool_use');
       expect(blocks[0]).toMatchObject({ type: 'tool_use', id: turn.kind === 'tool_use' ? turn.id : '' });

@@ -170,7 +170,7 @@ export class ScriptedMessagesServer {
   readonly requests: RecordedMessagesRequest[] = [];
   /** The valid `POST /v1/messages` requests, in order: the ones turns answered. */
   readonly messageRequests: MessagesRequest[] = [];
-  private readonly script: MessagesTurn[] = [];
+  private readonly script: (MessagesTurn | MessagesResponder)[] = [];
   private server: Server | null = null;
   private readonly open = new Set<ServerResponse>();
   private readonly waiters: { count: number; resolve: () => void }[] = [];
@@ -181,8 +181,11 @@ export class ScriptedMessagesServer {
     private readonly options: ScriptedMessagesServerOptions = {},
   ) {}
 
-  /** Queues what the next message requests get, in order; when the queue is empty, the fallback answers. */
-  enqueue(...turns: MessagesTurn[]): this {
+  /**
+   * Queues what the next message requests get, in order; when the queue is empty, the
+   * fallback answers. A function answers from its request (a path the agent named in it, say).
+   */
+  enqueue(...turns: (MessagesTurn | MessagesResponder)[]): this {
     this.script.push(...turns);
     return this;
   }
@@ -319,7 +322,8 @@ export class ScriptedMessagesServer {
         this.waiters.splice(this.waiters.indexOf(w), 1);
         w.resolve();
       }
-      turn = this.script.shift() ?? this.fallback(request, this.messageRequests.length - 1);
+      const next = this.script.shift() ?? this.fallback;
+      turn = typeof next === 'function' ? next(request, this.messageRequests.length - 1) : next;
     }
     await this.play(turn, request, res);
   }

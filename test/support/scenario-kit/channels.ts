@@ -1,3 +1,4 @@
+import type { ProviderCapabilities } from '../../../src/domain/capabilities.js';
 import type { Provider } from '../../../src/providers/provider.js';
 import type { HarnessOptions } from '../runtime.js';
 import type { ProviderScenario } from './scenario.js';
@@ -36,6 +37,8 @@ export interface ChannelSession {
   harness: HarnessOptions;
   /** Against the real agent (live or recording) rather than a replay. */
   live: boolean;
+  /** What the provider declares in this run (adjusted, if the scenario adjusts it). */
+  capabilities: ProviderCapabilities;
   modelAsked(n: number): Promise<void>;
   kill(threadId: string): void;
   /** Stops every agent process the run started (before a restart, and at the end). */

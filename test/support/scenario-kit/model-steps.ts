@@ -10,6 +10,8 @@ export type ModelStep =
   | { kind: 'command'; command: string; needsApproval?: boolean; callId: string }
   /** A new file written by the agent's file-editing tool. */
   | { kind: 'add_file'; path: string; content: string; callId: string }
+  /** A plan proposed in plan mode, whole, and the reply beside it. */
+  | { kind: 'proposed_plan'; plan: string; reply: string }
   /** A todo list (the agent's plan tool). */
   | { kind: 'todo'; steps: TodoStep[]; callId: string }
   /** Structured questions for the user. */

@@ -3,7 +3,7 @@ import { ManualClock } from '../../../src/domain/sources.js';
 import type { Store } from '../../../src/persistence/store.js';
 import { createHarness, type Harness } from '../runtime.js';
 import type { ChannelSession, RunPlace } from './channels.js';
-import type { ScenarioContext } from './scenario.js';
+import { declares, type ScenarioContext } from './scenario.js';
 
 export interface ScenarioOutcome {
   h: Harness;
@@ -38,6 +38,7 @@ export async function runScenario(
       live: session.live,
       modelAsked: (n) => session.modelAsked(n),
       kill: (threadId) => session.kill(threadId),
+      declares: (flag) => declares(session.capabilities, flag),
       restart: async () => {
         session.stop();
         await h.runtime.settle();

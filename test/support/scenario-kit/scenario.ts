@@ -31,6 +31,8 @@ export interface ScenarioContext {
   kill(threadId: string): void;
   /** Baton stops (its agent processes die with it) and starts again on the same data. */
   restart(): Promise<Harness>;
+  /** Whether the provider declares a flag: a scenario checks more of what a provider says it does. */
+  declares(flag: CapabilityFlag): boolean;
 }
 
 type BooleanKeys<T> = { [K in keyof T]: T[K] extends boolean ? K & string : never }[keyof T];
