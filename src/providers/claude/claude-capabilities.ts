@@ -1,11 +1,12 @@
 import { ProviderCapabilities } from '../../domain/capabilities.js';
 
 /**
- * What Baton's Claude adapter carries out today (the first slice of the Claude provider),
- * versioned by the agent it was verified against (DESIGN.md section 5). Each true flag is
- * backed by a test (test/providers/claude-capabilities.test.ts names them); everything the
- * adapter does not do yet is false, even where the agent itself could (native steering,
- * plans, subagents).
+ * What Baton's Claude adapter carries out, versioned by the agent it was verified against
+ * (docs/claude.md has the measurements). Each true flag is backed by a test
+ * (test/providers/claude-capabilities.test.ts names them). False where the adapter does
+ * not do it, even where the agent could: native steering (a message sent while text
+ * streams becomes the next turn), tool items in `tools.*` (mapped as nodes, but the shared
+ * scenarios for them are Codex's tools), subagent threads of their own, handoffs.
  */
 export const claudeCapabilities: ProviderCapabilities = ProviderCapabilities.parse({
   version: 'claude-agent-sdk/0.3.332',
