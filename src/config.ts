@@ -3,6 +3,37 @@ import { resolve } from 'node:path';
 import { parseOrThrow } from './domain/errors.js';
 import { OriginList } from './server/origin-policy.js';
 
+/** How Baton starts one ACP agent: a child process speaking ACP over its stdio. */
+export const AcpAgentSpec = z
+  .object({
+    command: z.string().min(1),
+    args: z.array(z.string()).default([]),
+    /** Added to the environment Baton gives the agent. */
+    env: z.record(z.string(), z.string()).default({}),
+  })
+  .strict();
+export type AcpAgentSpec = z.infer<typeof AcpAgentSpec>;
+
+/** A name a thread can pick with `acpAgent`: no spaces or slashes, so it reads the same in a URL, a log or a flag. */
+const AcpAgentName = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'an agent name is letters, digits, . _ -');
+
+/** `BATON_ACP_AGENTS`: a JSON object of name -> launch spec (an override may give the object itself). */
+const AcpAgents = z.preprocess(
+  (value, ctx) => {
+    if (typeof value !== 'string') return value;
+    try {
+      return JSON.parse(value) as unknown;
+    } catch (e) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `BATON_ACP_AGENTS is not JSON: ${e instanceof Error ? e.message : String(e)}`,
+      });
+      return z.NEVER;
+    }
+  },
+  z.record(AcpAgentName, AcpAgentSpec),
+);
+
 /**
  * Baton's configuration: environment variables (and, later, matching CLI flags),
  * validated with zod so a bad value is one clear error at start-up.
@@ -37,6 +68,8 @@ export const Config = z.object({
     .min(100)
     .max(24 * 3_600_000)
     .default(300_000),
+  /** ACP agents registered besides the built-in ones (a name here replaces a built-in of that name). */
+  acpAgents: AcpAgents.default({}),
 });
 export type Config = z.infer<typeof Config>;
 
@@ -55,6 +88,7 @@ const envNames: Record<keyof Config, string> = {
   turnIdleTimeoutMs: 'BATON_TURN_IDLE_TIMEOUT_MS',
   interruptTimeoutMs: 'BATON_INTERRUPT_TIMEOUT_MS',
   gitTimeoutMs: 'BATON_GIT_TIMEOUT_MS',
+  acpAgents: 'BATON_ACP_AGENTS',
 };
 
 export function loadConfig(

@@ -18,6 +18,8 @@ export interface HandlerEnv {
   providers: readonly ProviderKind[];
   /** The thread settings each provider carries to its agent: setting any other is refused. */
   appliedSettings(provider: ProviderKind): readonly ThreadSetting[];
+  /** The agents a provider runs (the ACP provider's, by name): a thread's `acpAgent` must be one of them. */
+  agents(provider: ProviderKind): readonly string[];
   /** Committed state of other threads (a fork reads its source; it never writes there). */
   store: Store;
 }
@@ -64,6 +66,7 @@ export const commandHandlers: { [K in CommandType]: Handler<K> } = {
   'thread.create': (thread, c, env) => {
     const provider = c.provider ?? env.defaultProvider;
     requireAvailable(provider, env);
+    requireAcpAgent(provider, c.acpAgent, 'create', env);
     requireApplied(provider, c, env);
     claimNewThreadId(thread, env.store);
     thread.spawn('thread_supervisor', thread.threadId, {
@@ -73,6 +76,7 @@ export const commandHandlers: { [K in CommandType]: Handler<K> } = {
       model: c.model ?? null,
       runtimeMode: c.runtimeMode ?? 'workspace_write',
       interactionMode: c.interactionMode ?? 'default',
+      acpAgent: c.acpAgent ?? null,
       cwd: c.cwd,
       parentThreadId: null,
       relationshipToParent: null,
@@ -215,6 +219,7 @@ export const commandHandlers: { [K in CommandType]: Handler<K> } = {
       throw new BatonError('invalid_command', 'thread.settings.update names no setting to change');
     const sup = supervisorContext(thread);
     requireSameProvider(sup, changes.provider);
+    requireAcpAgent(sup.provider, changes.acpAgent, 'update', env);
     requireApplied(sup.provider, changes, env);
     thread.deliver(supervisorOf(thread), { type: 'SETTINGS_UPDATE', changes }, { mustAccept: true });
     return { threadId: thread.threadId };
@@ -257,6 +262,7 @@ export const commandHandlers: { [K in CommandType]: Handler<K> } = {
       model: source.model,
       runtimeMode: source.runtimeMode,
       interactionMode: source.interactionMode,
+      acpAgent: source.acpAgent,
       cwd: source.workspace.cwd,
       parentThreadId: source.id,
       relationshipToParent: 'fork',
@@ -313,6 +319,42 @@ function requireApplied(provider: ProviderKind, given: Partial<Record<ThreadSett
       { provider, settings: ignored },
     );
   }
+}
+
+/**
+ * `acpAgent` names the ACP agent a thread runs: an ACP thread is created with one, no other
+ * thread has one, and it must be an agent the ACP provider runs, so an unknown name is
+ * refused here rather than failing the thread's first run.
+ */
+function requireAcpAgent(
+  provider: ProviderKind,
+  acpAgent: string | undefined,
+  by: 'create' | 'update',
+  env: HandlerEnv,
+): void {
+  if (provider !== 'acp') {
+    if (acpAgent === undefined) return;
+    throw new BatonError(
+      'invalid_command',
+      `acpAgent names the agent of a thread with provider acp; this thread's provider is ${provider}`,
+      { provider },
+    );
+  }
+  const known = env.agents('acp');
+  if (acpAgent === undefined) {
+    if (by === 'update') return;
+    throw new BatonError(
+      'invalid_command',
+      `a thread with provider acp needs acpAgent, the ACP agent it runs (known: ${known.join(', ') || 'none'})`,
+      { known },
+    );
+  }
+  if (!known.includes(acpAgent))
+    throw new BatonError(
+      'invalid_payload',
+      `no ACP agent named ${acpAgent} in this Baton (known: ${known.join(', ') || 'none'}; more are registered with BATON_ACP_AGENTS)`,
+      { acpAgent, known },
+    );
 }
 
 /** A thread keeps its provider: moving it to another one needs a handoff, which is not built yet. */

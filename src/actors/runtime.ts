@@ -173,6 +173,7 @@ export class Runtime implements ProviderRuntime {
                   defaultProvider: this.defaultProvider,
                   providers: this.providers.ids(),
                   appliedSettings: (p) => this.providers.appliedSettings(p),
+                  agents: (p) => this.providers.agents(p),
                   store: this.store,
                 }),
               options,

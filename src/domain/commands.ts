@@ -19,6 +19,9 @@ export const ForkSource = z.discriminatedUnion('type', [
 ]);
 export type ForkSource = z.infer<typeof ForkSource>;
 
+/** The ACP agent a thread with provider `acp` runs: one of the names the ACP provider runs (checked by the handler). */
+const AcpAgentName = z.string().min(1).max(200);
+
 export const commandSchemas = {
   'thread.create': command('thread.create', {
     threadId: NewThreadId.optional(),
@@ -28,6 +31,7 @@ export const commandSchemas = {
     model: z.string().min(1).optional(),
     runtimeMode: RuntimeMode.optional(),
     interactionMode: InteractionMode.optional(),
+    acpAgent: AcpAgentName.optional(),
   }),
   'thread.message.send': command('thread.message.send', {
     threadId: ThreadId,
@@ -78,6 +82,7 @@ export const commandSchemas = {
     model: z.string().min(1).optional(),
     runtimeMode: RuntimeMode.optional(),
     interactionMode: InteractionMode.optional(),
+    acpAgent: AcpAgentName.optional(),
   }),
   'thread.archive': command('thread.archive', { threadId: ThreadId }),
   'thread.delete': command('thread.delete', { threadId: ThreadId }),

@@ -52,12 +52,17 @@ const open = z.record(z.string(), z.unknown());
  * turn start carries the run's settings too); only what handlers read is required.
  */
 export const effectPayloads = {
-  'provider.session.ensure': open,
+  'provider.session.ensure': z.looseObject({
+    providerThreadId: ProviderThreadId.nullable().optional(),
+    acpAgent: z.string().nullable().optional(),
+  }),
   'provider.turn.start': z.looseObject({
     attemptId: RunAttemptId,
     rootNodeId: NodeId,
     text: z.string(),
     providerThreadId: ProviderThreadId.nullable().optional(),
+    /** The ACP agent the thread runs (null on other providers; absent on rows written before it existed). */
+    acpAgent: z.string().nullable().optional(),
   }),
   'provider.turn.steer': z.looseObject({ attemptId: RunAttemptId.nullable(), text: z.string(), messageId: z.string() }),
   'provider.turn.interrupt': z.looseObject({ attemptId: RunAttemptId.nullable(), reason: z.string().optional() }),

@@ -70,6 +70,8 @@ export const AppThread = z.object({
   model: z.string().nullable(),
   runtimeMode: RuntimeMode,
   interactionMode: InteractionMode,
+  /** The ACP agent the thread runs (provider `acp` only; null or absent on others: a thread recorded before it existed has none). */
+  acpAgent: z.string().nullable().optional(),
   workspace: Workspace,
   activeProviderThreadId: ProviderThreadId.nullable(),
   lineage: ThreadLineage,

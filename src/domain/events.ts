@@ -61,6 +61,7 @@ export const eventCatalog = {
       model: true,
       runtimeMode: true,
       interactionMode: true,
+      acpAgent: true,
     }).partial(),
   }),
   'thread.archived': z.object({ threadId: ThreadId }),

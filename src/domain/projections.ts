@@ -35,6 +35,8 @@ export const RunError = ErrorInfo.pick({ code: true, message: true });
 export type RunError = z.infer<typeof RunError>;
 
 export const ThreadShell = AppThread.extend({
+  /** Always on the row: null for a thread that runs no ACP agent (or was recorded before the setting). */
+  acpAgent: z.string().nullable().default(null),
   runCount: z.number().int().nonnegative(),
   activeRunId: RunId.nullable(),
   activeRunStatus: RunStatus.nullable(),

@@ -54,6 +54,8 @@ export interface ThreadSettings {
   model: string | null;
   runtimeMode: RuntimeMode;
   interactionMode: InteractionMode;
+  /** The ACP agent (provider `acp` only); optional because a thread stored before it existed has none. */
+  acpAgent?: string | null;
 }
 
 export interface ThreadSupervisorInput extends ThreadSettings {
@@ -119,6 +121,8 @@ export interface RunInput {
 export interface RunSettings {
   runtimeMode: RuntimeMode;
   interactionMode: InteractionMode;
+  /** Optional: a run stored before the setting existed started without it. */
+  acpAgent?: string | null;
 }
 
 export type RunEvent =

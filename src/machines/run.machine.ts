@@ -104,6 +104,7 @@ function attemptOutputs(
           provider: c.provider,
           model: c.model,
           ...c.settings,
+          acpAgent: c.settings?.acpAgent ?? null,
           providerThreadId: c.providerThreadId,
           fork,
         },

@@ -165,7 +165,11 @@ export const threadSupervisorMachine = setup({
           reason: context.reseedNext ? 'provider_recovery' : 'initial',
           fork: context.pendingFork,
           // The settings as they are now: a change made while the run waited in the queue applies to it.
-          settings: { runtimeMode: context.runtimeMode, interactionMode: context.interactionMode },
+          settings: {
+            runtimeMode: context.runtimeMode,
+            interactionMode: context.interactionMode,
+            acpAgent: context.acpAgent,
+          },
         },
       });
     }),
@@ -372,6 +376,7 @@ export const threadSupervisorMachine = setup({
             model: context.model,
             runtimeMode: context.runtimeMode,
             interactionMode: context.interactionMode,
+            acpAgent: context.acpAgent ?? null,
             workspace: { cwd: context.cwd, branch: null, worktree: null },
             activeProviderThreadId: context.providerThreadId,
             lineage: {

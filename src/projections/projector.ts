@@ -57,6 +57,7 @@ const handlers: { [K in EventType]?: Handler<K> } = {
       thread.id,
       {
         ...thread,
+        acpAgent: thread.acpAgent ?? null,
         runCount: 0,
         activeRunId: null,
         activeRunStatus: null,

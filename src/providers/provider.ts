@@ -41,6 +41,11 @@ export interface Provider {
    * one it does not carry is refused `unsupported`, never stored and ignored.
    */
   readonly appliedSettings: readonly ThreadSetting[];
+  /**
+   * The agents it can run, by the name a thread picks with `acpAgent` (only the ACP provider,
+   * which runs any ACP agent, has them). A thread naming another is refused at the command.
+   */
+  readonly agents?: readonly string[];
   /** The effect kinds it carries out; an effect of any other kind for it is settled `unsupported`. */
   readonly handlers: Partial<Record<ProviderEffectKind, EffectHandler>>;
   /** A new normalizer for one app thread's provider session. */

@@ -42,6 +42,11 @@ export class ProviderRegistry {
     return this.providers.get(id)?.appliedSettings ?? [];
   }
 
+  /** The agent names the provider runs (a thread picks one with `acpAgent`); none for a provider Baton lacks or one that runs no agents. */
+  agents(id: ProviderKind): readonly string[] {
+    return this.providers.get(id)?.agents ?? [];
+  }
+
   /** The provider's declaration; a provider Baton lacks is a typed `unsupported`. */
   capabilities(id: ProviderKind): ProviderCapabilities {
     const provider = this.providers.get(id);
