@@ -1,10 +1,7 @@
-import type { EffectHandler } from '../../actors/effect-handler.js';
-import type { ProviderHost, ProviderRuntime } from '../../actors/provider-host.js';
+import type { ProviderRuntime } from '../../actors/provider-host.js';
 import type { ProviderEffectKind } from '../../domain/effects.js';
-import { toErrorInfo } from '../../domain/errors.js';
-import { ThreadId } from '../../domain/ids.js';
-import { seededText } from '../../context/reseed.js';
 import type { Provider } from '../provider.js';
+import { ThreadAdapters } from '../thread-adapters.js';
 import { ClaudeThreadAdapter, type ClaudeAdapterOptions } from './claude-adapter.js';
 import { claudeCapabilities } from './claude-capabilities.js';
 import { createClaudeNormalizer } from './claude-normalizer.js';
@@ -36,14 +33,15 @@ const providerEffects: ProviderEffectKind[] = [
  * per app thread, started on demand, and the outbox effects it carries out.
  */
 export class ClaudeProvider {
-  private readonly adapters = new Map<string, ClaudeThreadAdapter>();
-  private readonly port: ProviderHost;
+  private readonly adapters: ThreadAdapters<ClaudeThreadAdapter>;
 
-  constructor(
-    runtime: ProviderRuntime,
-    private readonly options: ClaudeProviderOptions,
-  ) {
-    this.port = runtime.providerHost('claude');
+  constructor(runtime: ProviderRuntime, options: ClaudeProviderOptions) {
+    const host = runtime.providerHost('claude');
+    this.adapters = new ThreadAdapters({
+      make: (threadId) => new ClaudeThreadAdapter(threadId, { ...options, host }),
+      activeRunId: (threadId) => host.activeRunId(threadId),
+      maxHandoffChars: claudeCapabilities.context.maxRecommendedHandoffChars,
+    });
   }
 
   /** Claude as the registry knows it: its id, its adapter's declaration, the effects it carries out and its normalizer. */
@@ -53,46 +51,21 @@ export class ClaudeProvider {
 
   /** The adapter of an app thread (a test may name it by a plain string: it is parsed here). */
   adapter(threadId: string): ClaudeThreadAdapter {
-    let adapter = this.adapters.get(threadId);
-    if (!adapter) {
-      adapter = new ClaudeThreadAdapter(ThreadId.parse(threadId), { ...this.options, host: this.port });
-      this.adapters.set(threadId, adapter);
-    }
-    return adapter;
+    return this.adapters.get(threadId);
   }
 
   /** The effect handlers, for the EffectWorker. */
-  handlers(): Partial<Record<ProviderEffectKind, EffectHandler>> {
-    const handler: EffectHandler = async (effect, worker) => {
-      try {
-        // A provider_recovery attempt's provider thread lacks the history: Baton's own account goes first, as user text.
-        const seed = await worker.reseed(effect, claudeCapabilities.context.maxRecommendedHandoffChars);
-        const payload = effect.payload;
-        await this.adapter(effect.threadId).carryOut(
-          seed ? { ...effect, payload: { ...payload, text: seededText(seed, String(payload.text ?? '')) } } : effect,
-        );
-        await worker.complete(effect);
-      } catch (error) {
-        await worker.fail(effect, toErrorInfo(error));
-      }
-    };
-    return Object.fromEntries(providerEffects.map((k) => [k, handler]));
+  handlers(): Provider['handlers'] {
+    return this.adapters.handlers(providerEffects);
   }
 
   /** Releases sessions of threads with no active run. Returns how many were stopped. */
   reapIdle(): number {
-    let n = 0;
-    for (const [threadId, adapter] of this.adapters) {
-      if (!this.port.activeRunId(threadId) && adapter.running) {
-        void adapter.stop();
-        n += 1;
-      }
-    }
-    return n;
+    return this.adapters.reapIdle();
   }
 
   /** Shutdown: stops every agent process and reports nothing more; resolves once they are gone. */
-  async stopAll(signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
-    await Promise.all([...this.adapters.values()].map((a) => a.detach(signal)));
+  stopAll(signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+    return this.adapters.stopAll(signal);
   }
 }

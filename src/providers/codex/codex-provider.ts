@@ -1,11 +1,8 @@
-import type { EffectHandler } from '../../actors/effect-handler.js';
-import type { ProviderHost, ProviderRuntime } from '../../actors/provider-host.js';
+import type { ProviderRuntime } from '../../actors/provider-host.js';
 import type { ProviderEffectKind } from '../../domain/effects.js';
-import { ThreadId } from '../../domain/ids.js';
-import { toErrorInfo } from '../../domain/errors.js';
 import type { LineChannel } from '../transport/line-channel.js';
-import { seededText } from '../../context/reseed.js';
 import type { Provider } from '../provider.js';
+import { ThreadAdapters } from '../thread-adapters.js';
 import { codexCapabilities } from './codex-capabilities.js';
 import { CodexThreadAdapter, type CodexHost } from './codex-adapter.js';
 import { createCodexNormalizer } from './codex-normalizer.js';
@@ -47,17 +44,11 @@ const providerEffects: ProviderEffectKind[] = [
  * the same path as a crash (the next effect starts a session and resumes the thread).
  */
 export class CodexProvider {
-  private readonly adapters = new Map<string, CodexThreadAdapter>();
-  private readonly host: CodexHost;
-  private readonly port: ProviderHost;
+  private readonly adapters: ThreadAdapters<CodexThreadAdapter>;
 
-  constructor(
-    runtime: ProviderRuntime,
-    private readonly options: CodexProviderOptions,
-  ) {
+  constructor(runtime: ProviderRuntime, options: CodexProviderOptions) {
     const port = runtime.providerHost('codex');
-    this.port = port;
-    this.host = {
+    const host: CodexHost = {
       ids: port.ids,
       emit: (event) => port.ingest(event),
       nativeThreadRef: (providerThreadId) => port.nativeThreadRef(providerThreadId),
@@ -76,6 +67,22 @@ export class CodexProvider {
           .flatMap((a) => port.nativeTurnRef(a.id) ?? []),
       threadCwd: (threadId) => port.threadCwd(threadId),
     };
+    const channelFor = options.channelFor;
+    this.adapters = new ThreadAdapters({
+      make: (threadId) =>
+        new CodexThreadAdapter(threadId, {
+          host,
+          endpoint: options.endpoint,
+          dataDir: options.dataDir,
+          ...(options.interruptTimeoutMs !== undefined ? { interruptTimeoutMs: options.interruptTimeoutMs } : {}),
+          ...(options.turnIdleTimeoutMs !== undefined ? { turnIdleTimeoutMs: options.turnIdleTimeoutMs } : {}),
+          ...(channelFor
+            ? { channelFor: (sessionId: string, spawn: () => LineChannel) => channelFor(threadId, sessionId, spawn) }
+            : {}),
+        }),
+      activeRunId: (threadId) => port.activeRunId(threadId),
+      maxHandoffChars: codexCapabilities.context.maxRecommendedHandoffChars,
+    });
   }
 
   /** Codex as the registry knows it: its id, its adapter's declaration, the effects it carries out and its normalizer. */
@@ -85,59 +92,21 @@ export class CodexProvider {
 
   /** The adapter of an app thread (a test or the CLI may name it by a plain string: it is parsed here). */
   adapter(threadId: string): CodexThreadAdapter {
-    let adapter = this.adapters.get(threadId);
-    if (!adapter) {
-      const channelFor = this.options.channelFor;
-      adapter = new CodexThreadAdapter(ThreadId.parse(threadId), {
-        host: this.host,
-        endpoint: this.options.endpoint,
-        dataDir: this.options.dataDir,
-        ...(this.options.interruptTimeoutMs !== undefined
-          ? { interruptTimeoutMs: this.options.interruptTimeoutMs }
-          : {}),
-        ...(this.options.turnIdleTimeoutMs !== undefined ? { turnIdleTimeoutMs: this.options.turnIdleTimeoutMs } : {}),
-        ...(channelFor
-          ? { channelFor: (sessionId: string, spawn: () => LineChannel) => channelFor(threadId, sessionId, spawn) }
-          : {}),
-      });
-      this.adapters.set(threadId, adapter);
-    }
-    return adapter;
+    return this.adapters.get(threadId);
   }
 
   /** The effect handlers, for the EffectWorker. */
-  handlers(): Partial<Record<ProviderEffectKind, EffectHandler>> {
-    const handler: EffectHandler = async (effect, worker) => {
-      try {
-        // A provider_recovery attempt's provider thread lacks the history: Baton's own account goes first.
-        const seed = await worker.reseed(effect, codexCapabilities.context.maxRecommendedHandoffChars);
-        const payload = effect.payload;
-        await this.adapter(effect.threadId).carryOut(
-          seed ? { ...effect, payload: { ...payload, text: seededText(seed, String(payload.text ?? '')) } } : effect,
-        );
-        await worker.complete(effect);
-      } catch (error) {
-        await worker.fail(effect, toErrorInfo(error));
-      }
-    };
-    return Object.fromEntries(providerEffects.map((k) => [k, handler]));
+  handlers(): Provider['handlers'] {
+    return this.adapters.handlers(providerEffects);
   }
 
   /** Releases sessions of threads with no active run. Returns how many were stopped. */
   reapIdle(): number {
-    let n = 0;
-    for (const [threadId, adapter] of this.adapters) {
-      const active = this.port.activeRunId(threadId);
-      if (!active && adapter.running) {
-        adapter.stop();
-        n += 1;
-      }
-    }
-    return n;
+    return this.adapters.reapIdle();
   }
 
   /** Shutdown: stops every Codex process and reports nothing more. */
-  stopAll(signal: NodeJS.Signals = 'SIGTERM'): void {
-    for (const adapter of this.adapters.values()) adapter.detach(signal);
+  stopAll(signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+    return this.adapters.stopAll(signal);
   }
 }
