@@ -85,16 +85,24 @@ describe('Socket.IO API', () => {
     expect(app.runtime.store.lastSequence()).toBe(before);
   });
 
-  it('a thread on a provider Baton does not have is refused unsupported at the command, and nothing is stored', async () => {
+  it('an ACP thread naming an agent Baton does not run, or none, is refused at the command, and nothing is stored', async () => {
     const app = await baton();
     const c = await client(app);
     const before = app.runtime.store.lastSequence();
-    expect(await c.command('thread.create', { cwd: workspace(), provider: 'acp' })).toMatchObject({
+    expect(
+      await c.command('thread.create', { cwd: workspace(), provider: 'acp', acpAgent: 'no-such-agent' }),
+    ).toMatchObject({
       ok: false,
       error: {
-        code: 'unsupported',
-        message: expect.stringContaining('no acp provider is available in this Baton yet'),
+        code: 'invalid_payload',
+        message: expect.stringMatching(
+          /no-such-agent.*claude-agent-acp.*codex-acp|no-such-agent.*codex-acp.*claude-agent-acp/,
+        ),
       },
+    });
+    expect(await c.command('thread.create', { cwd: workspace(), provider: 'acp' })).toMatchObject({
+      ok: false,
+      error: { code: 'invalid_command' },
     });
     expect(app.runtime.store.lastSequence()).toBe(before);
     expect(app.runtime.store.projections.list('threads')).toEqual([]);

@@ -1,0 +1,368 @@
+import { z } from 'zod';
+import type { ProviderHost } from '../../actors/provider-host.js';
+import { effectPayloads, type Effect } from '../../domain/effects.js';
+import { BatonError, parseOrThrow } from '../../domain/errors.js';
+import { ProviderThreadId, type ProviderSessionId, type ThreadId } from '../../domain/ids.js';
+import type { ProviderEvent } from '../../domain/provider-events.js';
+import { payloadOf } from '../effect-payloads.js';
+import { agentThreadDir, type AcpAgent } from './acp-agents.js';
+import { readTextFile, writeTextFile } from './acp-client-files.js';
+import { connectAgent, type AcpAgentConnection, type AcpClientHandlers } from './acp-connection.js';
+import { AcpNormalizer, type AcpFrame } from './acp-normalizer.js';
+import { AcpPermissions } from './acp-permissions.js';
+import type { AcpSession } from './acp-session.js';
+import { AcpTerminals } from './acp-terminals.js';
+
+export interface AcpAdapterOptions {
+  host: ProviderHost;
+  agents: ReadonlyMap<string, AcpAgent>;
+  /** Per-thread agent folders live under `<dataDir>/acp/<agent>/<thread>/`. */
+  dataDir: string;
+  /** A cancel whose prompt has not ended this long kills the agent (default 10 s). */
+  interruptTimeoutMs?: number;
+}
+
+/** The agent a thread runs, as its effects carry it (`acpAgent`, a thread setting). */
+const AgentName = z.string().min(1);
+
+/**
+ * Any ACP agent for one app thread: one agent process and one ACP session, started on the
+ * first run (`session/new`), or taken up again by its stored session id (`session/resume`,
+ * else `session/load`) after Baton restarted or the agent died. A run's turn is one
+ * `session/prompt`; `session/cancel` interrupts it (an acknowledgement only: the prompt's
+ * `cancelled` stop reason ends the turn). Baton answers the agent's permission asks, file
+ * reads and writes (confined to the thread's cwd) and terminals.
+ */
+export class AcpThreadAdapter {
+  private session: AcpSession | null = null;
+  private readonly permissions: AcpPermissions;
+  private detached = false;
+
+  constructor(
+    readonly threadId: ThreadId,
+    private readonly options: AcpAdapterOptions,
+  ) {
+    this.permissions = new AcpPermissions({
+      threadId,
+      host: options.host,
+      forward: (events) => this.forward(events),
+      cancelTurn: () => void this.cancel(),
+    });
+  }
+
+  get running(): boolean {
+    return this.session !== null && !this.session.ended;
+  }
+
+  /** The agent process's pid, while one runs. */
+  get pid(): number | null {
+    return this.session?.connection?.child.pid ?? null;
+  }
+
+  /** The live connection (its `initialize` answer, its features), while one runs. */
+  get connection(): AcpAgentConnection | null {
+    return this.session?.connection ?? null;
+  }
+
+  async carryOut(effect: Effect): Promise<void> {
+    switch (effect.kind) {
+      case 'provider.session.ensure': {
+        const p = payloadOf(effectPayloads[effect.kind], effect);
+        const raw = ProviderThreadId.safeParse(p.providerThreadId);
+        await this.ensureSession(this.agentOf(p.acpAgent), raw.success ? raw.data : null);
+        return;
+      }
+      case 'provider.turn.start': {
+        const p = payloadOf(effectPayloads[effect.kind], effect);
+        if (!effect.runId) throw new BatonError('invalid_payload', 'a turn start names its run');
+        const agent = this.agentOf(p.acpAgent);
+        let session = await this.ensureSession(agent, p.providerThreadId ?? null);
+        if (session.cancelledBefore && agent.restartAfterCancel && session.providerThreadId) {
+          // The agent would mistake this prompt for the cancelled one (acp-agents.ts): a fresh process resumes the session.
+          await this.stop();
+          session = await this.ensureSession(agent, p.providerThreadId ?? null);
+        }
+        if (session.normalizer.active)
+          throw new BatonError('conflict', 'the ACP agent is still running a prompt on this thread');
+        const ref = {
+          runId: effect.runId,
+          attemptId: p.attemptId,
+          rootNodeId: p.rootNodeId,
+          providerThreadId: p.providerThreadId ?? null,
+        };
+        this.forward(session.normalizer.begin(ref));
+        this.prompt(session, p.text);
+        return;
+      }
+      case 'provider.turn.interrupt': {
+        const p = payloadOf(effectPayloads[effect.kind], effect);
+        const ref = this.session?.normalizer.active;
+        if (!ref || (p.attemptId !== null && ref.attemptId !== p.attemptId)) return;
+        await this.cancel();
+        if (effect.runId)
+          this.forward([{ type: 'interrupt.acknowledged', threadId: this.threadId, runId: effect.runId }]);
+        return;
+      }
+      case 'provider.runtime-request.respond': {
+        const p = payloadOf(effectPayloads[effect.kind], effect);
+        this.permissions.respond(p.requestId, p.decision, this.session);
+        return;
+      }
+      case 'provider.session.stop':
+        await this.stop();
+        return;
+      default:
+        throw new BatonError('unsupported', `the ACP adapter does not carry out ${effect.kind}`);
+    }
+  }
+
+  /** The agent named on the effect: a thread on provider `acp` must name one Baton knows. */
+  private agentOf(name: unknown): AcpAgent {
+    if (name === undefined || name === null)
+      throw new BatonError('invalid_payload', 'an ACP thread names its agent (acpAgent); this effect names none');
+    const parsed = parseOrThrow(AgentName, name, 'invalid_payload', 'acpAgent');
+    const agent = this.options.agents.get(parsed);
+    if (!agent)
+      throw new BatonError(
+        'invalid_payload',
+        `no ACP agent named ${parsed}; known: ${[...this.options.agents.keys()].join(', ')}`,
+      );
+    return agent;
+  }
+
+  /**
+   * The live session for this agent and provider thread: a new agent process otherwise,
+   * whose session is the provider thread's stored one (resumed or loaded), else a new one,
+   * bound to the provider thread before the turn starts.
+   */
+  private async ensureSession(agent: AcpAgent, providerThreadId: ProviderThreadId | null): Promise<AcpSession> {
+    const live = this.session;
+    if (
+      live &&
+      !live.ended &&
+      live.agentName === agent.name &&
+      (providerThreadId === null || live.providerThreadId === providerThreadId)
+    )
+      return live;
+    if (live) await this.stop();
+    const host = this.options.host;
+    const sessionId = host.ids.next('providerSession');
+    const cwd = host.threadCwd(this.threadId);
+    const dir = agentThreadDir(this.options.dataDir, agent.name, this.threadId);
+    const launch = agent.launch({ threadId: this.threadId, dir });
+    const session: AcpSession = {
+      agentName: agent.name,
+      sessionId,
+      normalizer: new AcpNormalizer({ threadId: this.threadId, sessionId, ids: host.ids }),
+      terminals: new AcpTerminals(() => cwd, launch.env),
+      connection: null,
+      nativeSessionId: null,
+      providerThreadId,
+      ended: false,
+      killedFor: null,
+      cancelledBefore: false,
+    };
+    this.session = session;
+    this.forward([this.status(sessionId, 'starting', null)]);
+    try {
+      session.connection = await connectAgent(launch, cwd, this.handlers(session, cwd));
+    } catch (error) {
+      if (this.session === session) this.session = null;
+      throw new BatonError('provider_error', `the ACP agent ${agent.name} did not start: ${String(error)}`);
+    }
+    void session.connection.exited.then(() => this.exited(session));
+    const known = providerThreadId ? host.nativeThreadRef(providerThreadId) : null;
+    if (known) await this.takeUp(session, known);
+    else await this.open(session, cwd);
+    this.forward([this.status(sessionId, 'ready', null)]);
+    return session;
+  }
+
+  /** `session/new` in the thread's cwd; its id is bound to the provider thread. */
+  private async open(session: AcpSession, cwd: string): Promise<void> {
+    const created = await this.request(session, () =>
+      session.connection!.agent.request('session/new', { cwd, mcpServers: [] }),
+    );
+    session.nativeSessionId = created.sessionId;
+    if (session.providerThreadId)
+      await this.report([
+        {
+          type: 'thread.loaded',
+          threadId: this.threadId,
+          providerThreadId: session.providerThreadId,
+          nativeThreadRef: created.sessionId,
+          resumeCursor: created.sessionId,
+        },
+      ]);
+  }
+
+  /**
+   * The stored session, taken up in the new process: `session/resume` where the agent offers
+   * it (no history replayed), else `session/load` (its replay is no turn's: the normalizer
+   * drops updates with no prompt running). An agent that offers neither, or refuses, leaves
+   * the provider thread failed: the run goes on in a replacement seeded from Baton's record.
+   */
+  private async takeUp(session: AcpSession, nativeSessionId: string): Promise<void> {
+    const conn = session.connection!;
+    const cwd = this.options.host.threadCwd(this.threadId);
+    const how = conn.features.resume;
+    try {
+      if (how === 'resume')
+        await conn.agent.request('session/resume', { sessionId: nativeSessionId, cwd, mcpServers: [] });
+      else if (how === 'load')
+        await conn.agent.request('session/load', { sessionId: nativeSessionId, cwd, mcpServers: [] });
+      else throw new Error('the agent offers neither session/resume nor session/load');
+      session.nativeSessionId = nativeSessionId;
+    } catch (error) {
+      const reason = `the ACP agent ${session.agentName} could not take up session ${nativeSessionId}: ${error instanceof Error ? error.message : String(error)}`;
+      await this.stop();
+      if (session.providerThreadId)
+        await this.report([
+          { type: 'thread.failed', threadId: this.threadId, providerThreadId: session.providerThreadId, reason },
+        ]);
+      throw new BatonError('not_resumable', `${reason}; the run goes on in its replacement`);
+    }
+  }
+
+  /** Sends the prompt; its answer (or the request's failure) ends the turn. */
+  private prompt(session: AcpSession, text: string): void {
+    const conn = session.connection!;
+    const sessionId = session.nativeSessionId!;
+    conn.agent
+      .request('session/prompt', { sessionId, prompt: [{ type: 'text', text }] })
+      .then(
+        (response): AcpFrame => ({ kind: 'stop', stopReason: response.stopReason }),
+        (error: unknown): AcpFrame => ({
+          kind: 'failed',
+          message: `the ACP agent failed the prompt: ${describe(error)}`,
+        }),
+      )
+      .then((frame) => {
+        // An agent that died mid-prompt is reported as lost by its exit, not as a failed prompt.
+        if (session.ended || (frame.kind === 'failed' && conn.child.exitCode !== null)) return;
+        if (frame.kind === 'stop' && frame.stopReason === 'cancelled') session.cancelledBefore = true;
+        this.forward(session.normalizer.normalize(frame));
+      });
+  }
+
+  /**
+   * Cancels the running prompt: pending asks are answered `cancelled`, terminals killed, and
+   * `session/cancel` sent. If the prompt has not ended within the interrupt timeout, the
+   * agent is killed and the run ends interrupted.
+   */
+  private async cancel(): Promise<void> {
+    const session = this.session;
+    const conn = session?.connection;
+    if (!session || !conn || !session.normalizer.active || !session.nativeSessionId) return;
+    session.normalizer.interruptRequested = true;
+    this.permissions.cancelAll('the turn was interrupted');
+    await session.terminals.killAll();
+    await conn.agent.notify('session/cancel', { sessionId: session.nativeSessionId }).catch(() => undefined);
+    const attempt = session.normalizer.active?.attemptId;
+    const timer = setTimeout(() => {
+      if (this.session !== session || session.normalizer.active?.attemptId !== attempt) return;
+      session.killedFor = {
+        runStatus: 'interrupted',
+        error: { code: 'timeout', message: 'the ACP agent did not end its prompt after session/cancel; it was killed' },
+      };
+      void conn.kill('SIGKILL');
+    }, this.options.interruptTimeoutMs ?? 10_000);
+    timer.unref();
+  }
+
+  /** What Baton answers this session's agent. */
+  private handlers(session: AcpSession, cwd: string): AcpClientHandlers {
+    return {
+      update: (params) => {
+        this.forward(session.normalizer.normalize({ kind: 'update', update: params.update }));
+      },
+      requestPermission: (params) => this.permissions.ask(session, params),
+      readTextFile: async (params) => readTextFile(cwd, params),
+      writeTextFile: async (params) => writeTextFile(cwd, params),
+      createTerminal: async (params) => session.terminals.create(params),
+      terminalOutput: async (params) => session.terminals.output(params),
+      waitForTerminalExit: (params) => session.terminals.waitForExit(params),
+      killTerminal: async (params) => session.terminals.kill(params),
+      releaseTerminal: async (params) => session.terminals.release(params),
+    };
+  }
+
+  /** The agent process ended: on purpose (nothing more), or lost (its run ends by policy). */
+  private exited(session: AcpSession): void {
+    void session.terminals.killAll();
+    if (session.ended || this.session !== session) return;
+    this.session = null;
+    session.ended = true;
+    this.permissions.cancelAll('the ACP agent is gone');
+    const active = session.normalizer.active;
+    const stderr = session.connection?.stderr() ?? '';
+    this.forward([
+      active
+        ? {
+            type: 'runtime.lost',
+            threadId: this.threadId,
+            sessionId: session.sessionId,
+            ...(session.killedFor ?? {
+              runStatus: 'failed',
+              error: {
+                code: 'provider_error',
+                message: `the ACP agent ${session.agentName} exited${stderr ? ` (${stderr.slice(-300)})` : ''}`,
+              },
+            }),
+          }
+        : this.status(session.sessionId, 'stopped', `the ACP agent ${session.agentName} exited`),
+    ]);
+  }
+
+  /** A request to the agent; if it dies first, the request fails with its stderr. */
+  private async request<T>(session: AcpSession, send: () => Promise<T>): Promise<T> {
+    try {
+      return await send();
+    } catch (error) {
+      await this.stop();
+      throw new BatonError('provider_error', `the ACP agent ${session.agentName} refused: ${describe(error)}`);
+    }
+  }
+
+  /** Releases the session on purpose: the agent process (and its terminals) are killed. */
+  async stop(signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+    const session = this.session;
+    if (!session) return;
+    this.session = null;
+    session.ended = true;
+    this.permissions.cancelAll('the ACP session was stopped');
+    await session.terminals.killAll();
+    await session.connection?.kill(signal);
+    this.forward([this.status(session.sessionId, 'stopped', 'released')]);
+  }
+
+  /** Shutdown: stop the agent and report nothing more; resolves once it is gone. */
+  detach(signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+    this.detached = true;
+    return this.stop(signal);
+  }
+
+  private async report(events: ProviderEvent[]): Promise<void> {
+    for (const event of events) if (!this.detached) await this.options.host.ingest(event);
+  }
+
+  private forward(events: ProviderEvent[]): void {
+    if (this.detached) return;
+    // ingest() reports refusals itself; a throw here would only be a closed store at shutdown.
+    for (const event of events) void this.options.host.ingest(event).catch(() => undefined);
+  }
+
+  private status(
+    sessionId: ProviderSessionId,
+    status: 'starting' | 'ready' | 'stopped',
+    reason: string | null,
+  ): ProviderEvent {
+    return { type: 'session.status', threadId: this.threadId, sessionId, provider: 'acp', status, reason };
+  }
+}
+
+function describe(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  if (error && typeof error === 'object' && 'message' in error) return String(error.message);
+  return String(error);
+}

@@ -1,0 +1,179 @@
+import { z } from 'zod';
+import { ProviderCapabilities } from '../../domain/capabilities.js';
+import { parseOrThrow } from '../../domain/errors.js';
+
+/**
+ * An ACP agent's capabilities as Baton declares them, computed from what the agent
+ * advertises in `initialize` and from what this adapter carries out. A flag is true only
+ * where both hold; what the agent offers that the adapter does not use yet (fork, list,
+ * modes, models, MCP servers) is kept in `AcpAgentFeatures`, never declared.
+ */
+
+const Present = z.looseObject({}).nullable().optional();
+
+/** The part of `initialize`'s answer Baton reads (the edge: anything else passes). */
+export const AcpInitializeResponse = z.looseObject({
+  protocolVersion: z.number().int(),
+  agentCapabilities: z
+    .looseObject({
+      loadSession: z.boolean().optional(),
+      promptCapabilities: z
+        .looseObject({
+          image: z.boolean().optional(),
+          audio: z.boolean().optional(),
+          embeddedContext: z.boolean().optional(),
+        })
+        .optional(),
+      mcpCapabilities: z.looseObject({ http: z.boolean().optional(), sse: z.boolean().optional() }).optional(),
+      sessionCapabilities: z.looseObject({ list: Present, resume: Present, fork: Present, close: Present }).optional(),
+    })
+    .optional(),
+  agentInfo: z.looseObject({ name: z.string(), version: z.string() }).nullable().optional(),
+});
+export type AcpInitializeResponse = z.infer<typeof AcpInitializeResponse>;
+
+/** What the agent advertised, in Baton's words. */
+export interface AcpAgentFeatures {
+  agent: string;
+  version: string;
+  /** How a stored session is taken up again: `session/resume` (no replay) first, else `session/load`. */
+  resume: 'resume' | 'load' | null;
+  fork: boolean;
+  list: boolean;
+  prompt: { image: boolean; audio: boolean; embeddedContext: boolean };
+  mcp: { stdio: true; http: boolean; sse: boolean };
+}
+
+export function acpAgentFeatures(response: unknown): AcpAgentFeatures {
+  const init = parseOrThrow(AcpInitializeResponse, response, 'provider_error', 'the ACP initialize response');
+  const caps = init.agentCapabilities ?? {};
+  const sessions = caps.sessionCapabilities ?? {};
+  return {
+    agent: init.agentInfo?.name ?? 'unknown',
+    version: init.agentInfo?.version ?? 'unknown',
+    resume: sessions.resume ? 'resume' : caps.loadSession ? 'load' : null,
+    fork: Boolean(sessions.fork),
+    list: Boolean(sessions.list),
+    prompt: {
+      image: caps.promptCapabilities?.image ?? false,
+      audio: caps.promptCapabilities?.audio ?? false,
+      embeddedContext: caps.promptCapabilities?.embeddedContext ?? false,
+    },
+    mcp: { stdio: true, http: caps.mcpCapabilities?.http ?? false, sse: caps.mcpCapabilities?.sse ?? false },
+  };
+}
+
+/** Baton's declaration for threads on this agent (see the header). */
+export function acpCapabilities(features: AcpAgentFeatures): ProviderCapabilities {
+  return ProviderCapabilities.parse({
+    version: `acp/${features.agent}@${features.version}`,
+    sessions: {
+      supportsMultipleProviderThreadsPerSession: false,
+      // session/set_model and session/set_mode are not carried yet.
+      supportsModelSwitchInSession: false,
+      supportsProviderSwitchingViaHandoff: false,
+      supportsRuntimeModeSwitchInSession: false,
+      pendingRequestsSurviveRestart: false,
+    },
+    // The session id is the native thread, bound to the provider thread and resumed by id.
+    threads: {
+      canCreateEmptyThread: false,
+      canReadThreadSnapshot: false,
+      canRollbackThread: false,
+      // The agent may advertise session/fork; the adapter does not use it yet.
+      canForkThread: false,
+      canForkFromTurn: false,
+      canForkFromSubagentThread: false,
+      exposesNativeThreadId: features.resume !== null,
+    },
+    // A turn is one session/prompt: Baton's request starts it, its stop reason ends it. ACP names no turn ids.
+    turns: {
+      exposesNativeTurnId: false,
+      emitsTurnStarted: true,
+      emitsTurnCompleted: true,
+      supportsInterrupt: true,
+      supportsActiveSteering: false,
+      supportsSteeringByInterruptRestart: false,
+      supportsQueuedMessages: false,
+      terminalStatusQuality: 'strong',
+    },
+    streaming: {
+      streamsAssistantText: true,
+      streamsReasoning: true,
+      streamsToolOutput: false,
+      streamsPlanText: false,
+      emitsMessageCompleted: true,
+    },
+    tools: {
+      exposesToolItemIds: false,
+      emitsToolStarted: false,
+      emitsToolCompleted: false,
+      emitsToolOutput: false,
+      supportsMcpTools: false,
+      supportsDynamicToolCallbacks: false,
+    },
+    // session/request_permission, whatever the tool: the request's kind follows the tool call's kind.
+    approvals: {
+      supportsCommandApproval: false,
+      supportsFileReadApproval: false,
+      supportsFileChangeApproval: true,
+      supportsApplyPatchApproval: false,
+      approvalsHaveNativeRequestIds: false,
+      approvalCallbacksAreLiveOnly: true,
+      approvalsCanOriginateFromSubagents: false,
+    },
+    planning: {
+      emitsPlanUpdated: false,
+      emitsTodoList: false,
+      emitsProposedPlan: false,
+      supportsStructuredQuestions: false,
+      planDeltasHaveItemIds: false,
+    },
+    subagents: {
+      supportsSubagents: false,
+      exposesSubagentThreadIds: false,
+      emitsSubagentLifecycle: false,
+      canWaitForSubagents: false,
+      canCloseSubagents: false,
+      canForkSubagentThread: false,
+    },
+    context: {
+      acceptsSystemContext: false,
+      acceptsDeveloperContext: false,
+      // A replacement session's first prompt carries Baton's account of the earlier runs, as user text.
+      acceptsSyntheticUserContext: true,
+      canGenerateSummaries: false,
+      canConsumeHandoffSummaries: true,
+      supportsDeltaHandoff: false,
+      supportsFullThreadHandoff: false,
+      maxRecommendedHandoffChars: 40_000,
+    },
+    checkpointing: {
+      appCanCheckpointFilesystem: false,
+      supportsNestedCheckpointScopes: false,
+      providerCanRollbackConversation: false,
+      providerRollbackReturnsSnapshot: false,
+      providerCanReadConversationSnapshot: false,
+    },
+    identity: {
+      nativeThreadIds: features.resume !== null ? 'strong' : 'weak',
+      nativeTurnIds: 'none',
+      nativeItemIds: 'weak',
+      nativeRequestIds: 'none',
+    },
+  });
+}
+
+/**
+ * The declaration the registry holds for provider `acp` before any agent answered: what
+ * every agent gets (the registry has one declaration per provider, not per thread).
+ */
+export const acpBaseCapabilities: ProviderCapabilities = acpCapabilities({
+  agent: 'any',
+  version: 'acp-1',
+  resume: null,
+  fork: false,
+  list: false,
+  prompt: { image: false, audio: false, embeddedContext: false },
+  mcp: { stdio: true, http: false, sse: false },
+});

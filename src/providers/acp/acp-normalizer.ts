@@ -1,0 +1,276 @@
+import { z } from 'zod';
+import type { ErrorInfo } from '../../domain/errors.js';
+import type { MessageId, NodeId, PlanArtifactId, ProviderThreadId, RunAttemptId, RunId } from '../../domain/ids.js';
+import type { ProviderEvent } from '../../domain/provider-events.js';
+import type { NormalizerScope, ProviderNormalizer } from '../provider.js';
+
+/**
+ * An ACP session's frames -> Baton's provider events. A turn is one `session/prompt`: it
+ * begins when Baton sends it (`begin`) and ends with its response's stop reason (`stop`
+ * frame); `cancelled` is an interruption. In between, `session/update`s (`update` frames):
+ * message chunks are the reply's deltas (the message completes when something else comes,
+ * or at the end), thought chunks stream into a reasoning node, `tool_call` /
+ * `tool_call_update` are tool nodes with their status, content and locations, `plan` is the
+ * todo list. An update with no turn running (a `session/load` replaying history) is no event.
+ */
+
+/** The attempt a prompt runs. */
+export interface AcpTurnRef {
+  runId: RunId;
+  attemptId: RunAttemptId;
+  rootNodeId: NodeId;
+  providerThreadId: ProviderThreadId | null;
+}
+
+const Text = z.looseObject({ type: z.literal('text'), text: z.string() });
+const Chunk = z.looseObject({ content: z.looseObject({ type: z.string() }) });
+const ToolFields = {
+  toolCallId: z.string(),
+  title: z.string().nullable().optional(),
+  kind: z.string().nullable().optional(),
+  status: z.enum(['pending', 'in_progress', 'completed', 'failed']).nullable().optional(),
+  content: z
+    .array(z.looseObject({ type: z.string() }))
+    .nullable()
+    .optional(),
+  locations: z
+    .array(z.looseObject({ path: z.string(), line: z.number().nullable().optional() }))
+    .nullable()
+    .optional(),
+  rawInput: z.unknown().optional(),
+  rawOutput: z.unknown().optional(),
+};
+const Update = z.discriminatedUnion('sessionUpdate', [
+  Chunk.extend({ sessionUpdate: z.literal('agent_message_chunk') }),
+  Chunk.extend({ sessionUpdate: z.literal('agent_thought_chunk') }),
+  z.looseObject({ sessionUpdate: z.literal('tool_call'), ...ToolFields }),
+  z.looseObject({ sessionUpdate: z.literal('tool_call_update'), ...ToolFields }),
+  z.looseObject({
+    sessionUpdate: z.literal('plan'),
+    entries: z.array(z.looseObject({ content: z.string(), status: z.enum(['pending', 'in_progress', 'completed']) })),
+  }),
+]);
+type Update = z.infer<typeof Update>;
+type ToolUpdate = Extract<Update, { sessionUpdate: 'tool_call' | 'tool_call_update' }>;
+
+/** What the adapter hands the normalizer: a session update, or the prompt's end. */
+export const AcpFrame = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('update'), update: z.unknown() }),
+  z.object({ kind: z.literal('stop'), stopReason: z.string() }),
+  z.object({ kind: z.literal('failed'), message: z.string() }),
+]);
+export type AcpFrame = z.infer<typeof AcpFrame>;
+
+export const createAcpNormalizer = (scope: NormalizerScope): AcpNormalizer => new AcpNormalizer(scope);
+
+export class AcpNormalizer implements ProviderNormalizer {
+  /** The prompt running now. */
+  active: AcpTurnRef | null = null;
+  /** Baton asked the agent to cancel the active prompt. */
+  interruptRequested = false;
+  /** Whether the active prompt has had any update of its own yet. */
+  heard = false;
+  private message: { messageId: MessageId; text: string } | null = null;
+  private thought: { nodeId: NodeId; text: string } | null = null;
+  private readonly tools = new Map<string, { nodeId: NodeId; done: boolean }>();
+  private plan: PlanArtifactId | null = null;
+
+  constructor(private readonly scope: NormalizerScope) {}
+
+  /** Baton sent a prompt for this attempt: its turn starts now. */
+  begin(ref: AcpTurnRef): ProviderEvent[] {
+    this.active = ref;
+    this.interruptRequested = false;
+    this.heard = false;
+    return [
+      {
+        type: 'turn.started',
+        ...this.on(ref),
+        attemptId: ref.attemptId,
+        nodeId: ref.rootNodeId,
+        nativeTurnRef: null,
+      },
+      this.status('running'),
+    ];
+  }
+
+  /** The node of a tool call of the active turn, if announced. */
+  toolNode(toolCallId: string): NodeId | null {
+    return this.tools.get(toolCallId)?.nodeId ?? null;
+  }
+
+  normalize(frame: unknown): ProviderEvent[] {
+    const parsed = AcpFrame.safeParse(frame);
+    const ref = this.active;
+    if (!parsed.success || !ref) return [];
+    const f = parsed.data;
+    if (f.kind === 'stop') return this.end(ref, f.stopReason, null);
+    if (f.kind === 'failed') return this.end(ref, null, f.message);
+    const update = Update.safeParse(f.update);
+    if (update.success) this.heard = true;
+    // Commands, modes, usage, session info: nothing Baton shows yet.
+    return update.success ? this.onUpdate(update.data, ref) : [];
+  }
+
+  private onUpdate(u: Update, ref: AcpTurnRef): ProviderEvent[] {
+    switch (u.sessionUpdate) {
+      case 'agent_message_chunk': {
+        const text = Text.safeParse(u.content);
+        if (!text.success || !text.data.text) return [];
+        const closed = this.closeThought(ref, 'completed');
+        this.message ??= { messageId: this.scope.ids.next('message'), text: '' };
+        this.message.text += text.data.text;
+        const delta = text.data.text;
+        return [
+          ...closed,
+          { type: 'message.delta', ...this.on(ref), nodeId: ref.rootNodeId, messageId: this.message.messageId, delta },
+        ];
+      }
+      case 'agent_thought_chunk': {
+        const text = Text.safeParse(u.content);
+        if (!text.success || !text.data.text) return [];
+        const events = this.closeMessage(ref);
+        if (!this.thought) {
+          const nodeId = this.scope.ids.next('node');
+          this.thought = { nodeId, text: '' };
+          events.push(this.nodeStarted(ref, nodeId, 'reasoning', null));
+        }
+        this.thought.text += text.data.text;
+        events.push({ type: 'node.delta', ...this.on(ref), nodeId: this.thought.nodeId, delta: text.data.text });
+        return events;
+      }
+      case 'tool_call':
+      case 'tool_call_update':
+        return [...this.closeMessage(ref), ...this.closeThought(ref, 'completed'), ...this.tool(u, ref)];
+      case 'plan':
+        this.plan ??= this.scope.ids.next('plan');
+        return [
+          {
+            type: 'plan.updated',
+            ...this.on(ref),
+            nodeId: ref.rootNodeId,
+            planId: this.plan,
+            kind: 'todo_list',
+            text: null,
+            steps: u.entries.map((e) => ({ text: e.content, status: e.status })),
+          },
+        ];
+    }
+  }
+
+  /** A tool call or its update: the node (started on first sight), what it says, and its end. */
+  private tool(u: ToolUpdate, ref: AcpTurnRef): ProviderEvent[] {
+    const events: ProviderEvent[] = [];
+    let tool = this.tools.get(u.toolCallId);
+    if (!tool) {
+      tool = { nodeId: this.scope.ids.next('node'), done: false };
+      this.tools.set(u.toolCallId, tool);
+      events.push(this.nodeStarted(ref, tool.nodeId, 'tool_call', u.title ?? null));
+    }
+    const detail: Record<string, unknown> = { toolCallId: u.toolCallId };
+    if (u.kind) detail.kind = u.kind;
+    if (u.title) detail.title = u.title;
+    if (u.status) detail.status = u.status;
+    if (u.locations?.length) detail.locations = u.locations;
+    if (u.rawInput !== undefined) detail.input = u.rawInput;
+    if (u.rawOutput !== undefined) detail.output = u.rawOutput;
+    const diffs = (u.content ?? []).filter((c) => c.type === 'diff');
+    if (diffs.length) detail.diffs = diffs.map(({ path, oldText, newText }) => ({ path, oldText, newText }));
+    const terminals = (u.content ?? []).filter((c) => c.type === 'terminal');
+    if (terminals.length) detail.terminals = terminals.map((c) => c.terminalId);
+    const text = (u.content ?? []).flatMap((c) => {
+      const inner = c.type === 'content' ? Text.safeParse(c.content) : null;
+      return inner?.success ? [inner.data.text] : [];
+    });
+    events.push({
+      type: 'node.detail',
+      ...this.on(ref),
+      nodeId: tool.nodeId,
+      text: text.length ? text.join('\n') : null,
+      detail,
+    });
+    if (!tool.done && (u.status === 'completed' || u.status === 'failed')) {
+      tool.done = true;
+      events.push({ type: 'node.completed', ...this.on(ref), nodeId: tool.nodeId, status: u.status });
+    }
+    return events;
+  }
+
+  /** The prompt's end: what it left open ends with it. */
+  private end(ref: AcpTurnRef, stopReason: string | null, failure: string | null): ProviderEvent[] {
+    const status =
+      stopReason === 'end_turn'
+        ? 'completed'
+        : stopReason === 'cancelled' || this.interruptRequested
+          ? 'interrupted'
+          : 'failed';
+    const error: ErrorInfo | null =
+      status !== 'failed'
+        ? null
+        : { code: 'provider_error', message: failure ?? `the ACP agent stopped the turn: ${stopReason ?? 'unknown'}` };
+    const nodeEnd = status === 'completed' ? 'completed' : 'interrupted';
+    const events: ProviderEvent[] = [...this.closeMessage(ref), ...this.closeThought(ref, nodeEnd)];
+    for (const tool of this.tools.values())
+      if (!tool.done) events.push({ type: 'node.completed', ...this.on(ref), nodeId: tool.nodeId, status: nodeEnd });
+    this.tools.clear();
+    this.plan = null;
+    this.active = null;
+    this.interruptRequested = false;
+    events.push(
+      { type: 'turn.completed', ...this.on(ref), attemptId: ref.attemptId, nodeId: ref.rootNodeId, status, error },
+      this.status('ready'),
+    );
+    return events;
+  }
+
+  private closeMessage(ref: AcpTurnRef): ProviderEvent[] {
+    const m = this.message;
+    this.message = null;
+    return m
+      ? [{ type: 'message.completed', ...this.on(ref), nodeId: ref.rootNodeId, messageId: m.messageId, text: m.text }]
+      : [];
+  }
+
+  private closeThought(ref: AcpTurnRef, status: 'completed' | 'interrupted'): ProviderEvent[] {
+    const t = this.thought;
+    this.thought = null;
+    return t
+      ? [
+          { type: 'node.detail', ...this.on(ref), nodeId: t.nodeId, text: t.text, detail: {} },
+          { type: 'node.completed', ...this.on(ref), nodeId: t.nodeId, status },
+        ]
+      : [];
+  }
+
+  private nodeStarted(
+    ref: AcpTurnRef,
+    nodeId: NodeId,
+    kind: 'reasoning' | 'tool_call',
+    title: string | null,
+  ): ProviderEvent {
+    return {
+      type: 'node.started',
+      ...this.on(ref),
+      nodeId,
+      parentNodeId: ref.rootNodeId,
+      attemptId: ref.attemptId,
+      kind,
+      title,
+    };
+  }
+
+  private on(ref: AcpTurnRef) {
+    return { threadId: this.scope.threadId, runId: ref.runId };
+  }
+
+  private status(status: 'running' | 'ready'): ProviderEvent {
+    return {
+      type: 'session.status',
+      threadId: this.scope.threadId,
+      sessionId: this.scope.sessionId,
+      provider: 'acp',
+      status,
+      reason: null,
+    };
+  }
+}

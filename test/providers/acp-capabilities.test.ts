@@ -1,0 +1,87 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { acpAgentFeatures, acpBaseCapabilities, acpCapabilities } from '../../src/providers/acp/acp-capabilities.js';
+import { BatonError } from '../../src/domain/errors.js';
+
+/**
+ * The ACP declaration is computed from each agent's real `initialize` answer (recorded from
+ * the pinned agents into test/fixtures/acp/). Every true flag names the test that shows it.
+ */
+const fixture = (agent: string): unknown =>
+  JSON.parse(readFileSync(new URL(`../fixtures/acp/${agent}.initialize.json`, import.meta.url), 'utf8'));
+
+/** Each flag declared true, and the test that backs it. */
+export const acpEvidence: Record<string, string> = {
+  'threads.exposesNativeThreadId':
+    'acp-provider-live: binds its session to the provider thread; acp-lifecycle-live: resumes the same session',
+  'turns.emitsTurnStarted': 'acp-provider-live: streams a reply (run goes running -> completed)',
+  'turns.emitsTurnCompleted': 'acp-provider-live: streams a reply',
+  'turns.supportsInterrupt': 'acp-lifecycle-live: an interrupt ends the run interrupted (both agents)',
+  'streaming.streamsAssistantText': 'acp-provider-live: streams a reply (message deltas)',
+  'streaming.streamsReasoning': 'acp-provider-live: streams a reply and reasoning from codex-acp (node.output)',
+  'streaming.emitsMessageCompleted': 'acp-provider-live: the whole reply is the message text',
+  'approvals.supportsFileChangeApproval': 'acp-requests-live: claude-agent-acp accept/decline on a file write',
+  'approvals.approvalCallbacksAreLiveOnly': 'acp-lifecycle-live: a killed agent fails its run (its asks die with it)',
+  'context.acceptsSyntheticUserContext': 'the reseed is user text on the prompt (acp-provider.ts, as Claude)',
+  'context.canConsumeHandoffSummaries': 'the reseed is user text on the prompt (acp-provider.ts, as Claude)',
+};
+
+const trueFlags = (caps: Record<string, unknown>): string[] =>
+  Object.entries(caps).flatMap(([group, flags]) =>
+    flags && typeof flags === 'object'
+      ? Object.entries(flags)
+          .filter(([, v]) => v === true)
+          .map(([k]) => `${group}.${k}`)
+      : [],
+  );
+
+describe('ACP capabilities from initialize', () => {
+  it('reads what claude-agent-acp advertises', () => {
+    expect(acpAgentFeatures(fixture('claude-agent-acp'))).toEqual({
+      agent: '@zed-industries/claude-agent-acp',
+      version: '0.23.1',
+      resume: 'resume',
+      fork: true,
+      list: true,
+      prompt: { image: true, audio: false, embeddedContext: true },
+      mcp: { stdio: true, http: true, sse: true },
+    });
+  });
+
+  it('reads what codex-acp advertises (no session/fork)', () => {
+    expect(acpAgentFeatures(fixture('codex-acp'))).toEqual({
+      agent: 'codex-acp',
+      version: '0.16.0',
+      resume: 'resume',
+      fork: false,
+      list: true,
+      prompt: { image: true, audio: false, embeddedContext: true },
+      mcp: { stdio: true, http: true, sse: false },
+    });
+  });
+
+  it('an agent that offers only session/load is taken up by load; one that offers neither has no native thread', () => {
+    const loadOnly = { protocolVersion: 1, agentCapabilities: { loadSession: true } };
+    expect(acpAgentFeatures(loadOnly).resume).toBe('load');
+    const none = acpCapabilities(acpAgentFeatures({ protocolVersion: 1 }));
+    expect(none.threads.exposesNativeThreadId).toBe(false);
+    expect(none.identity.nativeThreadIds).toBe('weak');
+  });
+
+  it('declares per agent, versioned by it, and every true flag has its evidence', () => {
+    for (const agent of ['claude-agent-acp', 'codex-acp']) {
+      const caps = acpCapabilities(acpAgentFeatures(fixture(agent)));
+      expect(caps.version).toMatch(new RegExp(`^acp/.*${agent}@`));
+      expect(caps.threads.exposesNativeThreadId).toBe(true);
+      // Advertised but not carried by the adapter yet: never declared.
+      expect(caps.threads.canForkThread).toBe(false);
+      expect(caps.sessions.supportsModelSwitchInSession).toBe(false);
+      for (const flag of trueFlags(caps)) expect(acpEvidence[flag], flag).toBeTruthy();
+    }
+    for (const flag of trueFlags(acpBaseCapabilities)) expect(acpEvidence[flag], flag).toBeTruthy();
+  });
+
+  it('a malformed initialize answer is a typed provider error', () => {
+    expect(() => acpAgentFeatures({ agentCapabilities: 'all' })).toThrow(BatonError);
+  });
+});
