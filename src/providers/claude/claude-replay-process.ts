@@ -2,7 +2,8 @@ import { ChannelBase } from '../transport/line-channel.js';
 import { ReplayChannel, withValues, type TranscriptEntry, type Vars } from '../transport/transcript.js';
 import type { AgentProcess } from './claude-process.js';
 import { resultUuidOf, writeSessionFiles, type SessionFiles } from './claude-transcript-files.js';
-import { bindSentIds, expectedOf, frameDifferences, sessionArgs } from './claude-transcript-ids.js';
+import { bindSentIds, expectedOf, frameDifferences } from '../transport/replay-matching.js';
+import { sessionArgs } from './claude-transcript-ids.js';
 import { ChannelProcess, ON_ITS_OWN } from './claude-transcript-process.js';
 
 /** One recorded agent process, as a replay plays it. */

@@ -1,5 +1,4 @@
-import { isDeepStrictEqual } from 'node:util';
-import { substitute, withValues, type TranscriptEntry, type Vars } from '../transport/transcript.js';
+import { substitute, type TranscriptEntry, type Vars } from '../transport/transcript.js';
 
 /**
  * Ids Baton's side makes up afresh on every run: the SDK's control `request_id`s, the
@@ -16,8 +15,6 @@ const SENT_ID_KEYS = new Set(['request_id', 'uuid']);
 
 /** The agent's command-line options whose values are ids Baton chose. */
 const ARG_ID = /^--(?:resume|resume-session-at|session-id)=(.+)$/;
-
-const PLACEHOLDER = /\{\{(\w+)\}\}/g;
 
 function strings(value: unknown, into: Set<string>): Set<string> {
   substitute(value, (s) => (into.add(s), s));
@@ -100,62 +97,3 @@ export function withSentIdPlaceholders(recorded: readonly RecordedProcess[]): {
 /** The agent's command-line options that say which session it goes on with (a replay checks them). */
 export const sessionArgs = (args: readonly string[]): string[] =>
   args.filter((a) => ARG_ID.test(a) || a === '--fork-session');
-
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-
-/** Binds the unbound `{{sentN}}` placeholders of one template string to the parts of `sent` at their places. */
-function bindString(template: string, sent: string, vars: Vars): void {
-  const unbound: string[] = [];
-  const pattern = template.split(PLACEHOLDER).map((part, i) => {
-    if (i % 2 === 0) return escape(part);
-    const value = vars[part];
-    if (value !== undefined) return escape(value);
-    if (!/^sent\d+$/.test(part)) return escape(`{{${part}}}`);
-    unbound.push(part);
-    return '(.+?)';
-  });
-  if (unbound.length === 0) return;
-  const match = new RegExp(`^${pattern.join('')}$`).exec(sent);
-  if (!match) return;
-  unbound.forEach((name, i) => {
-    const value = match[i + 1]!;
-    // Two fresh ids are two values: one already bound elsewhere is not bound again (the comparison fails).
-    if (vars[name] === undefined && !Object.values(vars).includes(value)) vars[name] = value;
-  });
-}
-
-/**
- * Binds the `{{sentN}}` placeholders an expected value (a frame, a command line) has, and
- * `vars` lacks, to the values at the same places in what Baton sent.
- */
-export function bindSentIds(expected: unknown, sent: unknown, vars: Vars): void {
-  if (typeof expected === 'string') {
-    if (typeof sent === 'string') bindString(expected, sent, vars);
-    return;
-  }
-  if (Array.isArray(expected) && Array.isArray(sent)) {
-    expected.forEach((e, i) => bindSentIds(e, sent[i], vars));
-    return;
-  }
-  if (expected && typeof expected === 'object' && sent && typeof sent === 'object' && !Array.isArray(sent))
-    for (const [key, e] of Object.entries(expected))
-      bindSentIds(e, Object.entries(sent).find(([k]) => k === key)?.[1], vars);
-}
-
-/** An expected value with the vars (and the ids bound so far) put in. */
-export const expectedOf = (template: unknown, vars: Vars): unknown => substitute(template, withValues(vars));
-
-/** Where two frames differ, as `path: expected …, sent …` lines (for a replay's mismatch message). */
-export function frameDifferences(expected: unknown, sent: unknown, path = ''): string[] {
-  if (isDeepStrictEqual(expected, sent)) return [];
-  const bothObjects =
-    expected &&
-    sent &&
-    typeof expected === 'object' &&
-    typeof sent === 'object' &&
-    Array.isArray(expected) === Array.isArray(sent);
-  if (!bothObjects) return [`${path || '(frame)'}: expected ${JSON.stringify(expected)}, sent ${JSON.stringify(sent)}`];
-  const keys = new Set([...Object.keys(expected), ...Object.keys(sent)]);
-  const at = (o: object, k: string): unknown => Object.entries(o).find(([key]) => key === k)?.[1];
-  return [...keys].flatMap((k) => frameDifferences(at(expected, k), at(sent, k), `${path}${path ? '.' : ''}${k}`));
-}
