@@ -17,6 +17,12 @@ export const acpEvidence: Record<string, string> = {
   'turns.emitsTurnStarted': 'acp-provider-live: streams a reply (run goes running -> completed)',
   'turns.emitsTurnCompleted': 'acp-provider-live: streams a reply',
   'turns.supportsInterrupt': 'acp-lifecycle-live: an interrupt ends the run interrupted (both agents)',
+  'turns.supportsSteeringByInterruptRestart':
+    'acp-scenarios-live steering_restart_fallback (both agents): session/cancel, then a replacement attempt under the same run',
+  'approvals.supportsCommandApproval':
+    'acp-scenarios-live approval_decline, approval_cancel, restart_recovery (claude-agent-acp; codex-acp declares it false)',
+  'planning.emitsPlanUpdated': "acp-scenarios-live plan_todo (both agents): the agent's plan is the todo list",
+  'planning.emitsTodoList': 'acp-scenarios-live plan_todo (both agents)',
   'streaming.streamsAssistantText': 'acp-provider-live: streams a reply (message deltas)',
   'streaming.streamsReasoning': 'acp-provider-live: streams a reply and reasoning from codex-acp (node.output)',
   'streaming.emitsMessageCompleted': 'acp-provider-live: the whole reply is the message text',
@@ -76,6 +82,8 @@ describe('ACP capabilities from initialize', () => {
       // Advertised but not carried by the adapter yet: never declared.
       expect(caps.threads.canForkThread).toBe(false);
       expect(caps.sessions.supportsModelSwitchInSession).toBe(false);
+      // codex-acp's only reject option ends the turn: no "decline and carry on" (acp-capabilities.ts).
+      expect(caps.approvals.supportsCommandApproval).toBe(agent === 'claude-agent-acp');
       for (const flag of trueFlags(caps)) expect(acpEvidence[flag], flag).toBeTruthy();
     }
     for (const flag of trueFlags(acpBaseCapabilities)) expect(acpEvidence[flag], flag).toBeTruthy();

@@ -7,6 +7,7 @@ import type { ProviderEvent } from '../../domain/provider-events.js';
 import { payloadOf } from '../effect-payloads.js';
 import { agentThreadDir, type AcpAgent } from './acp-agents.js';
 import { readTextFile, writeTextFile } from './acp-client-files.js';
+import type { LineChannel } from '../transport/line-channel.js';
 import { connectAgent, type AcpAgentConnection, type AcpClientHandlers } from './acp-connection.js';
 import { AcpNormalizer, type AcpFrame } from './acp-normalizer.js';
 import { AcpPermissions } from './acp-permissions.js';
@@ -20,6 +21,8 @@ export interface AcpAdapterOptions {
   dataDir: string;
   /** A cancel whose prompt has not ended this long kills the agent (default 10 s). */
   interruptTimeoutMs?: number;
+  /** The agent's stdio for one of its processes (recordings wrap the spawned one, replays stand in for it). */
+  channelFor?: (threadId: string, sessionId: string, spawn: () => LineChannel) => LineChannel;
 }
 
 /** The agent a thread runs, as its effects carry it (`acpAgent`, a thread setting). */
@@ -165,7 +168,13 @@ export class AcpThreadAdapter {
     this.session = session;
     this.forward([this.status(sessionId, 'starting', null)]);
     try {
-      session.connection = await connectAgent(launch, cwd, this.handlers(session, cwd));
+      const channelFor = this.options.channelFor;
+      session.connection = await connectAgent(
+        launch,
+        cwd,
+        this.handlers(session, cwd),
+        channelFor && ((spawn) => channelFor(this.threadId, sessionId, spawn)),
+      );
     } catch (error) {
       if (this.session === session) this.session = null;
       throw new BatonError('provider_error', `the ACP agent ${agent.name} did not start: ${String(error)}`);
@@ -239,7 +248,8 @@ export class AcpThreadAdapter {
       )
       .then((frame) => {
         // An agent that died mid-prompt is reported as lost by its exit, not as a failed prompt.
-        if (session.ended || (frame.kind === 'failed' && conn.child.exitCode !== null)) return;
+        // Its stdout ends before Node sees the exit, and that end is what failed the request.
+        if (session.ended || (frame.kind === 'failed' && agentGone(conn))) return;
         if (frame.kind === 'stop' && frame.stopReason === 'cancelled') session.cancelledBefore = true;
         this.forward(session.normalizer.normalize(frame));
       });
@@ -330,7 +340,7 @@ export class AcpThreadAdapter {
     if (!session) return;
     this.session = null;
     session.ended = true;
-    this.permissions.cancelAll('the ACP session was stopped');
+    this.permissions.cancelAll('the ACP session was stopped', { answer: false });
     await session.terminals.killAll();
     await session.connection?.kill(signal);
     this.forward([this.status(session.sessionId, 'stopped', 'released')]);
@@ -360,6 +370,10 @@ export class AcpThreadAdapter {
     return { type: 'session.status', threadId: this.threadId, sessionId, provider: 'acp', status, reason };
   }
 }
+
+/** The agent process is gone or going: it exited, or its stdout (the connection) ended. */
+const agentGone = (conn: AcpAgentConnection): boolean =>
+  conn.child.exitCode !== null || conn.child.signalCode !== null || conn.child.stdout?.readableEnded === true;
 
 function describe(error: unknown): string {
   if (error instanceof Error) return error.message;

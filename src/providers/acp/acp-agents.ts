@@ -1,8 +1,9 @@
+import { chmodSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import { BatonError, parseOrThrow } from '../../domain/errors.js';
-import { ensurePrivateDir } from '../../persistence/private-file.js';
+import { ensureFileContent, ensurePrivateDir } from '../../persistence/private-file.js';
 import type { CodexModelEndpoint } from '../codex/codex-home.js';
 import {
   claudeBinaryPath,
@@ -11,6 +12,7 @@ import {
   ensureClaudeSessionDirs,
   type ClaudeEndpoint,
 } from '../claude/claude-environment.js';
+import { diesWithParent } from '../dies-with-parent.js';
 import { ensureAcpCodexHome } from './acp-codex-home.js';
 
 /** The command line and environment of one agent process (its whole environment: nothing is merged in later). */
@@ -96,6 +98,7 @@ export function claudeAgentAcp(endpoints: AcpEndpoints, uid: number | null = pro
     restartAfterCancel: true,
     launch: (scope) => {
       const dirs = ensureClaudeSessionDirs(claudeSessionDirs(dirname(scope.dir), scope.threadId));
+      writeAskSettings(dirs.configDir);
       return {
         command: process.execPath,
         args: [claudeAgentAcpEntry()],
@@ -106,12 +109,41 @@ export function claudeAgentAcp(endpoints: AcpEndpoints, uid: number | null = pro
             ...(endpoints.claudeApiKey ? { apiKey: endpoints.claudeApiKey } : {}),
           }),
           ANTHROPIC_MODEL: endpoints.claude.model,
-          CLAUDE_CODE_EXECUTABLE: claudeBinaryPath(),
+          CLAUDE_CODE_EXECUTABLE: claudeDyingWithAgent(scope.dir),
           ...(uid === 0 ? { IS_SANDBOX: '1' } : {}),
         },
       };
     },
   };
+}
+
+/**
+ * The Claude binary claude-agent-acp runs, started so that it dies with the agent: a script
+ * in the agent's folder that execs it with a parent-death signal. Without it, a SIGKILLed
+ * Baton takes the agent down (its own parent-death signal) but not the Claude process under
+ * it, whose open model request kept it alive (measured: still there 5 s later).
+ */
+function claudeDyingWithAgent(dir: string): string {
+  const line = diesWithParent(claudeBinaryPath(), []);
+  if (line.command === claudeBinaryPath()) return line.command;
+  const quoted = [line.command, ...line.args].map((a) => `'${a.replaceAll("'", `'\\''`)}'`).join(' ');
+  const path = join(dir, 'claude');
+  ensureFileContent(path, `#!/bin/sh\nexec ${quoted} "$@"\n`);
+  chmodSync(path, 0o700);
+  return path;
+}
+
+/**
+ * claude-agent-acp reads the user's settings (`CLAUDE_CONFIG_DIR/settings.json`): they make it
+ * ask before every Bash command, as Baton's Claude provider does. Without them it runs what
+ * Claude Code deems read-only (`echo hi`, measured with 0.23.1) without asking, so Baton's
+ * approvals would not be the policy.
+ */
+function writeAskSettings(configDir: string): void {
+  ensureFileContent(
+    join(configDir, 'settings.json'),
+    `${JSON.stringify({ permissions: { ask: ['Bash'] } }, null, 2)}\n`,
+  );
 }
 
 /** `codex-acp` with a CODEX_HOME of the thread's, written like Baton's Codex home against its Responses-API endpoint. */

@@ -63,6 +63,14 @@ export function acpAgentFeatures(response: unknown): AcpAgentFeatures {
   };
 }
 
+/**
+ * Measured, not advertised: codex-acp (0.16.0) offers no reject option that lets the turn go
+ * on. Its only one, `abort`, ends the prompt `cancelled` without asking the model again, so a
+ * declined command ends its run interrupted; Baton cannot offer "decline and carry on" there
+ * and does not declare command approval (the asks still reach Baton: acp-requests-live).
+ */
+const declineEndsTurn = (features: AcpAgentFeatures): boolean => features.agent === 'codex-acp';
+
 /** Baton's declaration for threads on this agent (see the header). */
 export function acpCapabilities(features: AcpAgentFeatures): ProviderCapabilities {
   return ProviderCapabilities.parse({
@@ -93,7 +101,8 @@ export function acpCapabilities(features: AcpAgentFeatures): ProviderCapabilitie
       emitsTurnCompleted: true,
       supportsInterrupt: true,
       supportsActiveSteering: false,
-      supportsSteeringByInterruptRestart: false,
+      // ACP has no steering: the runtime's fallback interrupts (session/cancel) and starts a replacement prompt.
+      supportsSteeringByInterruptRestart: true,
       supportsQueuedMessages: false,
       terminalStatusQuality: 'strong',
     },
@@ -114,7 +123,7 @@ export function acpCapabilities(features: AcpAgentFeatures): ProviderCapabilitie
     },
     // session/request_permission, whatever the tool: the request's kind follows the tool call's kind.
     approvals: {
-      supportsCommandApproval: false,
+      supportsCommandApproval: !declineEndsTurn(features),
       supportsFileReadApproval: false,
       supportsFileChangeApproval: true,
       supportsApplyPatchApproval: false,
@@ -123,8 +132,9 @@ export function acpCapabilities(features: AcpAgentFeatures): ProviderCapabilitie
       approvalsCanOriginateFromSubagents: false,
     },
     planning: {
-      emitsPlanUpdated: false,
-      emitsTodoList: false,
+      // The agent's `plan` updates are the todo list.
+      emitsPlanUpdated: true,
+      emitsTodoList: true,
       emitsProposedPlan: false,
       supportsStructuredQuestions: false,
       planDeltasHaveItemIds: false,

@@ -71,7 +71,8 @@ export class AcpNormalizer implements ProviderNormalizer {
   /** Whether the active prompt has had any update of its own yet. */
   heard = false;
   private message: { messageId: MessageId; text: string } | null = null;
-  private thought: { nodeId: NodeId; text: string } | null = null;
+  /** The reasoning streaming now; `section` is its text since the last section break, in `chunks` chunks. */
+  private thought: { nodeId: NodeId; text: string; section: string; chunks: number } | null = null;
   private readonly tools = new Map<string, { nodeId: NodeId; done: boolean }>();
   private plan: PlanArtifactId | null = null;
 
@@ -129,14 +130,29 @@ export class AcpNormalizer implements ProviderNormalizer {
       case 'agent_thought_chunk': {
         const text = Text.safeParse(u.content);
         if (!text.success || !text.data.text) return [];
+        const delta = text.data.text;
+        const t = this.thought;
+        // A section break before any reasoning is none (codex-acp opens every section with "\n\n").
+        if (!t && !delta.trim()) return [];
+        // codex-acp 0.16.0 ends its last section by sending it again whole (measured): a chunk
+        // that repeats the section streamed just before it, chunk by chunk, is not new text.
+        if (t && t.chunks > 1 && delta === t.section) return [];
         const events = this.closeMessage(ref);
         if (!this.thought) {
           const nodeId = this.scope.ids.next('node');
-          this.thought = { nodeId, text: '' };
+          this.thought = { nodeId, text: '', section: '', chunks: 0 };
           events.push(this.nodeStarted(ref, nodeId, 'reasoning', null));
         }
-        this.thought.text += text.data.text;
-        events.push({ type: 'node.delta', ...this.on(ref), nodeId: this.thought.nodeId, delta: text.data.text });
+        const thought = this.thought;
+        thought.text += delta;
+        if (delta.trim()) {
+          thought.section += delta;
+          thought.chunks += 1;
+        } else {
+          thought.section = '';
+          thought.chunks = 0;
+        }
+        events.push({ type: 'node.delta', ...this.on(ref), nodeId: thought.nodeId, delta });
         return events;
       }
       case 'tool_call':

@@ -131,10 +131,14 @@ export class AcpPermissions {
     this.options.forward([this.sessionStatus(session, 'running')]);
   }
 
-  /** Answers every pending ask `cancelled` and closes its request. */
-  cancelAll(reason: string): void {
+  /**
+   * Closes every pending ask's request, answering the agent `cancelled` unless it is being
+   * killed (`answer: false`): an answer racing the kill would reach it or not, at random.
+   */
+  cancelAll(reason: string, { answer = true }: { answer?: boolean } = {}): void {
     for (const [requestId, pending] of [...this.asks]) {
-      pending.answer(CANCELLED);
+      if (answer) pending.answer(CANCELLED);
+      else this.asks.delete(requestId);
       this.options.forward([{ type: 'request.closed', threadId: this.options.threadId, requestId, reason }]);
     }
   }

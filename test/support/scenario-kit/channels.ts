@@ -39,6 +39,8 @@ export interface ChannelSession {
   live: boolean;
   /** What the provider declares in this run (adjusted, if the scenario adjusts it). */
   capabilities: ProviderCapabilities;
+  /** Fields every thread the scenario creates gets, under its own (an ACP thread names its agent: `acpAgent`). */
+  threadDefaults?: Record<string, unknown>;
   modelAsked(n: number): Promise<void>;
   kill(threadId: string): void;
   /** Stops every agent process the run started (before a restart, and at the end). */

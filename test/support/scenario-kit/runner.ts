@@ -24,8 +24,14 @@ export async function runScenario(
   place: RunPlace,
 ): Promise<ScenarioOutcome> {
   const stores: Store[] = [];
-  const h = createHarness(session.harness, join(place.dir, 'baton.sqlite'), 'a', new ManualClock(), (store) =>
-    stores.push(store),
+  // The channel's thread defaults go on every thread the scenario creates, after a restart too.
+  const defaults = session.threadDefaults;
+  const withDefaults = (h: Harness): Harness =>
+    defaults ? { ...h, thread: (extra = {}) => h.thread({ ...defaults, ...extra }) } : h;
+  const h = withDefaults(
+    createHarness(session.harness, join(place.dir, 'baton.sqlite'), 'a', new ManualClock(), (store) =>
+      stores.push(store),
+    ),
   );
   const close = () => {
     session.stop();
@@ -42,7 +48,7 @@ export async function runScenario(
       restart: async () => {
         session.stop();
         await h.runtime.settle();
-        return h.restart();
+        return withDefaults(h.restart());
       },
     });
     session.finish?.();
