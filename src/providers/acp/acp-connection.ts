@@ -1,7 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { Readable, Writable } from 'node:stream';
+import { constants } from 'node:os';
 import * as acp from '@agentclientprotocol/sdk';
 import { diesWithParent } from '../dies-with-parent.js';
+import { ChildProcessChannel, type LineChannel } from '../transport/line-channel.js';
+import { lineByteStreams } from '../transport/line-web-streams.js';
 import type { AcpLaunch } from './acp-agents.js';
 import { acpAgentFeatures, type AcpAgentFeatures } from './acp-capabilities.js';
 
@@ -21,7 +23,8 @@ export interface AcpClientHandlers {
 /** One agent process and the ACP connection over its stdio, initialized. */
 export interface AcpAgentConnection {
   agent: acp.ClientContext;
-  child: ChildProcess;
+  /** The agent process (a replay has no pid; its exit code comes from the recorded exit). */
+  child: AcpAgentProcess;
   features: AcpAgentFeatures;
   /** The raw `initialize` answer (recorded as a fixture by the tests). */
   initialize: acp.InitializeResponse;
@@ -32,6 +35,21 @@ export interface AcpAgentConnection {
   /** Ends the connection and the process (its group: an agent's own children go with it). */
   kill(signal: NodeJS.Signals): Promise<void>;
 }
+
+/** What the adapter sees of the agent process. */
+export interface AcpAgentProcess {
+  readonly pid?: number | undefined;
+  readonly exitCode: number | null;
+  readonly signalCode: NodeJS.Signals | null;
+  /** Its stdout: ended once the agent said its last line. */
+  readonly stdout: { readonly readableEnded: boolean } | null;
+}
+
+/**
+ * The agent's stdio as a line channel, given the spawner of the real process: a recording
+ * wraps what `spawn` gives, a replay stands in for it (and never calls it).
+ */
+export type AcpChannelHook = (spawn: () => LineChannel) => LineChannel;
 
 /** Baton as an ACP client: it reads and writes text files (confined to the thread's cwd) and runs terminals. */
 export const batonClientCapabilities: acp.ClientCapabilities = {
@@ -48,24 +66,49 @@ export async function connectAgent(
   launch: AcpLaunch,
   cwd: string,
   handlers: AcpClientHandlers,
+  channelFor?: AcpChannelHook,
 ): Promise<AcpAgentConnection> {
-  const line = diesWithParent(launch.command, launch.args);
-  const child = spawn(line.command, line.args, {
-    cwd,
-    env: launch.env,
-    stdio: ['pipe', 'pipe', 'pipe'],
-    detached: true,
-  });
+  const spawned: { child: ChildProcess | null } = { child: null };
   let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => (stderr = (stderr + String(chunk)).slice(-4000)));
-  const exited = new Promise<void>((resolve) => {
-    child.once('exit', () => resolve());
-    child.once('error', () => resolve());
-  });
-  const stream = acp.ndJsonStream(
-    Writable.toWeb(child.stdin!) as WritableStream<Uint8Array>,
-    Readable.toWeb(child.stdout!) as ReadableStream<Uint8Array>,
+  const spawnAgent = (): LineChannel => {
+    const line = diesWithParent(launch.command, launch.args);
+    const child = spawn(line.command, line.args, {
+      cwd,
+      env: launch.env,
+      stdio: ['pipe', 'pipe', 'pipe'],
+      detached: true,
+    });
+    child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + String(chunk)).slice(-4000)));
+    spawned.child = child;
+    // Closed once the agent exited and every line it wrote was read (its last answer included).
+    return new ChildProcessChannel(child, { afterStdout: true });
+  };
+  const channel = channelFor ? channelFor(spawnAgent) : spawnAgent();
+  let closedWith: string | null = null;
+  const exited = new Promise<void>((resolve) =>
+    channel.onClose((reason) => {
+      closedWith = reason;
+      // A replay has no stderr: why it ended (a frame that differs from the recording) stands in.
+      if (!spawned.child) stderr = reason;
+      resolve();
+    }),
   );
+  const agentProcess: AcpAgentProcess = spawned.child ?? {
+    pid: undefined,
+    get exitCode() {
+      return closedWith === null ? null : exitCodeOf(closedWith);
+    },
+    get signalCode() {
+      return signalOf(closedWith);
+    },
+    stdout: {
+      get readableEnded() {
+        return closedWith !== null;
+      },
+    },
+  };
+  const { output, input } = lineByteStreams(channel);
+  const stream = acp.ndJsonStream(output, input);
   const app = acp
     .client({ name: 'baton' })
     .onNotification('session/update', ({ params }) => handlers.update(params))
@@ -80,11 +123,15 @@ export async function connectAgent(
   const connection = app.connect(stream);
   const kill = (signal: NodeJS.Signals): Promise<void> => {
     connection.close();
-    try {
-      if (child.pid && child.exitCode === null) process.kill(-child.pid, signal);
-    } catch {
-      child.kill(signal);
-    }
+    // Baton ends it (a recording tells this end from one the agent took on its own).
+    channel.close();
+    const child = spawned.child;
+    if (child)
+      try {
+        if (child.pid && child.exitCode === null) process.kill(-child.pid, signal);
+      } catch {
+        child.kill(signal);
+      }
     return exited;
   };
   const failed = exited.then(() => {
@@ -102,7 +149,7 @@ export async function connectAgent(
     ]);
     return {
       agent: connection.agent,
-      child,
+      child: agentProcess,
       features: acpAgentFeatures(initialize),
       initialize,
       exited,
@@ -114,3 +161,19 @@ export async function connectAgent(
     throw error;
   }
 }
+
+/** A channel's close as a process's exit code (the words ChildProcessChannel and transcripts use; a signal has none). */
+function exitCodeOf(reason: string): number | null {
+  const code = /^exited with code (-?\d+)/.exec(reason);
+  if (code) return Number(code[1]);
+  if (signalOf(reason)) return null;
+  return reason === 'closed by Baton' ? 0 : 1;
+}
+
+/** The signal a channel's close names, if it names one. */
+function signalOf(reason: string | null): NodeJS.Signals | null {
+  const signal = reason && /^killed by (SIG[A-Z0-9]+)/.exec(reason)?.[1];
+  return signal && isSignal(signal) ? signal : null;
+}
+
+const isSignal = (name: string): name is NodeJS.Signals => name in constants.signals;

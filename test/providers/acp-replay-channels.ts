@@ -1,0 +1,224 @@
+import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
+import { AcpRecording } from '../../src/providers/acp/acp-recording.js';
+import { AcpReplay } from '../../src/providers/acp/acp-replay.js';
+import { withSentIdPlaceholders } from '../../src/providers/acp/acp-transcript-ids.js';
+import {
+  readTranscript,
+  writeTranscript,
+  type Transcript,
+  type TranscriptEntry,
+  type Vars,
+} from '../../src/providers/transport/transcript.js';
+import type { BuiltInAgent } from '../support/live-acp.js';
+import type { ChannelSession, RunPlace } from '../support/scenario-kit/channels.js';
+import type { ProviderScenario } from '../support/scenario-kit/scenario.js';
+import {
+  acpAgentCapabilities,
+  acpLiveRun,
+  acpSession,
+  dataDirOf,
+  latestAcp,
+  type AcpChannel,
+  type AcpModel,
+  type AcpSession,
+} from './acp-scenario-channels.js';
+
+/**
+ * The ACP provider's recording and replay channels into the scenario kit: the NDJSON frames
+ * each agent process said and was told, per built-in agent, in
+ * test/fixtures/transcripts/acp/<agent>/<scenario>[.N].ndjson (`npm run record:acp`).
+ */
+
+/** Where an agent's transcripts live. */
+export const acpTranscriptDir = (agent: string): string =>
+  fileURLToPath(new URL(`../fixtures/transcripts/acp/${agent}/`, import.meta.url));
+
+/** An agent's transcripts (none when it has no folder yet). */
+export function readAcpTranscripts(agent: string): Transcript[] {
+  const dir = acpTranscriptDir(agent);
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.ndjson'))
+    .map((f) => readTranscript(join(dir, f)));
+}
+
+/** The temp folders of a run that transcripts carry as placeholders. */
+const varsOf = (place: RunPlace): Vars => ({ cwd: place.cwd, dataDir: dataDirOf(place.dir) });
+
+/** A scenario's transcript files: NAME.ndjson, or NAME.1.ndjson, NAME.2.ndjson... (one per agent process). */
+export const transcriptFile = (scenario: string, index: number, count: number): string =>
+  count === 1 ? `${scenario}.ndjson` : `${scenario}.${index + 1}.ndjson`;
+
+/** Removes a scenario's transcripts (a new recording replaces them all, however many processes it had). */
+function removeTranscripts(outDir: string, scenario: string): void {
+  if (!existsSync(outDir)) return;
+  const mine = new RegExp(`^${scenario}(\\.\\d+)?\\.ndjson$`);
+  for (const file of readdirSync(outDir, { withFileTypes: true }))
+    if (file.isFile() && mine.test(file.name)) rmSync(join(outDir, file.name));
+}
+
+/**
+ * Live, with every agent process recorded: when the scenario has passed, one transcript per
+ * process it started (in the order they started) replaces the scenario's transcripts in the
+ * agent's folder (or `outDir`).
+ */
+export function acpRecordChannel(options: { model: AcpModel; outDir?: string }): AcpChannel {
+  const agent = options.model.agent;
+  const outDir = options.outDir ?? acpTranscriptDir(agent);
+  return latestAcp('record', (scenario, place) => {
+    const recordings: { thread: string; recording: AcpRecording }[] = [];
+    const session = acpSession({
+      ...acpLiveRun(options.model, scenario, place),
+      provider: {
+        channelFor: (threadId, _sessionId, spawn) => {
+          const recording = new AcpRecording(spawn(), varsOf(place));
+          recordings.push({ thread: threadId, recording });
+          return recording.channel;
+        },
+      },
+      // The scenario's kill, recorded as one (a replay's process dies there when the scenario kills it).
+      kill: (provider, threadId) => {
+        const pid = provider.adapter(threadId).pid;
+        if (!pid) throw new Error(`no ACP agent runs for ${threadId}`);
+        recordings.findLast((r) => r.thread === threadId)?.recording.killedByScenario();
+        process.kill(pid, 'SIGKILL');
+      },
+    });
+    const finish = () => {
+      // What each process said during the scenario (the teardown after it is not part of it).
+      const processes = withSentIdPlaceholders(recordings.map((r) => r.recording.recorded()));
+      removeTranscripts(outDir, scenario.name);
+      processes.forEach((entries, i) =>
+        writeTranscript(join(outDir, transcriptFile(scenario.name, i, processes.length)), {
+          header: {
+            kind: 'header',
+            provider: 'acp',
+            protocol: 'acp-ndjson',
+            version: acpAgentCapabilities(agent).version,
+            scenario: scenario.name,
+            metadata: {
+              recordedWith: `npm run record:acp -- --agent ${agent} --scenario ${scenario.name}`,
+              agent,
+              session: i + 1,
+              sessions: processes.length,
+              thread: recordings[i]!.thread,
+              modelSteps: scenario.model,
+              vars: Object.keys(varsOf(place)),
+            },
+          },
+          entries,
+        }),
+      );
+    };
+    return { ...session, finish };
+  });
+}
+
+/** What a transcript's header says of its process. */
+const ProcessMetadata = z.looseObject({
+  agent: z.string(),
+  session: z.number().int().positive(),
+  thread: z.string(),
+});
+
+/** A recorded agent process: which thread it ran for, and what it said and was told. */
+interface RecordedProcess {
+  thread: string;
+  entries: TranscriptEntry[];
+}
+
+/**
+ * Recorded agent processes stand in for the real ones. Only the process is replaced: the
+ * ACP SDK's client, Baton's adapter, normalizer, runtime, store and projections are the real
+ * ones, and every frame Baton sends is checked against the recording.
+ */
+export class AcpReplayChannel implements AcpChannel {
+  readonly kind = 'replay';
+  /** The replayed processes of the latest run, in the order they started. */
+  replays: AcpReplay[] = [];
+  /** The latest run's session (its providers). */
+  session: AcpSession | null = null;
+  /** Edits a recorded process before it is replayed (a test changes frames; the file is not changed). */
+  entriesFor: (entries: TranscriptEntry[]) => TranscriptEntry[] = (entries) => entries;
+
+  constructor(
+    readonly agent: BuiltInAgent,
+    private readonly transcripts: Transcript[],
+  ) {}
+
+  /** A scenario's recorded processes, in the order they started. */
+  processesOf(name: string): RecordedProcess[] {
+    return this.transcripts
+      .filter((t) => t.header.scenario === name)
+      .map((t) => ({ meta: ProcessMetadata.parse(t.header.metadata), entries: t.entries }))
+      .sort((a, b) => a.meta.session - b.meta.session)
+      .map(({ meta, entries }) => ({ thread: meta.thread, entries }));
+  }
+
+  open(scenario: ProviderScenario, place: RunPlace): ChannelSession {
+    const recorded = this.processesOf(scenario.name);
+    if (recorded.length === 0)
+      throw new Error(
+        `no ${this.agent} transcript for the scenario ${scenario.name}: run npm run record:acp -- --agent ${this.agent} --scenario ${scenario.name}`,
+      );
+    const replays: AcpReplay[] = [];
+    const started: RecordedProcess[] = [];
+    // One set for the run: an id Baton gave one process may be named to the next.
+    const vars = varsOf(place);
+    const byThread = new Map<string, AcpReplay>();
+    const state = () =>
+      replays.map((r) => ({ process: r.label, mismatches: r.mismatches, next: r.remaining.slice(0, 2) }));
+    const session = acpSession({
+      ...place,
+      agent: this.agent,
+      scenario,
+      live: false,
+      modelBaseUrl: 'http://127.0.0.1:9',
+      provider: {
+        channelFor: (threadId) => {
+          // The thread's next recorded process (threads may start theirs in another order than recorded).
+          const next = recorded.find((r) => r.thread === threadId && !started.includes(r));
+          if (!next)
+            throw new Error(
+              `the scenario started more ${this.agent} processes for ${threadId} than were recorded (${started.length} of ${recorded.length} started)`,
+            );
+          started.push(next);
+          const replay = new AcpReplay(
+            this.entriesFor(next.entries),
+            vars,
+            `${scenario.name} process ${recorded.indexOf(next) + 1} (${threadId})`,
+          );
+          replays.push(replay);
+          byThread.set(threadId, replay);
+          return replay;
+        },
+      },
+      modelAsked: async () => undefined,
+      kill: (_provider, threadId) => {
+        const replay = byThread.get(threadId);
+        if (!replay) throw new Error(`no replayed ACP agent runs for ${threadId}`);
+        replay.terminate();
+      },
+      describe: () => `replay: ${JSON.stringify(state(), null, 1).slice(0, 4000)}`,
+    });
+    this.replays = replays;
+    this.session = session;
+    return {
+      ...session,
+      finish: () => {
+        const unsent = replays.flatMap((r) => r.remaining.filter((e) => e.kind === 'expect_outbound'));
+        if (replays.length !== recorded.length || replays.some((r) => r.mismatches.length > 0) || unsent.length > 0)
+          throw new Error(
+            `the replay diverged: ${replays.length} of ${recorded.length} recorded processes started; ${JSON.stringify({ state: state(), unsent: unsent.slice(0, 2) }, null, 1).slice(0, 4000)}`,
+          );
+      },
+    };
+  }
+
+  gone(): Promise<void> {
+    return this.session?.gone() ?? Promise.resolve();
+  }
+}
