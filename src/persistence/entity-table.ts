@@ -55,6 +55,7 @@ export class EntityTable {
         machine_version = excluded.machine_version, snapshot = excluded.snapshot, last_sequence = excluded.last_sequence,
         updated_at = excluded.updated_at
       WHERE entities.kind = excluded.kind AND entities.thread_id IS excluded.thread_id`,
+      (values, changes) => this.refuseSkipped(values, changes),
     );
     this.byId = db.prepare('SELECT * FROM entities WHERE entity_id = ?');
     this.countAll = db.prepare('SELECT count(*) AS n FROM entities');
@@ -65,29 +66,30 @@ export class EntityTable {
     this.upsert.row().push(s.entityId, s.kind, s.threadId, s.machineId, s.machineVersion, s.snapshotJson, sequence, at);
   }
 
-  /**
-   * Writes the staged rows. A row of another kind or thread under a staged id is left as
-   * it was (the upsert's WHERE), so fewer rows change than were staged: a typed conflict
-   * naming the first staged row that does not match what the table holds.
-   */
+  /** Writes the staged rows. Call inside the transaction that staged them. */
   flush(): void {
-    const staged = this.upsert.staged();
-    const rows = staged.reduce((n, chunk) => n + chunk.length / 8, 0);
-    if (this.upsert.flush() === rows) return;
-    for (const chunk of staged) {
-      for (let i = 0; i < chunk.length; i += 8) {
-        const entityId = String(chunk[i]);
-        const held = this.get(entityId);
-        if (held && held.kind === chunk[i + 1] && held.threadId === chunk[i + 2]) continue;
-        throw new BatonError(
-          'conflict',
-          `entity id ${entityId} belongs to ${held?.kind} of thread ${held?.threadId}: refused as ${String(chunk[i + 1])} of thread ${String(chunk[i + 2])}`,
-          {
-            entityId,
-            held: held && { kind: held.kind, threadId: held.threadId },
-          },
-        );
-      }
+    this.upsert.flush();
+  }
+
+  /**
+   * A row of another kind or thread under a written id is left as it was (the upsert's
+   * WHERE), so fewer rows change than were written: a typed conflict naming the first
+   * written row that does not match what the table holds.
+   */
+  private refuseSkipped(values: readonly unknown[], changes: number): void {
+    if (changes === values.length / 8) return;
+    for (let i = 0; i < values.length; i += 8) {
+      const entityId = String(values[i]);
+      const held = this.get(entityId);
+      if (held && held.kind === values[i + 1] && held.threadId === values[i + 2]) continue;
+      throw new BatonError(
+        'conflict',
+        `entity id ${entityId} belongs to ${held?.kind} of thread ${held?.threadId}: refused as ${String(values[i + 1])} of thread ${String(values[i + 2])}`,
+        {
+          entityId,
+          held: held && { kind: held.kind, threadId: held.threadId },
+        },
+      );
     }
   }
 

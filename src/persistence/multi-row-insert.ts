@@ -5,16 +5,24 @@ import type { Db } from './database.js';
 const maxRows = 128;
 
 /**
+ * Called after each statement with the values it wrote (`width` per row) and SQLite's count
+ * of rows changed; throws to refuse the write (the caller's transaction then rolls back).
+ */
+export type WrittenCheck = (values: readonly unknown[], changes: number) => void;
+
+/**
  * One INSERT written as `VALUES (...),(...),...` for many rows at once (issue 12): a group
  * commit binds and steps one statement per 128 rows of a table instead of one per row,
- * which is where a row's cost lay beside SQLite's own work. Rows are staged in order and
- * written in that order, so an upsert of the same key twice keeps the last, as before.
+ * which is where a row's cost lay beside SQLite's own work. Rows are written in the order
+ * they are staged, so an upsert of the same key twice keeps the last, as before.
  * Statements are prepared lazily per power-of-two row count, so at most eight per table.
+ *
+ * A full chunk of 128 rows is written as soon as the next row is staged, inside the
+ * caller's transaction: the strings it holds die young instead of living through the whole
+ * group, so the garbage collector copies and promotes far less on a large group commit.
  */
 export class MultiRowInsert {
   private readonly statements = new Map<number, Statement>();
-  /** Staged values in full chunks of `maxRows` rows, bound as they are; the last may be partial. */
-  private chunks: unknown[][] = [];
   private current: unknown[] = [];
   private readonly chunkLength: number;
 
@@ -22,12 +30,14 @@ export class MultiRowInsert {
    * @param head `INSERT INTO t (a, b, ...)`
    * @param width the number of columns per row
    * @param tail what follows the values (an `ON CONFLICT` clause), or ''
+   * @param check run after each statement, e.g. to refuse an upsert its WHERE skipped
    */
   constructor(
     private readonly db: Db,
     private readonly head: string,
     private readonly width: number,
     private readonly tail = '',
+    private readonly check?: WrittenCheck,
   ) {
     this.chunkLength = maxRows * width;
   }
@@ -35,24 +45,17 @@ export class MultiRowInsert {
   /** Where the next row's `width` values go: the caller pushes them, in column order. */
   row(): unknown[] {
     if (this.current.length === this.chunkLength) {
-      this.chunks.push(this.current);
+      const full = this.current;
       this.current = [];
+      this.write(maxRows, full);
     }
     return this.current;
   }
 
-  /** The staged rows, `width` values each, in order; for a caller that checks what a write did. */
-  staged(): unknown[][] {
-    return this.current.length ? [...this.chunks, this.current] : this.chunks;
-  }
-
-  /** Writes every staged row; returns SQLite's count of rows changed. */
-  flush(): number {
-    const chunks = this.chunks;
+  /** Writes every staged row. Call inside the transaction that staged them. */
+  flush(): void {
     const last = this.current;
-    this.discard();
-    let changes = 0;
-    for (const chunk of chunks) changes += this.statement(maxRows).run(chunk).changes;
+    this.current = [];
     // The partial chunk goes in power-of-two parts, so few statements are ever prepared.
     let from = 0;
     let left = last.length / this.width;
@@ -60,17 +63,22 @@ export class MultiRowInsert {
       let n = maxRows;
       while (n > left) n >>= 1;
       const to = from + n * this.width;
-      changes += this.statement(n).run(from === 0 && to === last.length ? last : last.slice(from, to)).changes;
+      this.write(n, from === 0 && to === last.length ? last : last.slice(from, to));
       from = to;
       left -= n;
     }
-    return changes;
   }
 
   /** Forgets the staged rows (their transaction failed). */
   discard(): void {
-    this.chunks = [];
     this.current = [];
+  }
+
+  private write(rows: number, values: unknown[]): void {
+    // Spread, not an array: better-sqlite3 then reads each value from the call's arguments
+    // instead of fetching each from the array through V8's slower object API.
+    const changes = this.statement(rows).run(...values).changes;
+    this.check?.(values, changes);
   }
 
   private statement(rows: number): Statement {

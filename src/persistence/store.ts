@@ -32,7 +32,8 @@ export class Store {
   readonly bindings: BindingTable;
   private readonly clock: Clock;
   private readonly commitOne: (unit: ValidUnit) => CommitResult;
-  private readonly commitBatch: (units: ValidUnit[]) => CommitResult[];
+  /** Commits `count` units in one transaction; `unitAt(i)` gives the i-th, just before it is written. */
+  private readonly commitBatch: (count: number, unitAt: (i: number) => ValidUnit) => CommitResult[];
 
   static open(path: string, options: StoreOptions = {}): Store {
     const db = openDatabase(path);
@@ -60,18 +61,20 @@ export class Store {
     const one = db.transaction((unit: ValidUnit) =>
       this.withStaging(() => this.write(unit, this.events.lastSequence())),
     );
-    const many = db.transaction((units: ValidUnit[]) =>
+    const many = db.transaction((count: number, unitAt: (i: number) => ValidUnit) =>
       this.withStaging(() => {
         let last = this.events.lastSequence();
-        return units.map((unit) => {
-          const result = this.write(unit, last);
+        const results: CommitResult[] = [];
+        for (let i = 0; i < count; i++) {
+          const result = this.write(unitAt(i), last);
           last = result.lastSequence;
-          return result;
-        });
+          results.push(result);
+        }
+        return results;
       }),
     );
     this.commitOne = (unit) => one.immediate(unit);
-    this.commitBatch = (units) => many.immediate(units);
+    this.commitBatch = (count, unitAt) => many.immediate(count, unitAt);
   }
 
   /** Commits one unit atomically. A unit whose receipt's commandId exists writes nothing. */
@@ -80,10 +83,14 @@ export class Store {
     return asTypedConflict(() => this.commitOne(valid));
   }
 
-  /** Group commit: many units in one transaction (each still deduplicated by its receipt). */
+  /**
+   * Group commit: many units in one transaction (each still deduplicated by its receipt).
+   * Each unit is validated just before it is written, inside the transaction: a bad unit
+   * rolls the whole group back, as if it had been refused before, and the group's strings
+   * die young instead of all living until its end.
+   */
   commitMany(units: readonly CommitUnit[]): CommitResult[] {
-    const valid = units.map(validateUnit);
-    return asTypedConflict(() => this.commitBatch(valid));
+    return asTypedConflict(() => this.commitBatch(units.length, (i) => validateUnit(units[i]!)));
   }
 
   /**
@@ -94,7 +101,7 @@ export class Store {
    */
   commitIsolated(units: readonly ValidUnit[]): IsolatedResult[] {
     try {
-      return this.commitBatch([...units]).map((result) => ({ ok: true, result }));
+      return this.commitBatch(units.length, (i) => units[i]!).map((result) => ({ ok: true, result }));
     } catch {
       return units.map((unit) => {
         try {
@@ -117,8 +124,8 @@ export class Store {
   /**
    * Runs `writeAll` inside a transaction and then writes the rows it staged: events, entity
    * snapshots and projection upserts go in as multi-row inserts, one statement per table
-   * and up to 128 rows, instead of one per row. If anything fails the staged rows are
-   * forgotten with the transaction.
+   * and up to 128 rows, instead of one per row (a full 128-row chunk is written as soon as
+   * it fills). If anything fails the staged rows are forgotten with the transaction.
    */
   private withStaging<T>(writeAll: () => T): T {
     try {

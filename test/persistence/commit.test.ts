@@ -245,4 +245,25 @@ describe('group commit writes staged rows as the units ordered them', () => {
     expect(store.events.readAfter(0).map((e) => e.eventId)).toEqual(units.map((u) => u.events![0]!.eventId));
     expect(store.entities.get(units[299]!.snapshots![0]!.entityId)).toMatchObject({ lastSequence: 300 });
   });
+
+  it('a conflict in a chunk already written mid-group refuses the group typed and writes nothing', () => {
+    const { store } = openStore();
+    const held = typicalUnit('thr_held', 1);
+    store.commit(held);
+    const units = Array.from({ length: 300 }, (_, i) => typicalUnit('thr_big', i + 1));
+    // Row 5 of the first 128-row chunk, written as soon as the 129th row is staged.
+    units[4] = { snapshots: [{ ...units[4]!.snapshots![0]!, entityId: held.snapshots![0]!.entityId }] };
+    const error = expectRefused(() => store.commitMany(units), 'conflict');
+    expect(error.message).toContain(held.snapshots![0]!.entityId);
+    expect(tableCounts(store)).toMatchObject({ events: 1, entities: 1 });
+  });
+
+  it('an invalid unit late in a large group is refused typed after rows were written, and the group writes nothing', () => {
+    const { store } = openStore();
+    const units = Array.from({ length: 300 }, (_, i) => typicalUnit('thr_big', i + 1));
+    units[290] = { ...units[290]!, events: [{ ...units[290]!.events![0]!, payload: { threadId: 7 } as never }] };
+    expectRefused(() => store.commitMany(units), 'invalid_payload');
+    expect(tableCounts(store)).toMatchObject({ events: 0, entities: 0 });
+    expect(store.commitMany(units.slice(0, 290)).at(-1)).toMatchObject({ lastSequence: 290 });
+  });
 });
