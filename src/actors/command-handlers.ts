@@ -2,7 +2,7 @@ import type { CommandOf, CommandType, Command } from '../domain/commands.js';
 import { BatonError } from '../domain/errors.js';
 import type { ProviderKind } from '../domain/statuses.js';
 import { threadSettings, type ThreadSetting } from '../domain/thread-settings.js';
-import { targetsActiveRun } from '../machines/thread-supervisor.machine.js';
+import { targetsActiveRun, type DispatchCapabilities } from '../machines/thread-supervisor.machine.js';
 import { isSettled } from '../machines/status-actions.js';
 import type { Store } from '../persistence/store.js';
 import type { ForkOrigin } from '../domain/entities.js';
@@ -82,7 +82,7 @@ export const commandHandlers: { [K in CommandType]: Handler<K> } = {
       relationshipToParent: null,
       rootThreadId: thread.threadId,
       providerThreadId: thread.current.newId('providerThread'),
-      capabilities: dispatchCapabilities(env.capabilities(provider)),
+      capabilities: dispatchCapabilities(env.capabilities(provider, c.acpAgent)),
       createdAt: thread.current.at,
     });
     return { threadId: thread.threadId };
@@ -220,6 +220,7 @@ export const commandHandlers: { [K in CommandType]: Handler<K> } = {
     const sup = supervisorContext(thread);
     requireSameProvider(sup, changes.provider);
     requireAcpAgent(sup.provider, changes.acpAgent, 'update', env);
+    requireSameDispatch(sup, changes.acpAgent, env);
     requireApplied(sup.provider, changes, env);
     thread.deliver(supervisorOf(thread), { type: 'SETTINGS_UPDATE', changes }, { mustAccept: true });
     return { threadId: thread.threadId };
@@ -268,7 +269,7 @@ export const commandHandlers: { [K in CommandType]: Handler<K> } = {
       relationshipToParent: 'fork',
       rootThreadId: source.lineage.rootThreadId,
       providerThreadId: thread.current.newId('providerThread'),
-      capabilities: dispatchCapabilities(env.capabilities(source.provider)),
+      capabilities: dispatchCapabilities(env.capabilities(source.provider, source.acpAgent)),
       createdAt: thread.current.at,
       forkOrigin: {
         sourceThreadId: source.id,
@@ -354,6 +355,23 @@ function requireAcpAgent(
       'invalid_payload',
       `no ACP agent named ${acpAgent} in this Baton (known: ${known.join(', ') || 'none'}; more are registered with BATON_ACP_AGENTS)`,
       { acpAgent, known },
+    );
+}
+
+/**
+ * The supervisor decides dispatch (steer, restart, queue, rollback) by the flags it was
+ * created with: another agent whose flags differ would be dispatched by the old agent's, so
+ * that switch is refused rather than half applied. Agents whose flags agree switch freely.
+ */
+function requireSameDispatch(sup: SupervisorContext, acpAgent: string | undefined, env: HandlerEnv): void {
+  if (acpAgent === undefined || acpAgent === sup.acpAgent) return;
+  const next = dispatchCapabilities(env.capabilities(sup.provider, acpAgent));
+  const differ = (Object.keys(next) as (keyof DispatchCapabilities)[]).filter((k) => next[k] !== sup.capabilities[k]);
+  if (differ.length)
+    throw new BatonError(
+      'unsupported',
+      `switching thread ${sup.threadId} to ACP agent ${acpAgent} changes how its messages are dispatched (${differ.join(', ')}); that is not built yet in this version of Baton: start a new thread on it`,
+      { acpAgent, from: sup.acpAgent ?? null, flags: differ },
     );
 }
 

@@ -15,5 +15,9 @@ export function dispatchCapabilities(caps: ProviderCapabilities): DispatchCapabi
   };
 }
 
-/** Where the runtime looks up a provider's declared capabilities. */
-export type CapabilitySource = (provider: ProviderKind) => ProviderCapabilities;
+/**
+ * Where the runtime looks up a thread's declared capabilities: its provider's, and, for a
+ * provider that runs many agents (ACP), the agent the thread names (`acpAgent`; null or
+ * absent for every other thread), whose own declaration may differ from its provider's base.
+ */
+export type CapabilitySource = (provider: ProviderKind, agent?: string | null) => ProviderCapabilities;

@@ -2,6 +2,7 @@ import { pino, type Logger } from 'pino';
 import { Command } from '../domain/commands.js';
 import { z } from 'zod';
 import type { CommandAck } from '../domain/command-ack.js';
+import type { ProviderCapabilities } from '../domain/capabilities.js';
 import { BatonError, fromZodError, toErrorInfo } from '../domain/errors.js';
 import type { DomainEvent } from '../domain/events.js';
 import { ProviderEvent } from '../domain/provider-events.js';
@@ -83,7 +84,7 @@ export class Runtime implements ProviderRuntime {
     this.clock = options.clock ?? systemClock;
     this.ids = options.ids ?? timeOrderedIds(this.clock);
     this.providers = options.providers ?? new ProviderRegistry();
-    this.capabilities = options.capabilities ?? ((p) => this.providers.capabilities(p));
+    this.capabilities = options.capabilities ?? ((p, agent) => this.providers.capabilities(p, agent));
     this.defaultProvider = options.defaultProvider ?? 'codex';
     this.maxLiveThreads = options.maxLiveThreads ?? 2_000;
     this.checkpoints = options.checkpoints ?? null;
@@ -181,6 +182,16 @@ export class Runtime implements ProviderRuntime {
     return ackOf(outcome, command.commandId);
   }
 
+  /**
+   * What the runtime's policy reads for a thread now: its provider's declaration for the
+   * thread's agent (see `CapabilitySource`). A thread Baton does not have is a typed `not_found`.
+   */
+  threadCapabilities(threadId: string): ProviderCapabilities {
+    const thread = this.store.projections.get('threads', threadId);
+    if (!thread) throw new BatonError('not_found', `no thread ${threadId}`);
+    return this.capabilities(thread.provider, thread.acpAgent);
+  }
+
   /** Refuses (typed `invalid_payload`) a cwd that cannot be a workspace: relative, missing, `/`, or overlapping Baton's data dir. */
   checkWorkspace(cwd: string): Promise<void> {
     return checkWorkspaceCwd(cwd, this.protectedDirs);
@@ -240,10 +251,13 @@ export class Runtime implements ProviderRuntime {
     for (const threadId of threads) {
       await this.thread(threadId).run((thread) => {
         for (const r of stale.filter((r) => r.threadId === threadId)) {
-          const provider =
-            thread.context({ kind: 'thread_supervisor', id: threadId })?.provider ?? this.defaultProvider;
+          const sup = thread.context({ kind: 'thread_supervisor', id: threadId });
+          const provider = sup?.provider ?? this.defaultProvider;
           // A provider this Baton lacks keeps nothing alive across a restart.
-          if (this.providers.get(provider) && this.capabilities(provider).sessions.pendingRequestsSurviveRestart)
+          if (
+            this.providers.get(provider) &&
+            this.capabilities(provider, sup?.acpAgent).sessions.pendingRequestsSurviveRestart
+          )
             continue;
           thread.deliver(
             { kind: 'runtime_request', id: r.id },

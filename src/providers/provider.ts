@@ -46,6 +46,12 @@ export interface Provider {
    * which runs any ACP agent, has them). A thread naming another is refused at the command.
    */
   readonly agents?: readonly string[];
+  /**
+   * The declaration for threads on one of its agents, where an agent's differ from the
+   * provider's base (`capabilities`): the ACP provider's, computed from that agent's
+   * `initialize`. A provider without it declares the same for every thread.
+   */
+  capabilitiesFor?(agent: string): ProviderCapabilities;
   /** The effect kinds it carries out; an effect of any other kind for it is settled `unsupported`. */
   readonly handlers: Partial<Record<ProviderEffectKind, EffectHandler>>;
   /** A new normalizer for one app thread's provider session. */

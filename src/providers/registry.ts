@@ -47,11 +47,15 @@ export class ProviderRegistry {
     return this.providers.get(id)?.agents ?? [];
   }
 
-  /** The provider's declaration; a provider Baton lacks is a typed `unsupported`. */
-  capabilities(id: ProviderKind): ProviderCapabilities {
+  /**
+   * The declaration for a thread on the provider and, where the thread names one, its agent
+   * (the provider's own for that agent when it has one, else its base); a provider Baton
+   * lacks is a typed `unsupported`.
+   */
+  capabilities(id: ProviderKind, agent?: string | null): ProviderCapabilities {
     const provider = this.providers.get(id);
     if (!provider) throw unsupportedProvider(id);
-    return provider.capabilities;
+    return agent && provider.capabilitiesFor ? provider.capabilitiesFor(agent) : provider.capabilities;
   }
 
   /** A new normalizer of the provider's native frames; a provider Baton lacks is a typed `unsupported`. */
