@@ -30,6 +30,10 @@ export const acpEvidence: Record<string, string> = {
   'approvals.approvalCallbacksAreLiveOnly': 'acp-lifecycle-live: a killed agent fails its run (its asks die with it)',
   'context.acceptsSyntheticUserContext': 'the reseed is user text on the prompt (acp-provider.ts, as Claude)',
   'context.canConsumeHandoffSummaries': 'the reseed is user text on the prompt (acp-provider.ts, as Claude)',
+  'sessions.supportsModelSwitchInSession':
+    'acp-settings-live: claude-agent-acp, a model switch reaches the next model request (codex-acp declares it false)',
+  'sessions.supportsRuntimeModeSwitchInSession':
+    'acp-settings-live: claude-agent-acp read_only asks, workspace_write does not; codex-acp runtime modes reach its approval presets',
 };
 
 const trueFlags = (caps: Record<string, unknown>): string[] =>
@@ -81,7 +85,9 @@ describe('ACP capabilities from initialize', () => {
       expect(caps.threads.exposesNativeThreadId).toBe(true);
       // Advertised but not carried by the adapter yet: never declared.
       expect(caps.threads.canForkThread).toBe(false);
-      expect(caps.sessions.supportsModelSwitchInSession).toBe(false);
+      // session/set_model: claude-agent-acp only; session/set_mode: both (acp-turn-settings.ts).
+      expect(caps.sessions.supportsModelSwitchInSession).toBe(agent === 'claude-agent-acp');
+      expect(caps.sessions.supportsRuntimeModeSwitchInSession).toBe(true);
       // codex-acp's only reject option ends the turn: no "decline and carry on" (acp-capabilities.ts).
       expect(caps.approvals.supportsCommandApproval).toBe(agent === 'claude-agent-acp');
       for (const flag of trueFlags(caps)) expect(acpEvidence[flag], flag).toBeTruthy();

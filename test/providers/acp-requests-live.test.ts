@@ -45,6 +45,8 @@ describe('ACP approvals, live', () => {
           cwd,
           provider: 'acp',
           acpAgent: 'claude-agent-acp',
+          // Read-only: a file write asks (workspace-write is acceptEdits, which writes inside cwd unasked).
+          runtimeMode: 'read_only',
         });
         const run = await h.send(threadId, 'write the note');
         await h.until(() => requests(h, threadId).some((r) => r.status === 'pending'));

@@ -228,7 +228,8 @@ interface Snapshot {
 async function acpThread(url: string, cwd: string, agent: BuiltInAgent): Promise<ThreadClient> {
   const client = await BatonClient.connect(url, token);
   const { threadId } = ok<{ threadId: string }>(
-    await client.command('thread.create', { cwd, provider: 'acp', acpAgent: agent }),
+    // Read-only: every write the agent makes asks first (the tests answer), on both agents.
+    await client.command('thread.create', { cwd, provider: 'acp', acpAgent: agent, runtimeMode: 'read_only' }),
   );
   client.close();
   return ThreadClient.open(url, threadId);

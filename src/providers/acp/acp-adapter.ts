@@ -4,8 +4,9 @@ import { effectPayloads, type Effect } from '../../domain/effects.js';
 import { BatonError, parseOrThrow } from '../../domain/errors.js';
 import { ProviderThreadId, type ProviderSessionId, type ThreadId } from '../../domain/ids.js';
 import type { ProviderEvent } from '../../domain/provider-events.js';
-import { payloadOf } from '../effect-payloads.js';
+import { payloadOf, turnSettingsOf } from '../effect-payloads.js';
 import { agentThreadDir, type AcpAgent } from './acp-agents.js';
+import type { AcpAgentFeatures } from './acp-capabilities.js';
 import { readTextFile, writeTextFile } from './acp-client-files.js';
 import type { LineChannel } from '../transport/line-channel.js';
 import { connectAgent, type AcpAgentConnection, type AcpClientHandlers } from './acp-connection.js';
@@ -13,6 +14,7 @@ import { AcpNormalizer, type AcpFrame } from './acp-normalizer.js';
 import { AcpPermissions } from './acp-permissions.js';
 import type { AcpSession } from './acp-session.js';
 import { AcpTerminals } from './acp-terminals.js';
+import { applyAcpTurnSettings, modeUpdateOf, sessionSettings } from './acp-turn-settings.js';
 
 export interface AcpAdapterOptions {
   host: ProviderHost;
@@ -23,6 +25,8 @@ export interface AcpAdapterOptions {
   interruptTimeoutMs?: number;
   /** The agent's stdio for one of its processes (recordings wrap the spawned one, replays stand in for it). */
   channelFor?: (threadId: string, sessionId: string, spawn: () => LineChannel) => LineChannel;
+  /** Told what an agent advertised each time one of its processes answers `initialize` (the provider's per-agent declaration). */
+  onInitialized?: (agent: string, features: AcpAgentFeatures) => void;
 }
 
 /** The agent a thread runs, as its effects carry it (`acpAgent`, a thread setting). */
@@ -87,6 +91,9 @@ export class AcpThreadAdapter {
         }
         if (session.normalizer.active)
           throw new BatonError('conflict', 'the ACP agent is still running a prompt on this thread');
+        await applyAcpTurnSettings(agent.name, session.nativeSessionId!, session.settings, turnSettingsOf(p), {
+          request: (method, params) => session.connection!.agent.request(method, params),
+        });
         const ref = {
           runId: effect.runId,
           attemptId: p.attemptId,
@@ -163,6 +170,7 @@ export class AcpThreadAdapter {
       providerThreadId,
       ended: false,
       killedFor: null,
+      settings: sessionSettings(null),
       cancelledBefore: false,
     };
     this.session = session;
@@ -179,6 +187,7 @@ export class AcpThreadAdapter {
       if (this.session === session) this.session = null;
       throw new BatonError('provider_error', `the ACP agent ${agent.name} did not start: ${String(error)}`);
     }
+    this.options.onInitialized?.(agent.name, session.connection.features);
     void session.connection.exited.then(() => this.exited(session));
     const known = providerThreadId ? host.nativeThreadRef(providerThreadId) : null;
     if (known) await this.takeUp(session, known);
@@ -193,6 +202,7 @@ export class AcpThreadAdapter {
       session.connection!.agent.request('session/new', { cwd, mcpServers: [] }),
     );
     session.nativeSessionId = created.sessionId;
+    session.settings = sessionSettings(created);
     if (session.providerThreadId)
       await this.report([
         {
@@ -216,11 +226,13 @@ export class AcpThreadAdapter {
     const cwd = this.options.host.threadCwd(this.threadId);
     const how = conn.features.resume;
     try {
+      let answer: unknown;
       if (how === 'resume')
-        await conn.agent.request('session/resume', { sessionId: nativeSessionId, cwd, mcpServers: [] });
+        answer = await conn.agent.request('session/resume', { sessionId: nativeSessionId, cwd, mcpServers: [] });
       else if (how === 'load')
-        await conn.agent.request('session/load', { sessionId: nativeSessionId, cwd, mcpServers: [] });
+        answer = await conn.agent.request('session/load', { sessionId: nativeSessionId, cwd, mcpServers: [] });
       else throw new Error('the agent offers neither session/resume nor session/load');
+      session.settings = sessionSettings(answer);
       session.nativeSessionId = nativeSessionId;
     } catch (error) {
       const reason = `the ACP agent ${session.agentName} could not take up session ${nativeSessionId}: ${error instanceof Error ? error.message : String(error)}`;
@@ -284,6 +296,9 @@ export class AcpThreadAdapter {
   private handlers(session: AcpSession, cwd: string): AcpClientHandlers {
     return {
       update: (params) => {
+        // The agent changed its mode itself (plan mode entered or left): the next turn sets Baton's again.
+        const mode = modeUpdateOf(params.update);
+        if (mode !== null) session.settings.offer.currentMode = mode;
         this.forward(session.normalizer.normalize({ kind: 'update', update: params.update }));
       },
       requestPermission: (params) => this.permissions.ask(session, params),

@@ -71,16 +71,24 @@ export function acpAgentFeatures(response: unknown): AcpAgentFeatures {
  */
 const declineEndsTurn = (features: AcpAgentFeatures): boolean => features.agent === 'codex-acp';
 
+/**
+ * Measured, not advertised (modes and models come with `session/new`, after `initialize`):
+ * claude-agent-acp offers `models` and `session/set_model`, codex-acp neither; both offer a
+ * session mode for every runtime mode (acp-turn-settings.ts). Other agents: refused at the turn.
+ */
+const setsModel = (features: AcpAgentFeatures): boolean => features.agent === '@zed-industries/claude-agent-acp';
+const setsRuntimeMode = (features: AcpAgentFeatures): boolean => setsModel(features) || features.agent === 'codex-acp';
+
 /** Baton's declaration for threads on this agent (see the header). */
 export function acpCapabilities(features: AcpAgentFeatures): ProviderCapabilities {
   return ProviderCapabilities.parse({
     version: `acp/${features.agent}@${features.version}`,
     sessions: {
       supportsMultipleProviderThreadsPerSession: false,
-      // session/set_model and session/set_mode are not carried yet.
-      supportsModelSwitchInSession: false,
+      // session/set_model and session/set_mode before a turn's prompt, where the agent offers them.
+      supportsModelSwitchInSession: setsModel(features),
       supportsProviderSwitchingViaHandoff: false,
-      supportsRuntimeModeSwitchInSession: false,
+      supportsRuntimeModeSwitchInSession: setsRuntimeMode(features),
       pendingRequestsSurviveRestart: false,
     },
     // The session id is the native thread, bound to the provider thread and resumed by id.

@@ -1,27 +1,31 @@
 import type { ProviderRuntime } from '../../actors/provider-host.js';
+import type { ProviderCapabilities } from '../../domain/capabilities.js';
 import type { ProviderEffectKind } from '../../domain/effects.js';
 import type { Provider } from '../provider.js';
 import { ThreadAdapters } from '../thread-adapters.js';
 import { AcpThreadAdapter, type AcpAdapterOptions } from './acp-adapter.js';
-import { acpBaseCapabilities } from './acp-capabilities.js';
+import { acpBaseCapabilities, acpCapabilities } from './acp-capabilities.js';
 import { createAcpNormalizer } from './acp-normalizer.js';
 
 /** What the adapters share: the agents, the data dir, the timeouts. */
-export type AcpProviderOptions = Omit<AcpAdapterOptions, 'host'>;
+export type AcpProviderOptions = Omit<AcpAdapterOptions, 'host' | 'onInitialized'>;
 
 /** ACP's registration: the agents a thread may name, and the one setting the adapter carries (`acpAgent`). */
 export const acpProvider = (
   handlers: Provider['handlers'],
   agents: readonly string[],
+  capabilitiesFor?: (agent: string) => ProviderCapabilities,
 ): Provider & { agents: readonly string[] } => ({
   id: 'acp',
-  // One declaration per provider in the registry: what every agent gets. Each agent's own is
-  // computed from its `initialize` (acp-capabilities.ts).
+  // The base declaration, what any agent gets until Baton has seen its own `initialize`;
+  // `capabilitiesFor` gives each agent's, computed from it (acp-capabilities.ts).
   capabilities: acpBaseCapabilities,
+  ...(capabilitiesFor ? { capabilitiesFor } : {}),
   handlers,
   agents,
-  // The agent itself; model, runtime mode and interaction mode are not carried yet (no set_model / set_mode).
-  appliedSettings: ['acpAgent'],
+  // Each reaches some built-in agent (session/set_model, session/set_mode: acp-turn-settings.ts);
+  // one a thread's agent cannot carry is refused, typed, at its turn.
+  appliedSettings: ['acpAgent', 'model', 'runtimeMode', 'interactionMode'],
   createNormalizer: createAcpNormalizer,
 });
 
@@ -36,6 +40,8 @@ const providerEffects: ProviderEffectKind[] = [
 /** Any ACP agent as a provider of the runtime: one adapter per app thread, started on demand. */
 export class AcpProvider {
   private readonly adapters: ThreadAdapters<AcpThreadAdapter>;
+  /** Each agent's declaration, from the last `initialize` one of its processes answered in this Baton. */
+  private readonly declared = new Map<string, ProviderCapabilities>();
 
   constructor(
     runtime: ProviderRuntime,
@@ -43,7 +49,12 @@ export class AcpProvider {
   ) {
     const host = runtime.providerHost('acp');
     this.adapters = new ThreadAdapters({
-      make: (threadId) => new AcpThreadAdapter(threadId, { ...options, host }),
+      make: (threadId) =>
+        new AcpThreadAdapter(threadId, {
+          ...options,
+          host,
+          onInitialized: (agent, features) => this.declared.set(agent, acpCapabilities(features)),
+        }),
       activeRunId: (threadId) => host.activeRunId(threadId),
       maxHandoffChars: acpBaseCapabilities.context.maxRecommendedHandoffChars,
     });
@@ -51,7 +62,20 @@ export class AcpProvider {
 
   /** ACP as the registry knows it, with the names of the agents it runs. */
   provider(): Provider {
-    return acpProvider(this.handlers(), [...this.options.agents.keys()]);
+    return acpProvider(this.handlers(), [...this.options.agents.keys()], (agent) => this.capabilitiesFor(agent));
+  }
+
+  /**
+   * The declaration for threads on `agent`: computed from its `initialize` once one of its
+   * processes has answered in this Baton (the first run of any thread on it). Before that,
+   * and after each Baton restart until it answers again, it is the base declaration (agent
+   * `any`): nothing the agent must advertise (no session resume, load or fork; text-only
+   * prompts), and command approval as most agents do it (codex-acp's own withdraws it). The
+   * dispatch flags (steering, interrupt, rollback) do not depend on `initialize`, so what a
+   * thread's supervisor took at creation holds either way (test/actors/agent-capabilities.test.ts).
+   */
+  capabilitiesFor(agent: string): ProviderCapabilities {
+    return this.declared.get(agent) ?? acpBaseCapabilities;
   }
 
   /** The adapter of an app thread (a test may name it by a plain string: it is parsed here). */

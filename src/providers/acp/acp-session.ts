@@ -2,6 +2,7 @@ import type { ProviderSessionId, ProviderThreadId } from '../../domain/ids.js';
 import type { AcpAgentConnection } from './acp-connection.js';
 import type { AcpNormalizer } from './acp-normalizer.js';
 import type { AcpTerminals } from './acp-terminals.js';
+import type { AcpSessionSettings } from './acp-turn-settings.js';
 
 /** Set when Baton killed the agent because a cancel went unanswered: how its run ends. */
 export interface KilledFor {
@@ -22,6 +23,8 @@ export interface AcpSession {
   /** Baton released it on purpose: its exit is no loss. */
   ended: boolean;
   killedFor: KilledFor | null;
+  /** The modes and models its agent offers, and the ones it runs with now (acp-turn-settings.ts). */
+  settings: AcpSessionSettings;
   /** Whether the last prompt on it was cancelled (claude-agent-acp's cancel race: see acp-adapter.ts). */
   cancelledBefore: boolean;
 }
