@@ -1,13 +1,17 @@
-import { mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { mkdirSync } from 'node:fs';
 import { ScriptedMessagesServer } from '../src/providers/model/scripted-messages-server.js';
 import { ScriptedModelServer } from '../src/providers/model/scripted-model-server.js';
 import { acpAgentProcesses, type BuiltInAgent } from '../test/support/live-acp.js';
-import { runScenario } from '../test/support/scenario-kit/runner.js';
 import { applicableScenarios } from '../test/support/scenario-kit/scenarios.js';
 import { acpScenarioProvider, type AcpModel } from '../test/providers/acp-scenario-channels.js';
 import { acpRecordChannel, acpTranscriptDir } from '../test/providers/acp-replay-channels.js';
+import {
+  pruneTranscripts,
+  recordScenarios,
+  refuseUnknownScenarios,
+  valuesOf,
+  wantedScenarios,
+} from './record-scenarios.js';
 
 /**
  * `npm run record:acp -- --agent NAME` (every shared scenario the agent's declaration makes
@@ -21,74 +25,38 @@ import { acpRecordChannel, acpTranscriptDir } from '../test/providers/acp-replay
  */
 const AGENTS: readonly BuiltInAgent[] = ['claude-agent-acp', 'codex-acp'];
 const args = process.argv.slice(2);
-const valuesOf = (flag: string) => args.flatMap((arg, i) => (args[i - 1] === flag ? [arg] : []));
-const namedAgents = valuesOf('--agent');
+const namedAgents = valuesOf(args, '--agent');
 const unknownAgents = namedAgents.filter((a) => !AGENTS.some((known) => known === a));
 if (unknownAgents.length > 0) {
   console.error(`not a built-in ACP agent: ${unknownAgents.join(', ')}; built in: ${AGENTS.join(', ')}`);
   process.exit(2);
 }
 const agents = namedAgents.length > 0 ? AGENTS.filter((a) => namedAgents.includes(a)) : AGENTS;
-const named = valuesOf('--scenario');
-for (const agent of agents) {
-  const applicable = applicableScenarios(acpScenarioProvider(agent));
-  const unknown = named.filter((name) => !applicable.some((s) => s.name === name));
-  if (unknown.length > 0) {
-    console.error(
-      `not applicable to ${agent} (or unknown): ${unknown.join(', ')}; applicable: ${applicable.map((s) => s.name).join(', ')}`,
-    );
-    process.exit(2);
-  }
-}
+const named = valuesOf(args, '--scenario');
+for (const agent of agents) refuseUnknownScenarios(named, applicableScenarios(acpScenarioProvider(agent)), agent);
 
 const failed: string[] = [];
 let recorded = 0;
 for (const agent of agents) {
   const applicable = applicableScenarios(acpScenarioProvider(agent));
-  const wanted = named.length > 0 ? applicable.filter((s) => named.includes(s.name)) : applicable;
   const outDir = acpTranscriptDir(agent);
   mkdirSync(outDir, { recursive: true });
   const server = agent === 'claude-agent-acp' ? new ScriptedMessagesServer() : new ScriptedModelServer();
   await server.start();
   const model: AcpModel =
     server instanceof ScriptedMessagesServer ? { agent: 'claude-agent-acp', server } : { agent: 'codex-acp', server };
-  const channel = acpRecordChannel({ model, outDir });
-  for (const scenario of wanted) {
-    const dir = mkdtempSync(join(tmpdir(), 'baton-record-acp-'));
-    const cwd = realpathSync(mkdtempSync(join(tmpdir(), 'baton-record-acp-ws-')));
-    const place = { cwd, dir, checkpointsRoot: join(dir, 'checkpoints') };
-    try {
-      const outcome = await runScenario(scenario.drive, channel.open(scenario, place), place);
-      outcome.close();
-      recorded += 1;
-      console.log(`recorded ${agent} ${scenario.name}`);
-    } catch (error) {
-      failed.push(`${agent} ${scenario.name}`);
-      console.error(`FAILED ${agent} ${scenario.name}: ${error instanceof Error ? error.message : String(error)}`);
-    } finally {
-      await channel.gone();
-      server.reset();
-      rmSync(dir, { recursive: true, force: true });
-      rmSync(cwd, { recursive: true, force: true });
-    }
-    const left = acpAgentProcesses();
-    if (left.length > 0) {
-      console.error(`agent processes left after ${agent} ${scenario.name}: ${left.join(', ')}`);
-      failed.push(`${agent} ${scenario.name} (processes left)`);
-    }
-  }
+  const outcome = await recordScenarios({
+    channel: acpRecordChannel({ model, outDir }),
+    scenarios: wantedScenarios(named, applicable),
+    label: (scenario) => `${agent} ${scenario.name}`,
+    tempPrefix: 'baton-record-acp',
+    resetModel: () => server.reset(),
+    leftProcesses: acpAgentProcesses,
+  });
+  failed.push(...outcome.failed);
+  recorded += outcome.recorded;
   await server.stop();
-  if (named.length === 0) {
-    // A full recording: transcripts of scenarios the agent no longer runs go (the replay test refuses them).
-    const runs = new Set(applicable.map((s) => s.name));
-    for (const file of readdirSync(outDir).filter((f) => f.endsWith('.ndjson'))) {
-      const scenario = file.replace(/(\.\d+)?\.ndjson$/, '');
-      if (!runs.has(scenario)) {
-        rmSync(join(outDir, file));
-        console.log(`removed ${agent}/${file}: ${agent} does not run ${scenario}`);
-      }
-    }
-  }
+  if (named.length === 0) pruneTranscripts(outDir, applicable, agent, `${agent}/`);
 }
 if (failed.length > 0) {
   console.error(`${failed.length} scenarios failed: ${failed.join(', ')}`);

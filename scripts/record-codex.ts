@@ -7,7 +7,9 @@ import { codexBinaryPath } from '../src/providers/codex/codex-binary.js';
 import { ScriptedModelServer } from '../src/providers/model/scripted-model-server.js';
 import { RecordingChannel, writeTranscript, type TranscriptEntry } from '../src/providers/transport/transcript.js';
 import { codexScenarios } from '../test/providers/codex-scenarios.js';
-import { dataDirOf, runCodexScenario as runScenario } from '../test/providers/codex-scenario-channels.js';
+import { runCodexScenario as runScenario } from '../test/providers/codex-scenario-channels.js';
+import { dataDirOf } from '../test/support/scenario-kit/agent-providers.js';
+import { transcriptFile } from '../test/support/scenario-kit/recorded-processes.js';
 
 /**
  * `npm run record:codex -- --scenario NAME` (or `--all`): runs a scenario against the real
@@ -55,8 +57,7 @@ for (const name of wanted) {
   }
   // One transcript per Codex session the scenario started, in the order they started.
   sessions.forEach((entries, i) => {
-    const file = sessions.length === 1 ? `${name}.ndjson` : `${name}.${i + 1}.ndjson`;
-    writeTranscript(join(outDir, file), {
+    writeTranscript(join(outDir, transcriptFile(name, i, sessions.length)), {
       header: {
         kind: 'header',
         provider: 'codex',

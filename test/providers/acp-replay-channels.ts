@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
@@ -13,15 +13,22 @@ import {
   type Vars,
 } from '../../src/providers/transport/transcript.js';
 import type { BuiltInAgent } from '../support/live-acp.js';
+import { dataDirOf, latestSession, type GoneChannel } from '../support/scenario-kit/agent-providers.js';
 import type { ChannelSession, RunPlace } from '../support/scenario-kit/channels.js';
+import {
+  checkReplaysDone,
+  describeReplays,
+  nextRecorded,
+  ProcessPlace,
+  processesOf,
+  removeTranscripts,
+  transcriptFile,
+} from '../support/scenario-kit/recorded-processes.js';
 import type { ProviderScenario } from '../support/scenario-kit/scenario.js';
 import {
   acpAgentCapabilities,
   acpLiveRun,
   acpSession,
-  dataDirOf,
-  latestAcp,
-  type AcpChannel,
   type AcpModel,
   type AcpSession,
 } from './acp-scenario-channels.js';
@@ -48,27 +55,15 @@ export function readAcpTranscripts(agent: string): Transcript[] {
 /** The temp folders of a run that transcripts carry as placeholders. */
 const varsOf = (place: RunPlace): Vars => ({ cwd: place.cwd, dataDir: dataDirOf(place.dir) });
 
-/** A scenario's transcript files: NAME.ndjson, or NAME.1.ndjson, NAME.2.ndjson... (one per agent process). */
-export const transcriptFile = (scenario: string, index: number, count: number): string =>
-  count === 1 ? `${scenario}.ndjson` : `${scenario}.${index + 1}.ndjson`;
-
-/** Removes a scenario's transcripts (a new recording replaces them all, however many processes it had). */
-function removeTranscripts(outDir: string, scenario: string): void {
-  if (!existsSync(outDir)) return;
-  const mine = new RegExp(`^${scenario}(\\.\\d+)?\\.ndjson$`);
-  for (const file of readdirSync(outDir, { withFileTypes: true }))
-    if (file.isFile() && mine.test(file.name)) rmSync(join(outDir, file.name));
-}
-
 /**
  * Live, with every agent process recorded: when the scenario has passed, one transcript per
  * process it started (in the order they started) replaces the scenario's transcripts in the
  * agent's folder (or `outDir`).
  */
-export function acpRecordChannel(options: { model: AcpModel; outDir?: string }): AcpChannel {
+export function acpRecordChannel(options: { model: AcpModel; outDir?: string }): GoneChannel {
   const agent = options.model.agent;
   const outDir = options.outDir ?? acpTranscriptDir(agent);
-  return latestAcp('record', (scenario, place) => {
+  return latestSession('record', (scenario, place) => {
     const recordings: { thread: string; recording: AcpRecording }[] = [];
     const session = acpSession({
       ...acpLiveRun(options.model, scenario, place),
@@ -118,11 +113,7 @@ export function acpRecordChannel(options: { model: AcpModel; outDir?: string }):
 }
 
 /** What a transcript's header says of its process. */
-const ProcessMetadata = z.looseObject({
-  agent: z.string(),
-  session: z.number().int().positive(),
-  thread: z.string(),
-});
+const ProcessMetadata = ProcessPlace.extend({ agent: z.string() });
 
 /** A recorded agent process: which thread it ran for, and what it said and was told. */
 interface RecordedProcess {
@@ -135,7 +126,7 @@ interface RecordedProcess {
  * ACP SDK's client, Baton's adapter, normalizer, runtime, store and projections are the real
  * ones, and every frame Baton sends is checked against the recording.
  */
-export class AcpReplayChannel implements AcpChannel {
+export class AcpReplayChannel implements GoneChannel {
   readonly kind = 'replay';
   /** The replayed processes of the latest run, in the order they started. */
   replays: AcpReplay[] = [];
@@ -151,11 +142,10 @@ export class AcpReplayChannel implements AcpChannel {
 
   /** A scenario's recorded processes, in the order they started. */
   processesOf(name: string): RecordedProcess[] {
-    return this.transcripts
-      .filter((t) => t.header.scenario === name)
-      .map((t) => ({ meta: ProcessMetadata.parse(t.header.metadata), entries: t.entries }))
-      .sort((a, b) => a.meta.session - b.meta.session)
-      .map(({ meta, entries }) => ({ thread: meta.thread, entries }));
+    return processesOf(this.transcripts, name, ProcessMetadata).map(({ meta, entries }) => ({
+      thread: meta.thread,
+      entries,
+    }));
   }
 
   open(scenario: ProviderScenario, place: RunPlace): ChannelSession {
@@ -169,8 +159,6 @@ export class AcpReplayChannel implements AcpChannel {
     // One set for the run: an id Baton gave one process may be named to the next.
     const vars = varsOf(place);
     const byThread = new Map<string, AcpReplay>();
-    const state = () =>
-      replays.map((r) => ({ process: r.label, mismatches: r.mismatches, next: r.remaining.slice(0, 2) }));
     const session = acpSession({
       ...place,
       agent: this.agent,
@@ -179,13 +167,7 @@ export class AcpReplayChannel implements AcpChannel {
       modelBaseUrl: 'http://127.0.0.1:9',
       provider: {
         channelFor: (threadId) => {
-          // The thread's next recorded process (threads may start theirs in another order than recorded).
-          const next = recorded.find((r) => r.thread === threadId && !started.includes(r));
-          if (!next)
-            throw new Error(
-              `the scenario started more ${this.agent} processes for ${threadId} than were recorded (${started.length} of ${recorded.length} started)`,
-            );
-          started.push(next);
+          const next = nextRecorded(recorded, started, threadId, `${this.agent} processes`);
           const replay = new AcpReplay(
             this.entriesFor(next.entries),
             vars,
@@ -202,19 +184,13 @@ export class AcpReplayChannel implements AcpChannel {
         if (!replay) throw new Error(`no replayed ACP agent runs for ${threadId}`);
         replay.terminate();
       },
-      describe: () => `replay: ${JSON.stringify(state(), null, 1).slice(0, 4000)}`,
+      describe: () => describeReplays(replays),
     });
     this.replays = replays;
     this.session = session;
     return {
       ...session,
-      finish: () => {
-        const unsent = replays.flatMap((r) => r.remaining.filter((e) => e.kind === 'expect_outbound'));
-        if (replays.length !== recorded.length || replays.some((r) => r.mismatches.length > 0) || unsent.length > 0)
-          throw new Error(
-            `the replay diverged: ${replays.length} of ${recorded.length} recorded processes started; ${JSON.stringify({ state: state(), unsent: unsent.slice(0, 2) }, null, 1).slice(0, 4000)}`,
-          );
-      },
+      finish: () => checkReplaysDone(replays, recorded.length, 'recorded processes'),
     };
   }
 

@@ -1,5 +1,4 @@
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { CheckpointStore } from '../../src/checkpoints/checkpoint-store.js';
 import type { ProviderCapabilities } from '../../src/domain/capabilities.js';
 import { acpAgents, type AcpEndpoints } from '../../src/providers/acp/acp-agents.js';
@@ -7,7 +6,15 @@ import { acpAgentFeatures, acpCapabilities } from '../../src/providers/acp/acp-c
 import { AcpProvider, type AcpProviderOptions } from '../../src/providers/acp/acp-provider.js';
 import type { ScriptedMessagesServer } from '../../src/providers/model/scripted-messages-server.js';
 import type { ScriptedModelServer } from '../../src/providers/model/scripted-model-server.js';
-import type { ChannelSession, RunPlace, ScenarioChannel, ScenarioProvider } from '../support/scenario-kit/channels.js';
+import {
+  dataDirOf,
+  killAgent,
+  latestSession,
+  runProviders,
+  type GoneChannel,
+  type GoneSession,
+} from '../support/scenario-kit/agent-providers.js';
+import type { RunPlace, ScenarioProvider } from '../support/scenario-kit/channels.js';
 import type { ProviderScenario } from '../support/scenario-kit/scenario.js';
 import { liveAcpModels, type BuiltInAgent } from '../support/live-acp.js';
 import { claudeModel } from './claude-model.js';
@@ -28,9 +35,6 @@ export const acpScenarioProvider = (agent: BuiltInAgent): ScenarioProvider => ({
   id: 'acp',
   capabilities: acpAgentCapabilities(agent),
 });
-
-/** Where a run keeps the agents' folders: transcripts name it `{{dataDir}}`. */
-export const dataDirOf = (dir: string): string => join(dir, 'data');
 
 /** A port nothing listens on: the endpoint of the model the run's agent does not use. */
 const NOWHERE = 'http://127.0.0.1:9';
@@ -54,18 +58,14 @@ export interface AcpRun extends RunPlace {
 }
 
 /** An ACP run's session, and a way to wait until its agent processes are gone. */
-export interface AcpSession extends ChannelSession {
+export interface AcpSession extends GoneSession {
   /** Every AcpProvider the run made (a restart makes another). */
   providers: AcpProvider[];
-  /** Stops every agent the run started and resolves once their processes have exited. */
-  gone(): Promise<void>;
 }
 
 /** Wires one built-in ACP agent into a scenario run's Baton: every thread the scenario creates runs it. */
 export function acpSession(run: AcpRun): AcpSession {
-  const providers: AcpProvider[] = [];
-  const stopping: Promise<void>[] = [];
-  const stop = () => providers.forEach((p) => stopping.push(p.stopAll('SIGKILL')));
+  const made = runProviders<AcpProvider>('ACP');
   const declared = acpAgentCapabilities(run.agent);
   const capabilities = run.scenario.adjustCapabilities?.(declared) ?? declared;
   const endpoints: AcpEndpoints = {
@@ -76,7 +76,7 @@ export function acpSession(run: AcpRun): AcpSession {
     codex: { baseUrl: run.agent === 'codex-acp' ? run.modelBaseUrl : NOWHERE, model: liveAcpModels.codex },
   };
   return {
-    providers,
+    providers: made.providers,
     live: run.live,
     capabilities,
     threadDefaults: { provider: 'acp', acpAgent: run.agent },
@@ -91,35 +91,19 @@ export function acpSession(run: AcpRun): AcpSession {
           agents: acpAgents({}, endpoints),
           dataDir: dataDirOf(run.dir),
         });
-        providers.push(provider);
+        made.providers.push(provider);
         return [provider.provider()];
       },
     },
     modelAsked: (n) => run.modelAsked(n),
-    kill: (threadId) => {
-      const provider = providers.at(-1);
-      if (!provider) throw new Error(`no ACP provider runs for ${threadId}`);
-      run.kill(provider, threadId);
-    },
-    stop,
+    kill: (threadId) => run.kill(made.latest(threadId), threadId),
+    stop: made.stop,
     ...(run.describe ? { describe: run.describe } : {}),
-    async gone() {
-      stop();
-      await Promise.all(stopping.splice(0));
-    },
+    gone: made.gone,
   };
 }
 
-/** A channel whose latest run can be waited out (every agent process it started gone). */
-export interface AcpChannel extends ScenarioChannel {
-  gone(): Promise<void>;
-}
-
-const killProcess = (provider: AcpProvider, threadId: string): void => {
-  const pid = provider.adapter(threadId).pid;
-  if (!pid) throw new Error(`no ACP agent runs for ${threadId}`);
-  process.kill(pid, 'SIGKILL');
-};
+const killProcess = killAgent('ACP');
 
 /** The scripted model of each built-in agent's kind. */
 export type AcpModel =
@@ -142,23 +126,7 @@ export function acpLiveRun(model: AcpModel, scenario: ProviderScenario, place: R
   };
 }
 
-/** Keeps the latest run's session, for `gone()`. */
-export function latestAcp(
-  kind: ScenarioChannel['kind'],
-  open: (s: ProviderScenario, p: RunPlace) => AcpSession,
-): AcpChannel {
-  let current: AcpSession | null = null;
-  return {
-    kind,
-    open(scenario, place) {
-      current = open(scenario, place);
-      return current;
-    },
-    gone: () => current?.gone() ?? Promise.resolve(),
-  };
-}
-
 /** The real built-in agent against its scripted model. */
-export function acpLiveChannel(model: AcpModel): AcpChannel {
-  return latestAcp('live', (scenario, place) => acpSession(acpLiveRun(model, scenario, place)));
+export function acpLiveChannel(model: AcpModel): GoneChannel {
+  return latestSession('live', (scenario, place) => acpSession(acpLiveRun(model, scenario, place)));
 }

@@ -1,4 +1,3 @@
-import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { CheckpointStore } from '../../src/checkpoints/checkpoint-store.js';
@@ -16,14 +15,28 @@ import {
   type TranscriptEntry,
   type Vars,
 } from '../../src/providers/transport/transcript.js';
-import type { ChannelSession, RunPlace, ScenarioChannel } from '../support/scenario-kit/channels.js';
+import {
+  dataDirOf,
+  killAgent,
+  latestSession,
+  runProviders,
+  type GoneChannel,
+  type GoneSession,
+} from '../support/scenario-kit/agent-providers.js';
+import type { ChannelSession, RunPlace } from '../support/scenario-kit/channels.js';
+import {
+  checkReplaysDone,
+  describeReplays,
+  nextRecorded,
+  ProcessPlace,
+  processesOf,
+  removeTranscripts,
+  transcriptFile,
+} from '../support/scenario-kit/recorded-processes.js';
 import type { ProviderScenario } from '../support/scenario-kit/scenario.js';
 import { claudeModel } from './claude-model.js';
 
 /** Claude's channels into the scenario kit: live, recording and replay (of the agent's stream-json frames). */
-
-/** Where a run keeps the agents' folders: transcripts name it `{{dataDir}}`. */
-export const dataDirOf = (dir: string): string => join(dir, 'data');
 
 /**
  * The temp folders of a run that transcripts carry as placeholders: the workspace, the agents'
@@ -50,21 +63,17 @@ interface ClaudeRun extends RunPlace {
 }
 
 /** A Claude run's session, and a way to wait until its agent processes are gone. */
-export interface ClaudeSession extends ChannelSession {
+export interface ClaudeSession extends GoneSession {
   /** Every ClaudeProvider the run made (a restart makes another). */
   providers: ClaudeProvider[];
-  /** Stops every agent the run started and resolves once their processes have exited. */
-  gone(): Promise<void>;
 }
 
 /** Wires Claude into a scenario run's Baton. */
 function claudeSession(run: ClaudeRun): ClaudeSession {
-  const providers: ClaudeProvider[] = [];
-  const stopping: Promise<void>[] = [];
-  const stop = () => providers.forEach((p) => stopping.push(p.stopAll('SIGKILL')));
+  const made = runProviders<ClaudeProvider>('Claude');
   const adjust = run.scenario.adjustCapabilities;
   return {
-    providers,
+    providers: made.providers,
     live: run.live,
     capabilities: adjust ? adjust(claudeCapabilities) : claudeCapabilities,
     harness: {
@@ -77,35 +86,19 @@ function claudeSession(run: ClaudeRun): ClaudeSession {
           dataDir: dataDirOf(run.dir),
           ...(run.processFor ? { processFor: run.processFor } : {}),
         });
-        providers.push(provider);
+        made.providers.push(provider);
         return [provider.provider()];
       },
     },
     modelAsked: (n) => run.modelAsked(n),
-    kill: (threadId) => {
-      const provider = providers.at(-1);
-      if (!provider) throw new Error(`no Claude provider runs for ${threadId}`);
-      run.kill(provider, threadId);
-    },
-    stop,
+    kill: (threadId) => run.kill(made.latest(threadId), threadId),
+    stop: made.stop,
     describe: () => run.describe(),
-    async gone() {
-      stop();
-      await Promise.all(stopping.splice(0));
-    },
+    gone: made.gone,
   };
 }
 
-/** A channel whose latest run can be waited out (every agent process it started gone). */
-export interface ClaudeChannel extends ScenarioChannel {
-  gone(): Promise<void>;
-}
-
-const killProcess = (provider: ClaudeProvider, threadId: string): void => {
-  const pid = provider.adapter(threadId).pid;
-  if (!pid) throw new Error(`no Claude agent runs for ${threadId}`);
-  process.kill(pid, 'SIGKILL');
-};
+const killProcess = killAgent('Claude');
 
 /** A live run against the scripted Messages-API model (what both the live and the record channels are). */
 function liveRun(model: ScriptedMessagesServer, scenario: ProviderScenario, place: RunPlace): ClaudeRun {
@@ -121,36 +114,9 @@ function liveRun(model: ScriptedMessagesServer, scenario: ProviderScenario, plac
   };
 }
 
-/** Keeps the latest run's session, for `gone()`. */
-function latest(
-  kind: ScenarioChannel['kind'],
-  open: (s: ProviderScenario, p: RunPlace) => ClaudeSession,
-): ClaudeChannel {
-  let current: ClaudeSession | null = null;
-  return {
-    kind,
-    open(scenario, place) {
-      current = open(scenario, place);
-      return current;
-    },
-    gone: () => current?.gone() ?? Promise.resolve(),
-  };
-}
-
 /** The real Claude agent (the SDK's native binary) against the scripted Messages-API model. */
-export function claudeLiveChannel(model: ScriptedMessagesServer): ClaudeChannel {
-  return latest('live', (scenario, place) => claudeSession(liveRun(model, scenario, place)));
-}
-
-/** A scenario's transcript files: NAME.ndjson, or NAME.1.ndjson, NAME.2.ndjson... (one per agent process). */
-export const transcriptFile = (scenario: string, index: number, count: number): string =>
-  count === 1 ? `${scenario}.ndjson` : `${scenario}.${index + 1}.ndjson`;
-
-/** Removes a scenario's transcripts (a new recording replaces them all, however many processes it had). */
-function removeTranscripts(outDir: string, scenario: string): void {
-  const mine = new RegExp(`^${scenario}(\\.\\d+)?\\.ndjson$`);
-  for (const file of readdirSync(outDir, { withFileTypes: true }))
-    if (file.isFile() && mine.test(file.name)) rmSync(join(outDir, file.name));
+export function claudeLiveChannel(model: ScriptedMessagesServer): GoneChannel {
+  return latestSession('live', (scenario, place) => claudeSession(liveRun(model, scenario, place)));
 }
 
 /**
@@ -161,8 +127,8 @@ export function claudeRecordChannel(options: {
   model: ScriptedMessagesServer;
   outDir: string;
   version: string;
-}): ClaudeChannel {
-  return latest('record', (scenario, place) => {
+}): GoneChannel {
+  return latestSession('record', (scenario, place) => {
     const recordings: { thread: string; recording: ClaudeRecording }[] = [];
     const session = claudeSession({
       ...liveRun(options.model, scenario, place),
@@ -212,12 +178,7 @@ export function claudeRecordChannel(options: {
 }
 
 /** What a transcript's header says of its process. */
-const ProcessMetadata = z.looseObject({
-  session: z.number().int().positive(),
-  thread: z.string(),
-  args: z.array(z.string()),
-  sessionFiles: SessionFiles.nullable(),
-});
+const ProcessMetadata = ProcessPlace.extend({ args: z.array(z.string()), sessionFiles: SessionFiles.nullable() });
 
 /** A recorded agent process: which thread it ran for, how it was started, what it said and was told. */
 interface RecordedProcess extends ReplayedProcess {
@@ -229,7 +190,7 @@ interface RecordedProcess extends ReplayedProcess {
  * SDK, Baton's adapter, normalizer, runtime, store and projections are the real ones, and every
  * frame the SDK writes for Baton is checked against the recording.
  */
-export class ClaudeReplayChannel implements ClaudeChannel {
+export class ClaudeReplayChannel implements GoneChannel {
   readonly kind = 'replay';
   /** The replayed processes of the latest run, in the order they started. */
   replays: ClaudeReplay[] = [];
@@ -243,11 +204,12 @@ export class ClaudeReplayChannel implements ClaudeChannel {
 
   /** A scenario's recorded processes, in the order they started. */
   processesOf(name: string): RecordedProcess[] {
-    return this.transcripts
-      .filter((t) => t.header.scenario === name)
-      .map((t) => ({ meta: ProcessMetadata.parse(t.header.metadata), entries: t.entries }))
-      .sort((a, b) => a.meta.session - b.meta.session)
-      .map(({ meta, entries }) => ({ thread: meta.thread, args: meta.args, sessionFiles: meta.sessionFiles, entries }));
+    return processesOf(this.transcripts, name, ProcessMetadata).map(({ meta, entries }) => ({
+      thread: meta.thread,
+      args: meta.args,
+      sessionFiles: meta.sessionFiles,
+      entries,
+    }));
   }
 
   open(scenario: ProviderScenario, place: RunPlace): ChannelSession {
@@ -261,21 +223,13 @@ export class ClaudeReplayChannel implements ClaudeChannel {
     // One set for the run: an id Baton gave one process may be named to the next.
     const vars = varsOf(place);
     const byThread = new Map<string, ClaudeReplay>();
-    const state = () =>
-      replays.map((r) => ({ process: r.label, mismatches: r.mismatches, next: r.remaining.slice(0, 2) }));
     const session = claudeSession({
       ...place,
       scenario,
       live: false,
       modelBaseUrl: 'http://127.0.0.1:9',
       processFor: (scope) => {
-        // The thread's next recorded process (threads may start theirs in another order than recorded).
-        const next = recorded.find((r) => r.thread === scope.threadId && !started.includes(r));
-        if (!next)
-          throw new Error(
-            `the scenario started more Claude agent processes for ${scope.threadId} than were recorded (${started.length} of ${recorded.length} started)`,
-          );
-        started.push(next);
+        const next = nextRecorded(recorded, started, scope.threadId, 'Claude agent processes');
         const replay = new ClaudeReplay(
           { ...next, entries: this.entriesFor(next.entries) },
           vars,
@@ -293,20 +247,14 @@ export class ClaudeReplayChannel implements ClaudeChannel {
         if (!replay) throw new Error(`no replayed Claude agent runs for ${threadId}`);
         replay.terminate();
       },
-      describe: () => `replay: ${JSON.stringify(state(), null, 1).slice(0, 4000)}`,
+      describe: () => describeReplays(replays),
     });
     this.replays = replays;
     this.providers = session.providers;
     this.current = session;
     return {
       ...session,
-      finish: () => {
-        const unsent = replays.flatMap((r) => r.remaining.filter((e) => e.kind === 'expect_outbound'));
-        if (replays.length !== recorded.length || replays.some((r) => r.mismatches.length > 0) || unsent.length > 0)
-          throw new Error(
-            `the replay diverged: ${replays.length} of ${recorded.length} recorded processes started; ${JSON.stringify({ state: state(), unsent: unsent.slice(0, 2) }, null, 1).slice(0, 4000)}`,
-          );
-      },
+      finish: () => checkReplaysDone(replays, recorded.length, 'recorded processes'),
     };
   }
 

@@ -13,15 +13,14 @@ import {
 } from '../../src/providers/transport/transcript.js';
 import type { Harness } from '../support/runtime.js';
 import type { Store } from '../../src/persistence/store.js';
+import { dataDirOf, killAgent, runProviders } from '../support/scenario-kit/agent-providers.js';
 import type { ChannelSession, RunPlace, ScenarioChannel } from '../support/scenario-kit/channels.js';
+import { checkReplaysDone, describeReplays, transcriptFile } from '../support/scenario-kit/recorded-processes.js';
 import { runScenario } from '../support/scenario-kit/runner.js';
 import type { ProviderScenario } from '../support/scenario-kit/scenario.js';
 import { codexModel, type CodexScenario } from './codex-scenarios.js';
 
 /** Codex's channels into the scenario kit: live, recording and replay. */
-
-/** Where a run keeps Codex's data (CODEX_HOME, frame logs): transcripts name it `{{dataDir}}`. */
-export const dataDirOf = (dir: string): string => join(dir, 'data');
 
 /** One Codex run of a scenario, however the Codex process is provided. */
 export interface CodexRun extends RunPlace {
@@ -40,12 +39,12 @@ export interface CodexSession extends ChannelSession {
   providers: CodexProvider[];
 }
 
-/** Wires Codex into a scenario run's Baton. */
+/** Wires Codex into a scenario run's Baton (its data, CODEX_HOME and frame logs, in `dataDirOf(run.dir)`). */
 export function codexSession(run: CodexRun): CodexSession {
-  const providers: CodexProvider[] = [];
+  const made = runProviders<CodexProvider>('Codex');
   const adjust = run.scenario.adjustCapabilities;
   return {
-    providers,
+    providers: made.providers,
     live: run.live,
     capabilities: adjust ? adjust(codexCapabilities) : codexCapabilities,
     harness: {
@@ -62,13 +61,13 @@ export function codexSession(run: CodexRun): CodexSession {
           dataDir: dataDirOf(run.dir),
           ...(run.channelFor ? { channelFor: run.channelFor } : {}),
         });
-        providers.push(provider);
+        made.providers.push(provider);
         return provider.handlers();
       },
     },
     modelAsked: (n) => run.modelAsked(n),
-    kill: (threadId) => run.kill(providers.at(-1)!, threadId),
-    stop: () => providers.forEach((p) => p.stopAll('SIGKILL')),
+    kill: (threadId) => run.kill(made.latest(threadId), threadId),
+    stop: made.stop,
   };
 }
 
@@ -81,9 +80,7 @@ export async function runCodexScenario(
   return { h, providers: session.providers, stores };
 }
 
-const killProcess = (provider: CodexProvider, threadId: string): void => {
-  process.kill(provider.adapter(threadId).pid!, 'SIGKILL');
-};
+const killProcess = killAgent('Codex');
 
 /** The real `codex app-server` against the scripted model. */
 export function codexLiveChannel(model: ScriptedModelServer): ScenarioChannel {
@@ -136,8 +133,7 @@ export function codexRecordChannel(options: {
         // What each session said during the scenario (the teardown after it is not part of it).
         const sessions = recordings.map((r) => [...r.entries]);
         sessions.forEach((entries, i) => {
-          const file = sessions.length === 1 ? `${scenario.name}.ndjson` : `${scenario.name}.${i + 1}.ndjson`;
-          writeTranscript(join(options.outDir, file), {
+          writeTranscript(join(options.outDir, transcriptFile(scenario.name, i, sessions.length)), {
             header: {
               kind: 'header',
               provider: 'codex',
@@ -213,19 +209,10 @@ export class CodexReplayChannel implements ScenarioChannel {
     this.replays = replays;
     this.providers = session.providers;
     this.dataDir = dataDir;
-    // Where the replay stood: the frames Baton sent that differ, and what it still expected.
-    const state = () => replays.map((r) => ({ mismatches: r.mismatches, next: r.remaining.slice(0, 2) }));
     return {
       ...session,
-      finish: () => {
-        const unsent = replays.flatMap((r) => r.remaining.filter((e) => e.kind === 'expect_outbound'));
-        if (replays.length !== recorded.length || replays.some((r) => r.mismatches.length > 0) || unsent.length > 0) {
-          throw new Error(
-            `the replay diverged: ${replays.length} of ${recorded.length} sessions started; ${JSON.stringify({ state: state(), unsent: unsent.slice(0, 2) }, null, 1).slice(0, 4000)}`,
-          );
-        }
-      },
-      describe: () => `replay: ${JSON.stringify(state(), null, 1).slice(0, 4000)}`,
+      finish: () => checkReplaysDone(replays, recorded.length, 'sessions'),
+      describe: () => describeReplays(replays),
     };
   }
 }

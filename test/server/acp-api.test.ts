@@ -1,19 +1,16 @@
-import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { pino } from 'pino';
-import { afterEach, describe, expect, it } from 'vitest';
-import { startBaton } from '../../src/app/baton-app.js';
-import { BatonClient, type CommandAck } from '../../src/client/baton-client.js';
-import { loadConfig } from '../../src/config.js';
-import type { DomainEvent } from '../../src/domain/events.js';
-import { RunId, RuntimeRequestId, ThreadId } from '../../src/domain/ids.js';
+import { describe, expect, it } from 'vitest';
+import { BatonClient } from '../../src/client/baton-client.js';
 import { ScriptedMessagesServer } from '../../src/providers/model/scripted-messages-server.js';
 import { ScriptedModelServer, type RecordedRequest } from '../../src/providers/model/scripted-model-server.js';
 import type { BuiltInAgent } from '../support/live-acp.js';
 import { sessionOf, userTexts } from '../support/messages-request.js';
 import { processesIn } from '../support/processes.js';
-import { serveProcess, type ServeProcess } from '../support/serve-process.js';
-import { TempFolders } from '../support/temp.js';
+import { useApiBatons } from '../support/api-batons.js';
+import { until } from '../support/poll.js';
+import type { ServeProcess } from '../support/serve-process.js';
+import { assistantTexts, ok, type ThreadClient } from '../support/thread-client.js';
 
 /**
  * The public Socket.IO API with `provider: "acp"`, on both built-in agents: a real Baton (in
@@ -23,24 +20,10 @@ import { TempFolders } from '../support/temp.js';
  * model's turns and reads what the agent asked it.
  */
 const token = 'acp-api-test-token-0123456789';
-const folders = new TempFolders();
-const cleanups: (() => Promise<void> | void)[] = [];
-const workspaces: string[] = [];
 /** What an agent runs as: claude-agent-acp is node (and Claude's native binary), codex-acp its binary. */
 const agentComms = ['node', 'claude', 'codex-acp'];
-
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-  // Every agent a test started is gone with its Baton.
-  for (const ws of workspaces.splice(0)) expect(processesIn(agentComms, ws)).toEqual([]);
-  folders.removeAll();
-});
-
-const workspace = (): string => {
-  const ws = realpathSync(folders.make('baton-acp-api-ws-'));
-  workspaces.push(ws);
-  return ws;
-};
+const api = useApiBatons({ token, prefix: 'baton-acp-api', agentComms });
+const { folders, workspace, onCleanup } = api;
 
 /** The user texts of a Responses-API request (codex-acp's model). */
 const inputTexts = (request: RecordedRequest): string[] =>
@@ -69,7 +52,7 @@ interface AgentModel {
 
 async function claudeAgentModel(): Promise<AgentModel> {
   const model = await new ScriptedMessagesServer(undefined, { isSideRequest: (r) => r.body.max_tokens === 1 }).start();
-  cleanups.push(() => model.stop());
+  onCleanup(() => model.stop());
   return {
     agent: 'claude-agent-acp',
     env: { BATON_CLAUDE_BASE_URL: model.baseUrl },
@@ -88,7 +71,7 @@ async function claudeAgentModel(): Promise<AgentModel> {
 
 async function codexAgentModel(): Promise<AgentModel> {
   const model = await new ScriptedModelServer().start();
-  cleanups.push(() => model.stop());
+  onCleanup(() => model.stop());
   return {
     agent: 'codex-acp',
     env: { BATON_CODEX_BASE_URL: model.baseUrl },
@@ -116,127 +99,14 @@ async function codexAgentModel(): Promise<AgentModel> {
 }
 
 /** A Baton in this process whose agents talk to the scripted model. */
-async function batonWith(model: AgentModel): Promise<{ url: string }> {
-  const config = loadConfig({}, { dataDir: folders.make('baton-acp-api-'), port: 0, token, ...model.config });
-  const app = await startBaton(config, pino({ level: 'silent' }));
-  cleanups.push(() => app.stop());
-  return app;
-}
+const batonWith = (model: AgentModel): Promise<{ url: string }> => api.baton(model.config);
 
 /** `baton serve` as a child process whose agents talk to the scripted model; resolves once it listens. */
-async function serveWith(model: AgentModel, dataDir: string): Promise<ServeProcess> {
-  const serve = await serveProcess(dataDir, { BATON_TOKEN: token, ...model.env }, undefined, 'configured');
-  cleanups.push(() => void serve.child.kill('SIGKILL'));
-  return serve;
-}
+const serveWith = (model: AgentModel, dataDir: string): Promise<ServeProcess> => api.serve(dataDir, model.env);
 
-const ok = <R = Record<string, unknown>>(ack: CommandAck): R => {
-  if (!ack.ok) throw new Error(`refused: ${ack.error.code}: ${ack.error.message}`);
-  return ack.result as R;
-};
-
-/** A client on one thread: every event it sees, and waits for the one a test needs (with a deadline). */
-class ThreadClient {
-  readonly events: DomainEvent[] = [];
-  private readonly waiters: (() => boolean)[] = [];
-
-  private constructor(
-    readonly client: BatonClient,
-    readonly threadId: ThreadId,
-  ) {}
-
-  static async open(url: string, threadId: string): Promise<ThreadClient> {
-    const client = await BatonClient.connect(url, token);
-    cleanups.push(() => client.close());
-    const t = new ThreadClient(client, ThreadId.parse(threadId));
-    await client.subscribe({ stream: 'thread', threadId: t.threadId }, (e) => {
-      t.events.push(e);
-      for (const w of [...t.waiters]) if (w()) t.waiters.splice(t.waiters.indexOf(w), 1);
-    });
-    return t;
-  }
-
-  /** Resolves with what `pick` finds in the events seen so far or later. */
-  next<T>(pick: (e: DomainEvent) => T | undefined, what: string, timeoutMs = 60_000): Promise<T> {
-    return new Promise((resolve, reject) => {
-      const look = () => {
-        for (const e of this.events) {
-          const found = pick(e);
-          if (found !== undefined) {
-            clearTimeout(timer);
-            resolve(found);
-            return true;
-          }
-        }
-        return false;
-      };
-      const timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), timeoutMs);
-      if (!look()) this.waiters.push(look);
-    });
-  }
-
-  async send(text: string): Promise<RunId> {
-    const { runId } = ok<{ runId: string }>(
-      await this.client.command('thread.message.send', { threadId: this.threadId, text }),
-    );
-    return RunId.parse(runId);
-  }
-
-  /** The run's terminal status. */
-  ended(runId: RunId): Promise<string> {
-    return this.next(
-      (e) => (e.type === 'run.terminal' && e.payload.runId === runId ? String(e.payload.status) : undefined),
-      `run ${runId} to end`,
-    );
-  }
-
-  /** The first approval request opened for the run. */
-  approval(runId: RunId): Promise<{ id: string; kind: string }> {
-    return this.next(
-      (e) => (e.type === 'runtime-request.opened' && e.payload.request.runId === runId ? e.payload.request : undefined),
-      `an approval request of run ${runId}`,
-    );
-  }
-
-  async respond(requestId: string, decision: 'accept' | 'decline'): Promise<void> {
-    ok(
-      await this.client.command('runtime-request.respond', { requestId: RuntimeRequestId.parse(requestId), decision }),
-    );
-  }
-
-  /** Sends a message whose one write is approved; resolves with the run's end. */
-  async sendApproved(text: string): Promise<string> {
-    const runId = await this.send(text);
-    await this.respond((await this.approval(runId)).id, 'accept');
-    return this.ended(runId);
-  }
-
-  async snapshot(): Promise<Snapshot> {
-    const answer = await this.client.query({
-      type: 'snapshot',
-      request: { stream: 'thread', threadId: this.threadId },
-    });
-    return (answer.result as { snapshot: Snapshot }).snapshot;
-  }
-}
-
-interface Snapshot {
-  runs: { id: string; status: string; ordinal: number }[];
-  turnItems: { kind: string; text: string }[];
-}
-
-async function acpThread(url: string, cwd: string, agent: BuiltInAgent): Promise<ThreadClient> {
-  const client = await BatonClient.connect(url, token);
-  const { threadId } = ok<{ threadId: string }>(
-    // Read-only: every write the agent makes asks first (the tests answer), on both agents.
-    await client.command('thread.create', { cwd, provider: 'acp', acpAgent: agent, runtimeMode: 'read_only' }),
-  );
-  client.close();
-  return ThreadClient.open(url, threadId);
-}
-
-const assistantTexts = (snap: Snapshot) =>
-  snap.turnItems.filter((i) => i.kind === 'assistant_message').map((i) => i.text);
+// Read-only: every write the agent makes asks first (the tests answer), on both agents.
+const acpThread = (url: string, cwd: string, agent: BuiltInAgent): Promise<ThreadClient> =>
+  api.create(url, { cwd, provider: 'acp', acpAgent: agent, runtimeMode: 'read_only' });
 
 const agents: [BuiltInAgent, () => Promise<AgentModel>][] = [
   ['claude-agent-acp', claudeAgentModel],
@@ -317,7 +187,7 @@ for (const [agent, scripted] of agents) {
       await until(() => processesIn(agentComms, cwd).length === 0, "the killed Baton's agent to die with it", 5_000);
 
       const second = await serveWith(model, dataDir);
-      t = await ThreadClient.open(second.url, threadId);
+      t = await api.open(second.url, threadId);
       const three = await t.send('what was the number?');
       expect(await t.ended(three)).toBe('completed');
       expect(model.lastUserTexts()).toEqual(expect.arrayContaining(['remember 42', 'what was the number?']));
@@ -376,23 +246,15 @@ describe('Socket.IO API with provider "acp": the agent a thread names', () => {
     const model = await claudeAgentModel();
     const app = await batonWith(model);
     const client = await BatonClient.connect(app.url, token);
-    cleanups.push(() => client.close());
-    const ack = await client.command('thread.create', { cwd: workspace(), provider: 'acp', acpAgent: 'no-such-agent' });
+    onCleanup(() => client.close());
+    const cwd = workspace();
+    const ack = await client.command('thread.create', { cwd, provider: 'acp', acpAgent: 'no-such-agent' });
     expect(ack.ok).toBe(false);
     if (ack.ok) return;
     expect(ack.error.code).toBe('invalid_payload');
     expect(ack.error.message).toContain('claude-agent-acp');
     expect(ack.error.message).toContain('codex-acp');
     // Nothing was created: no thread, no agent started.
-    expect(processesIn(agentComms, workspaces.at(-1)!)).toEqual([]);
+    expect(processesIn(agentComms, cwd)).toEqual([]);
   }, 30_000);
 });
-
-/** Polls a condition about the processes of the machine (there is no event for another process's exit). */
-async function until(check: () => boolean, what: string, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise<void>((resolve) => setTimeout(resolve, 25));
-  }
-}

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { io } from 'socket.io-client';
-import type { CommandAck } from '../../src/client/baton-client.js';
 import type { DomainEvent } from '../../src/domain/events.js';
 import { useBatons } from '../support/baton-app.js';
 import { tempDir } from '../support/temp.js';
+import { ok } from '../support/thread-client.js';
 import type { ModelTurn } from '../../src/providers/model/scripted-model-server.js';
 import { RunId, RuntimeRequestId, ThreadId } from '../../src/domain/ids.js';
 
@@ -35,12 +35,6 @@ function refusal(url: string, auth?: Record<string, unknown>): Promise<string> {
     s.on('connect', () => (s.close(), reject(new Error('connected without a valid token'))));
     s.on('connect_error', (e) => (s.close(), resolve(e.message)));
   });
-}
-
-/** The result of an accepted command; a refusal fails the test with its error. */
-function resultOf<R = Record<string, unknown>>(ack: CommandAck): R {
-  if (!ack.ok) throw new Error(`refused: ${ack.error.code}: ${ack.error.message}`);
-  return ack.result as R;
 }
 
 const workspace = () => {
@@ -111,13 +105,13 @@ describe('Socket.IO API', () => {
   it('a Claude thread answers through the real Claude agent and the offline Messages-API model, streamed', async () => {
     const app = await baton();
     const c = await client(app);
-    const threadId = resultOf<{ threadId: string }>(
+    const threadId = ok<{ threadId: string }>(
       await c.command('thread.create', { cwd: workspace(), provider: 'claude' }),
     ).threadId;
     const events: DomainEvent[] = [];
     const w = watcher();
     await c.subscribe({ stream: 'thread', threadId: ThreadId.parse(threadId) }, (e) => (events.push(e), w.notify()));
-    const runId = resultOf<{ runId: string }>(
+    const runId = ok<{ runId: string }>(
       await c.command('thread.message.send', { threadId: ThreadId.parse(threadId), text: 'hello claude' }),
     ).runId;
     await w.until(() =>
@@ -140,7 +134,7 @@ describe('Socket.IO API', () => {
     const app = await baton();
     const c = await client(app);
     const created = await c.command('thread.create', { cwd: workspace() });
-    const threadId = resultOf<{ threadId: string }>(created).threadId;
+    const threadId = ok<{ threadId: string }>(created).threadId;
     const first = await c.command('thread.message.send', {
       commandId: 'cmd_same',
       threadId: ThreadId.parse(threadId),
@@ -216,7 +210,7 @@ describe('Socket.IO API', () => {
     ];
     const app = await baton((_r, i) => script[i] ?? { kind: 'text', text: 'more' });
     const c = await client(app);
-    const threadId = resultOf<{ threadId: string }>(await c.command('thread.create', { cwd: workspace() })).threadId;
+    const threadId = ok<{ threadId: string }>(await c.command('thread.create', { cwd: workspace() })).threadId;
     const got: Record<string, string[]> = { graph: [], requests: [], sessions: [] };
     const w = watcher();
     const subs = await Promise.all([
@@ -283,13 +277,12 @@ describe('Socket.IO API', () => {
     const app = await baton((_request, index) => script[index] ?? { kind: 'text', text: 'more' });
     const c = await client(app);
     const ws = workspace();
-    const threadId = resultOf<{ threadId: string }>(await c.command('thread.create', { cwd: ws })).threadId;
+    const threadId = ok<{ threadId: string }>(await c.command('thread.create', { cwd: ws })).threadId;
     const events: DomainEvent[] = [];
     const w = watcher();
     await c.subscribe({ stream: 'thread', threadId: ThreadId.parse(threadId) }, (e) => (events.push(e), w.notify()));
     const send = async (text: string) =>
-      resultOf<{ runId: string }>(await c.command('thread.message.send', { threadId: ThreadId.parse(threadId), text }))
-        .runId;
+      ok<{ runId: string }>(await c.command('thread.message.send', { threadId: ThreadId.parse(threadId), text })).runId;
     const ended = (runId: string) =>
       w.until(() => events.some((e) => e.type === 'run.terminal' && (e.payload as { runId: string }).runId === runId));
 

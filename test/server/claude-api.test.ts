@@ -1,17 +1,13 @@
-import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { pino } from 'pino';
-import { afterEach, describe, expect, it } from 'vitest';
-import { startBaton } from '../../src/app/baton-app.js';
-import { BatonClient, type CommandAck } from '../../src/client/baton-client.js';
-import { loadConfig } from '../../src/config.js';
-import type { DomainEvent } from '../../src/domain/events.js';
-import { RunId, RuntimeRequestId, ThreadId } from '../../src/domain/ids.js';
+import { describe, expect, it } from 'vitest';
 import { ScriptedMessagesServer, type MessagesTurn } from '../../src/providers/model/scripted-messages-server.js';
 import { userTexts } from '../support/messages-request.js';
 import { processesIn } from '../support/processes.js';
-import { serveProcess, type ServeProcess } from '../support/serve-process.js';
-import { TempFolders } from '../support/temp.js';
+import { useApiBatons } from '../support/api-batons.js';
+import { until } from '../support/poll.js';
+import type { ServeProcess } from '../support/serve-process.js';
+import { assistantTexts, ok, type ThreadClient } from '../support/thread-client.js';
 
 /**
  * The public Socket.IO API with `provider: "claude"`: the real Claude agent behind a real
@@ -20,143 +16,26 @@ import { TempFolders } from '../support/temp.js';
  * each test scripts the model's turns and reads what the agent asked it.
  */
 const token = 'claude-api-test-token-0123456789';
-const folders = new TempFolders();
-const cleanups: (() => Promise<void> | void)[] = [];
-const workspaces: string[] = [];
-
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-  // Every agent a test started is gone with its Baton.
-  for (const ws of workspaces.splice(0)) expect(processesIn(['claude'], ws)).toEqual([]);
-  folders.removeAll();
-});
-
-const workspace = (): string => {
-  const ws = realpathSync(folders.make('baton-claude-api-ws-'));
-  workspaces.push(ws);
-  return ws;
-};
+const api = useApiBatons({ token, prefix: 'baton-claude-api', agentComms: ['claude'] });
+const { folders, workspace, onCleanup } = api;
 
 async function scriptedModel(): Promise<ScriptedMessagesServer> {
   // The agent's one-token probes are answered on the side, not from the script.
   const model = await new ScriptedMessagesServer(undefined, { isSideRequest: (r) => r.body.max_tokens === 1 }).start();
-  cleanups.push(() => model.stop());
+  onCleanup(() => model.stop());
   return model;
 }
 
 /** A Baton in this process whose Claude agent talks to `model`. */
-async function batonWith(model: ScriptedMessagesServer): Promise<{ url: string }> {
-  const config = loadConfig(
-    {},
-    { dataDir: folders.make('baton-claude-api-'), port: 0, token, claudeBaseUrl: model.baseUrl },
-  );
-  const app = await startBaton(config, pino({ level: 'silent' }));
-  cleanups.push(() => app.stop());
-  return app;
-}
+const batonWith = (model: ScriptedMessagesServer): Promise<{ url: string }> =>
+  api.baton({ claudeBaseUrl: model.baseUrl });
 
 /** `baton serve` as a child process whose Claude agent talks to `model`; resolves once it listens. */
-async function serveWith(model: ScriptedMessagesServer, dataDir: string): Promise<ServeProcess> {
-  const env = { BATON_TOKEN: token, BATON_CLAUDE_BASE_URL: model.baseUrl };
-  const serve = await serveProcess(dataDir, env, undefined, 'configured');
-  cleanups.push(() => void serve.child.kill('SIGKILL'));
-  return serve;
-}
+const serveWith = (model: ScriptedMessagesServer, dataDir: string): Promise<ServeProcess> =>
+  api.serve(dataDir, { BATON_CLAUDE_BASE_URL: model.baseUrl });
 
-const ok = <R = Record<string, unknown>>(ack: CommandAck): R => {
-  if (!ack.ok) throw new Error(`refused: ${ack.error.code}: ${ack.error.message}`);
-  return ack.result as R;
-};
-
-/** A client on one thread: every event it sees, and waits for the one a test needs (with a deadline). */
-class ThreadClient {
-  readonly events: DomainEvent[] = [];
-  private readonly waiters: (() => boolean)[] = [];
-
-  private constructor(
-    readonly client: BatonClient,
-    readonly threadId: ThreadId,
-  ) {}
-
-  static async open(url: string, threadId: string): Promise<ThreadClient> {
-    const client = await BatonClient.connect(url, token);
-    cleanups.push(() => client.close());
-    const t = new ThreadClient(client, ThreadId.parse(threadId));
-    await client.subscribe({ stream: 'thread', threadId: t.threadId }, (e) => {
-      t.events.push(e);
-      for (const w of [...t.waiters]) if (w()) t.waiters.splice(t.waiters.indexOf(w), 1);
-    });
-    return t;
-  }
-
-  /** Resolves with what `pick` finds in the events seen so far or later. */
-  next<T>(pick: (e: DomainEvent) => T | undefined, what: string, timeoutMs = 60_000): Promise<T> {
-    return new Promise((resolve, reject) => {
-      const look = () => {
-        for (const e of this.events) {
-          const found = pick(e);
-          if (found !== undefined) {
-            clearTimeout(timer);
-            resolve(found);
-            return true;
-          }
-        }
-        return false;
-      };
-      const timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), timeoutMs);
-      if (!look()) this.waiters.push(look);
-    });
-  }
-
-  async send(text: string): Promise<RunId> {
-    const { runId } = ok<{ runId: string }>(
-      await this.client.command('thread.message.send', { threadId: this.threadId, text }),
-    );
-    return RunId.parse(runId);
-  }
-
-  /** The run's terminal status. */
-  ended(runId: RunId): Promise<string> {
-    return this.next(
-      (e) => (e.type === 'run.terminal' && e.payload.runId === runId ? String(e.payload.status) : undefined),
-      `run ${runId} to end`,
-    );
-  }
-
-  /** The first approval request opened for the run. */
-  approval(runId: RunId): Promise<{ id: string; kind: string }> {
-    return this.next(
-      (e) => (e.type === 'runtime-request.opened' && e.payload.request.runId === runId ? e.payload.request : undefined),
-      `an approval request of run ${runId}`,
-    );
-  }
-
-  async respond(requestId: string, decision: 'accept' | 'decline'): Promise<void> {
-    ok(
-      await this.client.command('runtime-request.respond', { requestId: RuntimeRequestId.parse(requestId), decision }),
-    );
-  }
-
-  async snapshot(threadId: string = this.threadId): Promise<Snapshot> {
-    const answer = await this.client.query({ type: 'snapshot', request: { stream: 'thread', threadId } });
-    return (answer.result as { snapshot: Snapshot }).snapshot;
-  }
-}
-
-interface Snapshot {
-  thread: { cwd: string };
-  runs: { id: string; status: string; ordinal: number }[];
-  turnItems: { kind: string; text: string }[];
-}
-
-async function claudeThread(url: string, cwd: string, extra: Record<string, unknown> = {}): Promise<ThreadClient> {
-  const client = await BatonClient.connect(url, token);
-  const { threadId } = ok<{ threadId: string }>(
-    await client.command('thread.create', { cwd, provider: 'claude', ...extra }),
-  );
-  client.close();
-  return ThreadClient.open(url, threadId);
-}
+const claudeThread = (url: string, cwd: string, extra: Record<string, unknown> = {}): Promise<ThreadClient> =>
+  api.create(url, { cwd, provider: 'claude', ...extra });
 
 const bash = (command: string): MessagesTurn => ({ kind: 'tool_use', name: 'Bash', input: { command } });
 const write = (path: string, content: string): MessagesTurn => ({
@@ -165,9 +44,6 @@ const write = (path: string, content: string): MessagesTurn => ({
   input: { file_path: path, content },
 });
 const text = (t: string): MessagesTurn => ({ kind: 'text', text: t });
-
-const assistantTexts = (snap: Snapshot) =>
-  snap.turnItems.filter((i) => i.kind === 'assistant_message').map((i) => i.text);
 
 describe('Socket.IO API with provider "claude" (the real Claude agent)', () => {
   it('an approval lets a command write a file in the workspace', async () => {
@@ -238,7 +114,7 @@ describe('Socket.IO API with provider "claude" (the real Claude agent)', () => {
     await until(() => processesIn(['claude'], cwd).length === 0, "the killed Baton's agent to die with it", 5_000);
 
     const second = await serveWith(model, dataDir);
-    t = await ThreadClient.open(second.url, threadId);
+    t = await api.open(second.url, threadId);
     const three = await t.send('what was the number?');
     expect(await t.ended(three)).toBe('completed');
     const last = model.messageRequests.at(-1)!;
@@ -298,7 +174,7 @@ describe('Socket.IO API with provider "claude" (the real Claude agent)', () => {
         source: { type: 'run', threadId: source.threadId, runId },
       }),
     );
-    const fork = await ThreadClient.open(app.url, forkId);
+    const fork = await api.open(app.url, forkId);
     const forkRun = await fork.send('what was the number?');
     expect(await fork.ended(forkRun)).toBe('completed');
     expect(assistantTexts(await fork.snapshot()).at(-1)).toBe('Fork answer.');
@@ -317,12 +193,3 @@ describe('Socket.IO API with provider "claude" (the real Claude agent)', () => {
     expect(forkSession).not.toBe(sourceRequest.headers['x-claude-code-session-id']);
   }, 120_000);
 });
-
-/** Polls a condition about the processes of the machine (there is no event for another process's exit). */
-async function until(check: () => boolean, what: string, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise<void>((resolve) => setTimeout(resolve, 25));
-  }
-}

@@ -1,4 +1,5 @@
-import { substitute, type TranscriptEntry } from '../transport/transcript.js';
+import { entryWith, SentIdPlaceholders } from '../transport/sent-id-placeholders.js';
+import type { TranscriptEntry } from '../transport/transcript.js';
 
 /**
  * Ids Baton makes up afresh on every run and sends an ACP agent (a terminal's id is
@@ -22,24 +23,12 @@ const uuidsIn = (value: unknown): string[] =>
  */
 export function withSentIdPlaceholders(processes: readonly TranscriptEntry[][]): TranscriptEntry[][] {
   const heard = new Set<string>();
-  const names = new Map<string, string>();
+  const sent = new SentIdPlaceholders();
   for (const entries of processes)
     for (const entry of entries) {
       if (entry.kind === 'emit_inbound') uuidsIn(entry.frame ?? entry.raw).forEach((id) => heard.add(id));
-      if (entry.kind === 'expect_outbound')
-        for (const id of uuidsIn(entry.frame))
-          if (!heard.has(id) && !names.has(id)) names.set(id, `{{sent${names.size + 1}}}`);
+      if (entry.kind === 'expect_outbound') for (const id of uuidsIn(entry.frame)) sent.name(id, heard);
     }
-  const replace = (s: string) => [...names].reduce((acc, [id, placeholder]) => acc.split(id).join(placeholder), s);
-  const entry = (e: TranscriptEntry): TranscriptEntry => {
-    if (e.kind === 'expect_outbound') return { ...e, frame: substitute(e.frame, replace) };
-    if (e.kind === 'emit_inbound')
-      return {
-        ...e,
-        ...(e.frame !== undefined ? { frame: substitute(e.frame, replace) } : {}),
-        ...(e.raw !== undefined ? { raw: replace(e.raw) } : {}),
-      };
-    return e;
-  };
+  const entry = entryWith(sent.replacer());
   return processes.map((entries) => entries.map(entry));
 }

@@ -1,3 +1,4 @@
+import { entryWith, SentIdPlaceholders } from '../transport/sent-id-placeholders.js';
 import { substitute, type TranscriptEntry, type Vars } from '../transport/transcript.js';
 
 /**
@@ -58,13 +59,11 @@ export function withSentIdPlaceholders(recorded: readonly RecordedProcess[]): {
   /** Puts the placeholders into anything else that holds the ids (the agent's session files). */
   replace: (s: string) => string;
 } {
-  const names = new Map<string, string>();
+  const sent = new SentIdPlaceholders();
   // What the agent said, in any process so far, is not Baton's: an id Baton names to a later process may be the agent's.
   const heard = new Set<string>();
   for (const process of recorded) {
-    const name = (id: string) => {
-      if (!heard.has(id) && !names.has(id)) names.set(id, `{{sent${names.size + 1}}}`);
-    };
+    const name = (id: string) => sent.name(id, heard);
     for (const arg of process.args) {
       const id = ARG_ID.exec(arg)?.[1];
       if (id) name(id);
@@ -75,19 +74,8 @@ export function withSentIdPlaceholders(recorded: readonly RecordedProcess[]): {
     }
     process.wrote?.forEach((line) => heardIn(line, heard));
   }
-  // Longest first, so that no id is cut by a shorter one inside it.
-  const ids = [...names].sort((a, b) => b[0].length - a[0].length);
-  const replace = (s: string) => ids.reduce((acc, [id, placeholder]) => acc.split(id).join(placeholder), s);
-  const entry = (e: TranscriptEntry): TranscriptEntry => {
-    if (e.kind === 'expect_outbound') return { ...e, frame: substitute(e.frame, replace) };
-    if (e.kind === 'emit_inbound')
-      return {
-        ...e,
-        ...(e.frame !== undefined ? { frame: substitute(e.frame, replace) } : {}),
-        ...(e.raw !== undefined ? { raw: replace(e.raw) } : {}),
-      };
-    return e;
-  };
+  const replace = sent.replacer();
+  const entry = entryWith(replace);
   return {
     processes: recorded.map((p) => ({ args: p.args.map(replace), entries: p.entries.map(entry) })),
     replace,

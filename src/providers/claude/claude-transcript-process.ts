@@ -11,8 +11,7 @@ import type { AgentProcess } from './claude-process.js';
  * ReplayChannel; the SDK (and the adapter) see a process either way.
  */
 
-/** Marks a recorded exit nobody asked for: a replay plays it in its place, with no kill to wait for. */
-export const ON_ITS_OWN = ' on its own';
+export { ON_ITS_OWN } from '../transport/checked-replay.js';
 
 const isSignal = (name: string): name is NodeJS.Signals => name in constants.signals;
 
