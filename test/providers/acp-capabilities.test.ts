@@ -32,6 +32,10 @@ export const acpEvidence: Record<string, string> = {
   'context.canConsumeHandoffSummaries': 'the reseed is user text on the prompt (acp-provider.ts, as Claude)',
   'sessions.supportsModelSwitchInSession':
     'acp-settings-live: claude-agent-acp, a model switch reaches the next model request (codex-acp declares it false)',
+  'threads.canForkThread':
+    'acp-scenarios-live and acp-scenarios-replay fork_native (claude-agent-acp): session/fork in the fork thread, resolved native_fork',
+  'threads.canForkFromTurn':
+    "acp-fork-live: a fork from an earlier run carries the source's turns up to it and none after (claude-agent-acp)",
   'sessions.supportsRuntimeModeSwitchInSession':
     'acp-settings-live: claude-agent-acp read_only asks, workspace_write does not; codex-acp runtime modes reach its approval presets',
 };
@@ -83,8 +87,10 @@ describe('ACP capabilities from initialize', () => {
       const caps = acpCapabilities(acpAgentFeatures(fixture(agent)));
       expect(caps.version).toMatch(new RegExp(`^acp/.*${agent}@`));
       expect(caps.threads.exposesNativeThreadId).toBe(true);
-      // Advertised but not carried by the adapter yet: never declared.
-      expect(caps.threads.canForkThread).toBe(false);
+      // session/fork across threads: claude-agent-acp only (codex-acp has no session/fork).
+      expect([caps.threads.canForkThread, caps.threads.canForkFromTurn]).toEqual(
+        agent === 'claude-agent-acp' ? [true, true] : [false, false],
+      );
       // session/set_model: claude-agent-acp only; session/set_mode: both (acp-turn-settings.ts).
       expect(caps.sessions.supportsModelSwitchInSession).toBe(agent === 'claude-agent-acp');
       expect(caps.sessions.supportsRuntimeModeSwitchInSession).toBe(true);
@@ -93,6 +99,13 @@ describe('ACP capabilities from initialize', () => {
       for (const flag of trueFlags(caps)) expect(acpEvidence[flag], flag).toBeTruthy();
     }
     for (const flag of trueFlags(acpBaseCapabilities)) expect(acpEvidence[flag], flag).toBeTruthy();
+  });
+
+  it('an agent that advertises session/fork but keeps its own session store declares no fork', () => {
+    const other = { protocolVersion: 1, agentCapabilities: { sessionCapabilities: { fork: {} } } };
+    expect(acpAgentFeatures(other).fork).toBe(true);
+    expect(acpCapabilities(acpAgentFeatures(other)).threads.canForkThread).toBe(false);
+    expect(acpBaseCapabilities.threads.canForkThread).toBe(false);
   });
 
   it('a malformed initialize answer is a typed provider error', () => {

@@ -4,12 +4,14 @@ import { effectPayloads, type Effect } from '../../domain/effects.js';
 import { BatonError, parseOrThrow } from '../../domain/errors.js';
 import { ProviderThreadId, type ProviderSessionId, type ThreadId } from '../../domain/ids.js';
 import type { ProviderEvent } from '../../domain/provider-events.js';
-import { payloadOf, turnSettingsOf } from '../effect-payloads.js';
+import type { ForkOrigin } from '../../domain/entities.js';
+import { forkOf, payloadOf, turnSettingsOf } from '../effect-payloads.js';
 import { agentThreadDir, type AcpAgent } from './acp-agents.js';
 import type { AcpAgentFeatures } from './acp-capabilities.js';
 import { readTextFile, writeTextFile } from './acp-client-files.js';
 import type { LineChannel } from '../transport/line-channel.js';
 import { connectAgent, type AcpAgentConnection, type AcpClientHandlers } from './acp-connection.js';
+import { forkParams, prepareFork, type AcpForkPoint } from './acp-fork.js';
 import { AcpNormalizer, type AcpFrame } from './acp-normalizer.js';
 import { AcpPermissions } from './acp-permissions.js';
 import type { AcpSession } from './acp-session.js';
@@ -31,6 +33,9 @@ export interface AcpAdapterOptions {
 
 /** The agent a thread runs, as its effects carry it (`acpAgent`, a thread setting). */
 const AgentName = z.string().min(1);
+
+/** What Baton reads of a `session/fork` answer (unstable in ACP: the SDK does not type it); modes and models as session/new's. */
+const ForkAnswer = z.looseObject({ sessionId: z.string().min(1) });
 
 /**
  * Any ACP agent for one app thread: one agent process and one ACP session, started on the
@@ -83,7 +88,11 @@ export class AcpThreadAdapter {
         const p = payloadOf(effectPayloads[effect.kind], effect);
         if (!effect.runId) throw new BatonError('invalid_payload', 'a turn start names its run');
         const agent = this.agentOf(p.acpAgent);
-        let session = await this.ensureSession(agent, p.providerThreadId ?? null);
+        const fork = forkOf(p);
+        // A fork's first run: its provider thread is bound to a fork of the source's session, not a new one.
+        const forking =
+          fork && p.providerThreadId && !this.options.host.nativeThreadRef(p.providerThreadId) ? fork : null;
+        let session = await this.ensureSession(agent, p.providerThreadId ?? null, forking);
         if (session.cancelledBefore && agent.restartAfterCancel && session.providerThreadId) {
           // The agent would mistake this prompt for the cancelled one (acp-agents.ts): a fresh process resumes the session.
           await this.stop();
@@ -145,7 +154,11 @@ export class AcpThreadAdapter {
    * whose session is the provider thread's stored one (resumed or loaded), else a new one,
    * bound to the provider thread before the turn starts.
    */
-  private async ensureSession(agent: AcpAgent, providerThreadId: ProviderThreadId | null): Promise<AcpSession> {
+  private async ensureSession(
+    agent: AcpAgent,
+    providerThreadId: ProviderThreadId | null,
+    fork: ForkOrigin | null = null,
+  ): Promise<AcpSession> {
     const live = this.session;
     if (
       live &&
@@ -191,6 +204,7 @@ export class AcpThreadAdapter {
     void session.connection.exited.then(() => this.exited(session));
     const known = providerThreadId ? host.nativeThreadRef(providerThreadId) : null;
     if (known) await this.takeUp(session, known);
+    else if (fork) await this.fork(session, agent, cwd, fork);
     else await this.open(session, cwd);
     this.forward([this.status(sessionId, 'ready', null)]);
     return session;
@@ -211,6 +225,41 @@ export class AcpThreadAdapter {
           providerThreadId: session.providerThreadId,
           nativeThreadRef: created.sessionId,
           resumeCursor: created.sessionId,
+        },
+      ]);
+  }
+
+  /**
+   * A fork thread's first session: the source's transcript copied into this thread's agent
+   * folder, then `session/fork` at the end of the source run (acp-fork.ts); the new session id
+   * is bound to the provider thread, resolved as a native fork. An agent Baton cannot hand
+   * another thread's session to refuses it typed.
+   */
+  private async fork(session: AcpSession, agent: AcpAgent, cwd: string, fork: ForkOrigin): Promise<void> {
+    let point: AcpForkPoint;
+    try {
+      if (!session.connection!.features.fork)
+        throw new BatonError('unsupported', `the ACP agent ${agent.name} offers no session/fork`);
+      point = prepareFork(this.options.host, agent, this.options.dataDir, this.threadId, fork);
+    } catch (error) {
+      await this.stop();
+      throw error;
+    }
+    const answer = await this.request(session, () =>
+      session.connection!.agent.request('session/fork', forkParams(point, cwd)),
+    );
+    const forked = parseOrThrow(ForkAnswer, answer, 'provider_error', 'the session/fork answer');
+    session.nativeSessionId = forked.sessionId;
+    session.settings = sessionSettings(forked);
+    if (session.providerThreadId)
+      await this.report([
+        {
+          type: 'thread.loaded',
+          threadId: this.threadId,
+          providerThreadId: session.providerThreadId,
+          nativeThreadRef: forked.sessionId,
+          resumeCursor: forked.sessionId,
+          resolution: 'native_fork',
         },
       ]);
   }

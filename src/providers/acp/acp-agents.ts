@@ -11,6 +11,7 @@ import {
   claudeSessionDirs,
   ensureClaudeSessionDirs,
   type ClaudeEndpoint,
+  type ClaudeSessionDirs,
 } from '../claude/claude-environment.js';
 import { diesWithParent } from '../dies-with-parent.js';
 import { ensureAcpCodexHome } from './acp-codex-home.js';
@@ -35,6 +36,8 @@ export interface AcpAgent {
   launch(scope: AcpLaunchScope): AcpLaunch;
   /** The next prompt after a cancelled one runs in a fresh process that resumes the session (see claudeAgentAcp). */
   restartAfterCancel?: boolean;
+  /** Where the agent keeps a thread's Claude Code session transcripts: a native fork copies the source's there (acp-fork.ts). */
+  transcriptDirs?(scope: AcpLaunchScope): ClaudeSessionDirs;
 }
 
 /** A configured agent (`BATON_ACP_AGENTS`, validated in config.ts). */
@@ -96,6 +99,7 @@ export function claudeAgentAcp(endpoints: AcpEndpoints, uid: number | null = pro
   return {
     name: 'claude-agent-acp',
     restartAfterCancel: true,
+    transcriptDirs: (scope) => ensureClaudeSessionDirs(claudeSessionDirs(dirname(scope.dir), scope.threadId)),
     launch: (scope) => {
       const dirs = ensureClaudeSessionDirs(claudeSessionDirs(dirname(scope.dir), scope.threadId));
       writeAskSettings(dirs.configDir);

@@ -5,7 +5,7 @@ import { parseOrThrow } from '../../domain/errors.js';
 /**
  * An ACP agent's capabilities as Baton declares them, computed from what the agent
  * advertises in `initialize` and from what this adapter carries out. A flag is true only
- * where both hold; what the agent offers that the adapter does not use yet (fork, list,
+ * where both hold; what the agent offers that the adapter does not use yet (list,
  * modes, models, MCP servers) is kept in `AcpAgentFeatures`, never declared.
  */
 
@@ -79,6 +79,15 @@ const declineEndsTurn = (features: AcpAgentFeatures): boolean => features.agent 
 const setsModel = (features: AcpAgentFeatures): boolean => features.agent === '@zed-industries/claude-agent-acp';
 const setsRuntimeMode = (features: AcpAgentFeatures): boolean => setsModel(features) || features.agent === 'codex-acp';
 
+/**
+ * A fork of another thread's session needs the source's transcript in the fork's agent (each
+ * thread's agent has its own config dir): Baton copies it where claude-agent-acp keeps them,
+ * then `session/fork`, cut at the source run's end (acp-fork.ts). Other agents' session
+ * stores are their own, so their advertised fork is not declared.
+ */
+const forksAcrossThreads = (features: AcpAgentFeatures): boolean =>
+  features.fork && features.agent === '@zed-industries/claude-agent-acp';
+
 /** Baton's declaration for threads on this agent (see the header). */
 export function acpCapabilities(features: AcpAgentFeatures): ProviderCapabilities {
   return ProviderCapabilities.parse({
@@ -96,9 +105,9 @@ export function acpCapabilities(features: AcpAgentFeatures): ProviderCapabilitie
       canCreateEmptyThread: false,
       canReadThreadSnapshot: false,
       canRollbackThread: false,
-      // The agent may advertise session/fork; the adapter does not use it yet.
-      canForkThread: false,
-      canForkFromTurn: false,
+      // session/fork in the fork thread's agent, at the end of the source run (acp-fork.ts).
+      canForkThread: forksAcrossThreads(features),
+      canForkFromTurn: forksAcrossThreads(features),
       canForkFromSubagentThread: false,
       exposesNativeThreadId: features.resume !== null,
     },
