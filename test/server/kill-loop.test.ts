@@ -101,6 +101,8 @@ describe('crash loop', () => {
     const kills = 20;
     // Where each run was when Baton died: before its provider started, streaming, waiting on an approval.
     const phases = ['queued effect', 'streaming', 'approval pending'] as const;
+    /** Every run an ack named: each must be on disk after the loop, whatever phase Baton died in. */
+    const acked: string[] = [];
     for (let i = 0; i < kills; i++) {
       const baton = await start(dataDir);
       const client = await BatonClient.connect(baton.url, token);
@@ -121,6 +123,7 @@ describe('crash loop', () => {
         );
       if (phase === 'approval pending')
         await until(async () => (await snapshot()).snapshot.pendingRequests.length > 0, `run ${i}'s approval`);
+      acked.push(runId);
       client.close();
       // Codex outlives Baton only until it reads the end of its input.
       const codex = childrenOf(baton.child.pid!);
@@ -153,6 +156,8 @@ describe('crash loop', () => {
     const store = Store.open(join(dataDir, 'baton.sqlite'));
     try {
       const runs = store.projections.list('runs', threadId);
+      const stored = new Set<string>(runs.map((r) => r.id));
+      expect(acked.map((id, i) => ({ i, id, stored: stored.has(id) })).filter((r) => !r.stored)).toEqual([]);
       expect(runs).toHaveLength(kills + 1);
       expect(runs.slice(0, kills).every((r) => r.status === 'interrupted' || r.status === 'failed')).toBe(true);
       expect(runs.at(-1)!.status).toBe('completed');
