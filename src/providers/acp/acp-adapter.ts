@@ -11,10 +11,10 @@ import type { AcpAgentFeatures } from './acp-capabilities.js';
 import { readTextFile, writeTextFile } from './acp-client-files.js';
 import type { LineChannel } from '../transport/line-channel.js';
 import { connectAgent, type AcpAgentConnection, type AcpClientHandlers } from './acp-connection.js';
-import { forkParams, prepareFork, type AcpForkPoint } from './acp-fork.js';
 import { AcpNormalizer, type AcpFrame } from './acp-normalizer.js';
 import { AcpPermissions } from './acp-permissions.js';
 import type { AcpSession } from './acp-session.js';
+import { forkSession, openSession, takeUpSession, type SessionOpening } from './acp-session-open.js';
 import { AcpTerminals } from './acp-terminals.js';
 import { applyAcpTurnSettings, modeUpdateOf, sessionSettings } from './acp-turn-settings.js';
 
@@ -33,9 +33,6 @@ export interface AcpAdapterOptions {
 
 /** The agent a thread runs, as its effects carry it (`acpAgent`, a thread setting). */
 const AgentName = z.string().min(1);
-
-/** What Baton reads of a `session/fork` answer (unstable in ACP: the SDK does not type it); modes and models as session/new's. */
-const ForkAnswer = z.looseObject({ sessionId: z.string().min(1) });
 
 /**
  * Any ACP agent for one app thread: one agent process and one ACP session, started on the
@@ -203,95 +200,12 @@ export class AcpThreadAdapter {
     this.options.onInitialized?.(agent.name, session.connection.features);
     void session.connection.exited.then(() => this.exited(session));
     const known = providerThreadId ? host.nativeThreadRef(providerThreadId) : null;
-    if (known) await this.takeUp(session, known);
-    else if (fork) await this.fork(session, agent, cwd, fork);
-    else await this.open(session, cwd);
+    const opening = this.opening;
+    if (known) await takeUpSession(opening, session, known);
+    else if (fork) await forkSession(opening, session, agent, cwd, fork);
+    else await openSession(opening, session, cwd);
     this.forward([this.status(sessionId, 'ready', null)]);
     return session;
-  }
-
-  /** `session/new` in the thread's cwd; its id is bound to the provider thread. */
-  private async open(session: AcpSession, cwd: string): Promise<void> {
-    const created = await this.request(session, () =>
-      session.connection!.agent.request('session/new', { cwd, mcpServers: [] }),
-    );
-    session.nativeSessionId = created.sessionId;
-    session.settings = sessionSettings(created);
-    if (session.providerThreadId)
-      await this.report([
-        {
-          type: 'thread.loaded',
-          threadId: this.threadId,
-          providerThreadId: session.providerThreadId,
-          nativeThreadRef: created.sessionId,
-          resumeCursor: created.sessionId,
-        },
-      ]);
-  }
-
-  /**
-   * A fork thread's first session: the source's transcript copied into this thread's agent
-   * folder, then `session/fork` at the end of the source run (acp-fork.ts); the new session id
-   * is bound to the provider thread, resolved as a native fork. An agent Baton cannot hand
-   * another thread's session to refuses it typed.
-   */
-  private async fork(session: AcpSession, agent: AcpAgent, cwd: string, fork: ForkOrigin): Promise<void> {
-    let point: AcpForkPoint;
-    try {
-      if (!session.connection!.features.fork)
-        throw new BatonError('unsupported', `the ACP agent ${agent.name} offers no session/fork`);
-      point = prepareFork(this.options.host, agent, this.options.dataDir, this.threadId, fork);
-    } catch (error) {
-      await this.stop();
-      throw error;
-    }
-    const answer = await this.request(session, () =>
-      session.connection!.agent.request('session/fork', forkParams(point, cwd)),
-    );
-    const forked = parseOrThrow(ForkAnswer, answer, 'provider_error', 'the session/fork answer');
-    session.nativeSessionId = forked.sessionId;
-    session.settings = sessionSettings(forked);
-    if (session.providerThreadId)
-      await this.report([
-        {
-          type: 'thread.loaded',
-          threadId: this.threadId,
-          providerThreadId: session.providerThreadId,
-          nativeThreadRef: forked.sessionId,
-          resumeCursor: forked.sessionId,
-          resolution: 'native_fork',
-        },
-      ]);
-  }
-
-  /**
-   * The stored session, taken up in the new process: `session/resume` where the agent offers
-   * it (no history replayed), else `session/load` (its replay is no turn's: the normalizer
-   * drops updates with no prompt running). An agent that offers neither, or refuses, leaves
-   * the provider thread failed: the run goes on in a replacement seeded from Baton's record.
-   */
-  private async takeUp(session: AcpSession, nativeSessionId: string): Promise<void> {
-    const conn = session.connection!;
-    const cwd = this.options.host.threadCwd(this.threadId);
-    const how = conn.features.resume;
-    try {
-      let answer: unknown;
-      if (how === 'resume')
-        answer = await conn.agent.request('session/resume', { sessionId: nativeSessionId, cwd, mcpServers: [] });
-      else if (how === 'load')
-        answer = await conn.agent.request('session/load', { sessionId: nativeSessionId, cwd, mcpServers: [] });
-      else throw new Error('the agent offers neither session/resume nor session/load');
-      session.settings = sessionSettings(answer);
-      session.nativeSessionId = nativeSessionId;
-    } catch (error) {
-      const reason = `the ACP agent ${session.agentName} could not take up session ${nativeSessionId}: ${error instanceof Error ? error.message : String(error)}`;
-      await this.stop();
-      if (session.providerThreadId)
-        await this.report([
-          { type: 'thread.failed', threadId: this.threadId, providerThreadId: session.providerThreadId, reason },
-        ]);
-      throw new BatonError('not_resumable', `${reason}; the run goes on in its replacement`);
-    }
   }
 
   /** Sends the prompt; its answer (or the request's failure) ends the turn. */
@@ -386,6 +300,18 @@ export class AcpThreadAdapter {
           }
         : this.status(session.sessionId, 'stopped', `the ACP agent ${session.agentName} exited`),
     ]);
+  }
+
+  /** What the session openings need of the adapter. */
+  private get opening(): SessionOpening {
+    return {
+      host: this.options.host,
+      threadId: this.threadId,
+      dataDir: this.options.dataDir,
+      request: (session, send) => this.request(session, send),
+      report: (events) => this.report(events),
+      stop: () => this.stop(),
+    };
   }
 
   /** A request to the agent; if it dies first, the request fails with its stderr. */
