@@ -1,9 +1,10 @@
 import { realpathSync } from 'node:fs';
 import { pino } from 'pino';
-import { afterEach, expect } from 'vitest';
+import { afterEach } from 'vitest';
 import { startBaton } from '../../src/app/baton-app.js';
 import { BatonClient } from '../../src/client/baton-client.js';
 import { loadConfig, type Config } from '../../src/config.js';
+import { until } from './poll.js';
 import { processesIn } from './processes.js';
 import { serveProcess, type ServeProcess } from './serve-process.js';
 import { TempFolders } from './temp.js';
@@ -40,8 +41,10 @@ export function useApiBatons({ token, prefix, agentComms }: ApiBatonsOptions): A
   const workspaces: string[] = [];
   afterEach(async () => {
     for (const c of cleanups.splice(0).reverse()) await c();
-    // Every agent a test started is gone with its Baton.
-    for (const ws of workspaces.splice(0)) expect(processesIn(agentComms, ws)).toEqual([]);
+    // Every agent a test started is gone with its Baton. A grandchild (the claude binary under
+    // claude-agent-acp) dies by its parent-death signal a moment after its parent: waited for, not assumed.
+    for (const ws of workspaces.splice(0))
+      await until(() => processesIn(agentComms, ws).length === 0, `the agents in ${ws} to be gone`, 5_000);
     folders.removeAll();
   });
   const onCleanup = (cleanup: () => Promise<void> | void): void => void cleanups.push(cleanup);
