@@ -8,7 +8,8 @@ import {
   type AcpClientHandlers,
 } from '../../src/providers/acp/acp-connection.js';
 import { AcpRecording } from '../../src/providers/acp/acp-recording.js';
-import { AcpReplay, ON_ITS_OWN } from '../../src/providers/acp/acp-replay.js';
+import { AcpReplay } from '../../src/providers/acp/acp-replay.js';
+import { ON_ITS_OWN } from '../../src/providers/transport/checked-replay.js';
 import { withSentIdPlaceholders } from '../../src/providers/acp/acp-transcript-ids.js';
 import { ScriptedModelServer } from '../../src/providers/model/scripted-model-server.js';
 import { ChannelBase } from '../../src/providers/transport/line-channel.js';

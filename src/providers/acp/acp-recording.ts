@@ -1,6 +1,6 @@
 import type { LineChannel } from '../transport/line-channel.js';
 import { RecordingChannel, type TranscriptEntry, type Vars } from '../transport/transcript.js';
-import { ON_ITS_OWN } from './acp-replay.js';
+import { ON_ITS_OWN } from '../transport/checked-replay.js';
 
 /**
  * One real ACP agent process, recorded: every NDJSON frame Baton writes to its stdin and

@@ -1,8 +1,6 @@
 import { CheckedReplay } from '../transport/checked-replay.js';
 import type { TranscriptEntry, Vars } from '../transport/transcript.js';
 
-export { ON_ITS_OWN } from '../transport/checked-replay.js';
-
 /**
  * A recorded ACP agent process played back in its place (transport/checked-replay.ts; Baton's
  * fresh ids are those of acp-transcript-ids.ts). A frame that differs fails the replay before

@@ -5,7 +5,6 @@ import type { ProviderSessionId, ThreadId } from '../../domain/ids.js';
 import { diesWithParent } from '../dies-with-parent.js';
 
 // Moved to a provider-neutral module (the ACP agents die with Baton too); kept importable from here.
-export { diesWithParent };
 
 /**
  * The agent's process as the adapter holds it: what the SDK needs to talk to it (stdin,

@@ -2,7 +2,8 @@ import { RecordingChannel, withPlaceholders, type TranscriptEntry, type Vars } f
 import type { AgentProcess } from './claude-process.js';
 import { SessionFilesRecorder, type SessionFiles } from './claude-transcript-files.js';
 import { ChildProcessChannel } from '../transport/line-channel.js';
-import { ChannelProcess, ON_ITS_OWN } from './claude-transcript-process.js';
+import { ON_ITS_OWN } from '../transport/checked-replay.js';
+import { ChannelProcess } from './claude-transcript-process.js';
 
 /**
  * The real agent process, recorded: every stream-json line the SDK writes to its stdin and

@@ -11,8 +11,6 @@ import type { AgentProcess } from './claude-process.js';
  * ReplayChannel; the SDK (and the adapter) see a process either way.
  */
 
-export { ON_ITS_OWN } from '../transport/checked-replay.js';
-
 const isSignal = (name: string): name is NodeJS.Signals => name in constants.signals;
 
 /** How a channel's close reads as a process's end (the words ChildProcessChannel and transcripts use). */
