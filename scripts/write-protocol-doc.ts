@@ -110,6 +110,8 @@ async function captureEvents(): Promise<Map<string, DomainEvent>> {
       nativeThreadRef: 'native-thread',
       resumeCursor: null,
     });
+    // The mode the agent says its session is in (an ACP agent's), shown on the thread, never a setting.
+    await feed({ type: 'mode.updated', threadId, runId: null, modeId: 'plan', name: 'Plan Mode' });
     await feed({
       type: 'turn.started',
       threadId,
@@ -401,7 +403,7 @@ lines.push(
   '| stream | params | snapshot | events |',
   '|---|---|---|---|',
   '| `threads` | | `{ threads: ThreadShell[] }` (the sidebar) | `thread.*`, `run.*` |',
-  '| `thread` | `threadId` | `{ thread, runs, turnItems, visibleTurnItems, messages, plans, pendingRequests, checkpoints }` (items and messages of rolled-back runs stay in `turnItems` and `messages` with `rolledBack: true`; `visibleTurnItems` is the conversation as it stands; a `system` item with `data.contextSeed` is the context Baton gave a provider thread that lacked it) | every event of the thread |',
+  '| `thread` | `threadId` | `{ thread, runs, turnItems, visibleTurnItems, messages, plans, pendingRequests, checkpoints }` (items and messages of rolled-back runs stay in `turnItems` and `messages` with `rolledBack: true`; `visibleTurnItems` is the conversation as it stands; a `system` item with `data.contextSeed` is the context Baton gave a provider thread that lacked it; `thread.agentMode` is `{ id, name }`, the mode the agent of the thread last said its session runs in, ACP session modes, null until one says, never a setting: `thread.agent-mode-changed`) | every event of the thread |',
   "| `graph` | `threadId` | `{ nodes, runs }` (the execution graph; a node's `detail` holds its item's facts: exit code, duration, output, files, result) | `node.*`, `attempt.*`, `run.*`, `provider-thread.*` |",
   '| `activities` | `threadId` | `{ activities: Activity[] }` (the feed, oldest first) | the events that add an activity: ' +
     [...activityEventTypes].map((t) => `\`${t}\``).join(', ') +

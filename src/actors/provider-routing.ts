@@ -183,6 +183,9 @@ export function routeProviderEvent(thread: StepContext, event: ProviderEvent): v
     case 'runtime.lost':
       runtimeLost(thread, event);
       return;
+    case 'mode.updated':
+      agentModeChanged(thread, event);
+      return;
     case 'diff.updated':
       thread.current.addEvent({
         type: 'run.diff-updated',
@@ -275,6 +278,20 @@ function reconciled(thread: StepContext, event: Of<'thread.reverted'>): void {
       runId: null,
       message: `after rolling back to run ${event.runOrdinal} the provider's conversation does not match Baton's: ${event.missingTurnRefs.length} kept turn(s) missing, ${event.unexpectedTurnRefs.length} unexpected turn(s) still there`,
     },
+  });
+}
+
+/**
+ * The agent's mode, on record only when it differs from the one the thread shows (a new agent
+ * process reports the mode its session opens in again). Thread state, not a setting: no machine
+ * decides by it, and the thread's runtimeMode / interactionMode stay as the user set them.
+ */
+function agentModeChanged(thread: StepContext, event: Of<'mode.updated'>): void {
+  const shown = thread.current.view.get('threads', event.threadId)?.agentMode;
+  if (shown?.id === event.modeId && shown.name === event.name) return;
+  thread.current.addEvent({
+    type: 'thread.agent-mode-changed',
+    payload: { threadId: event.threadId, runId: event.runId, mode: { id: event.modeId, name: event.name } },
   });
 }
 

@@ -51,6 +51,10 @@ export const barrierSteps = BarrierStep.options;
 
 const runRef = { threadId: ThreadId, runId: RunId };
 
+/** A mode an agent runs its session in, by its own id, with its display name when known. */
+export const AgentMode = z.object({ id: z.string().min(1), name: z.string().nullable() });
+export type AgentMode = z.infer<typeof AgentMode>;
+
 export const eventCatalog = {
   'thread.created': z.object({ thread: AppThread }),
   'thread.settings-updated': z.object({
@@ -76,6 +80,12 @@ export const eventCatalog = {
     providerThreadId: ProviderThreadId,
     strategy: z.enum(['native_fork', 'portable_context']),
   }),
+  /**
+   * The agent's session now runs in `mode` (its own report: the mode it opened in, one Baton
+   * set, or one it switched to itself). The thread's settings stay the user's: the next turn
+   * sets the agent's mode from them again. `runId`: the run it came in, if any.
+   */
+  'thread.agent-mode-changed': z.object({ threadId: ThreadId, runId: RunId.nullable(), mode: AgentMode }),
   'thread.rolled-back': z.object({
     threadId: ThreadId,
     runOrdinal: z.number().int().nonnegative(),
@@ -83,7 +93,8 @@ export const eventCatalog = {
   }),
   /**
    * Baton's own account of earlier runs (the portable context), given with the user's message
-   * to a provider thread that lacks them: the reseed of a broken or divergent one. Auditable, never hidden.
+   * to a provider thread that lacks them: the reseed of a broken or divergent one, or a
+   * portable fork's first run (told its source's runs). Auditable, never hidden.
    */
   'context.seeded': z.object({
     ...runRef,
@@ -95,6 +106,8 @@ export const eventCatalog = {
     omittedItems: z.number().int().nonnegative(),
     chars: z.number().int().nonnegative(),
     text: z.string(),
+    /** The thread whose runs it tells, when not this one: a portable fork's source. */
+    fromThreadId: ThreadId.optional(),
   }),
   /** What the provider's conversation holds after a rollback, checked against Baton's runs (a mismatch is also a warning). */
   'provider-thread.reconciled': z.object({
@@ -126,6 +139,9 @@ export const eventCatalog = {
     ordinal: z.number().int().positive(),
     attemptId: RunAttemptId,
     providerThreadId: ProviderThreadId.nullable(),
+    /** Set when the run starts on another provider than it was queued for (a switch while it waited). */
+    provider: ProviderKind.optional(),
+    model: z.string().nullable().optional(),
   }),
   'run.queue-reordered': z.object({ threadId: ThreadId, order: z.array(RunId) }),
   'run.status-changed': z.object({ ...runRef, from: RunStatus, to: RunStatus, reason: z.string().nullable() }),

@@ -12,6 +12,7 @@ import {
   TurnItem,
 } from './entities.js';
 import { ErrorInfo } from './errors.js';
+import { AgentMode } from './events.js';
 import { NodeId, RunId, ThreadId } from './ids.js';
 import { RunStatus } from './statuses.js';
 
@@ -37,6 +38,8 @@ export type RunError = z.infer<typeof RunError>;
 export const ThreadShell = AppThread.extend({
   /** Always on the row: null for a thread that runs no ACP agent (or was recorded before the setting). */
   acpAgent: z.string().nullable().default(null),
+  /** The mode the thread's agent last said it runs in (ACP session modes); null until one says. Not a setting. */
+  agentMode: AgentMode.nullable().default(null),
   runCount: z.number().int().nonnegative(),
   activeRunId: RunId.nullable(),
   activeRunStatus: RunStatus.nullable(),

@@ -128,6 +128,18 @@ export const ProviderEvent = z.discriminatedUnion('type', [
   /** The provider's view of what the turn changed so far: a unified diff. */
   z.object({ type: z.literal('diff.updated'), ...onRun, diff: z.string() }),
   z.object({ type: z.literal('warning'), ...onThread, runId: RunId.nullable(), message: z.string() }),
+  /**
+   * The mode the agent says its session runs in now (an ACP session mode: opened in it, switched
+   * to it by Baton, or by the agent itself); `name` is the agent's display name when it gave one.
+   * Never a change of the thread's own settings. `runId`: the run whose turn it came in, if any.
+   */
+  z.object({
+    type: z.literal('mode.updated'),
+    ...onThread,
+    runId: RunId.nullable(),
+    modeId: z.string().min(1),
+    name: z.string().nullable(),
+  }),
   /** The provider process is gone: live callbacks die with it and the active run ends by policy. */
   z.object({
     type: z.literal('runtime.lost'),

@@ -58,6 +58,7 @@ const handlers: { [K in EventType]?: Handler<K> } = {
       {
         ...thread,
         acpAgent: thread.acpAgent ?? null,
+        agentMode: null,
         runCount: 0,
         activeRunId: null,
         activeRunStatus: null,
@@ -79,6 +80,8 @@ const handlers: { [K in EventType]?: Handler<K> } = {
     void updateThread(view, payload.threadId, at, () => ({ status: 'deleted' })),
   'thread.queue-held': ({ payload, at }, view) =>
     void updateThread(view, payload.threadId, at, () => ({ queueHeld: payload.held })),
+  'thread.agent-mode-changed': ({ payload, at }, view) =>
+    void updateThread(view, payload.threadId, at, () => ({ agentMode: payload.mode })),
 
   'message.created': ({ payload: { message }, at }, view) => {
     view.put('messages', message.id, message.threadId, { ...message, rolledBack: false });
@@ -133,12 +136,15 @@ const handlers: { [K in EventType]?: Handler<K> } = {
       activeAttemptId: p.attemptId,
       providerThreadId: p.providerThreadId,
       queuePosition: null,
+      ...(p.provider ? { provider: p.provider, model: p.model ?? null } : {}),
     }));
     updateThread(view, p.threadId, at, (t) => ({
       runCount: p.ordinal,
       activeRunId: p.runId,
       activeRunStatus: 'starting',
       queuedRunCount: Math.max(0, t.queuedRunCount - 1),
+      // A provider switch returns to an earlier provider thread: the run's is the thread's active one.
+      ...(p.providerThreadId ? { activeProviderThreadId: p.providerThreadId } : {}),
     }));
     renumberQueue(view, p.threadId);
   },
@@ -188,6 +194,7 @@ const handlers: { [K in EventType]?: Handler<K> } = {
         chars: p.chars,
         providerThreadId: p.providerThreadId,
         attemptId: p.attemptId,
+        fromThreadId: p.fromThreadId ?? p.threadId,
       },
     }),
 

@@ -28,7 +28,10 @@ export const acpEvidence: Record<string, string> = {
   'streaming.emitsMessageCompleted': 'acp-provider-live: the whole reply is the message text',
   'approvals.supportsFileChangeApproval': 'acp-requests-live: claude-agent-acp accept/decline on a file write',
   'approvals.approvalCallbacksAreLiveOnly': 'acp-lifecycle-live: a killed agent fails its run (its asks die with it)',
-  'context.acceptsSyntheticUserContext': 'the reseed is user text on the prompt (acp-provider.ts, as Claude)',
+  'checkpointing.appCanCheckpointFilesystem':
+    'acp-scenarios-live simple and thread_rollback_reseed (both agents): a root checkpoint per run, a rollback restores the files',
+  'context.acceptsSyntheticUserContext':
+    'acp-scenarios-live thread_rollback_reseed (both agents): the replacement session is seeded with the kept run',
   'context.canConsumeHandoffSummaries': 'the reseed is user text on the prompt (acp-provider.ts, as Claude)',
   'sessions.supportsModelSwitchInSession':
     'acp-settings-live: claude-agent-acp, a model switch reaches the next model request (codex-acp declares it false)',
@@ -36,6 +39,8 @@ export const acpEvidence: Record<string, string> = {
     'acp-scenarios-live and acp-scenarios-replay fork_native (claude-agent-acp): session/fork in the fork thread, resolved native_fork',
   'threads.canForkFromTurn':
     "acp-fork-live: a fork from an earlier run carries the source's turns up to it and none after (claude-agent-acp)",
+  'tools.supportsMcpTools':
+    'acp-scenarios-live and acp-scenarios-replay mcp_tool_call (both agents): the stdio server on session/new, its call an mcp tool node',
   'sessions.supportsRuntimeModeSwitchInSession':
     'acp-settings-live: claude-agent-acp read_only asks, workspace_write does not; codex-acp runtime modes reach its approval presets',
 };
@@ -96,8 +101,16 @@ describe('ACP capabilities from initialize', () => {
       expect(caps.sessions.supportsRuntimeModeSwitchInSession).toBe(true);
       // codex-acp's only reject option ends the turn: no "decline and carry on" (acp-capabilities.ts).
       expect(caps.approvals.supportsCommandApproval).toBe(agent === 'claude-agent-acp');
+      // Baton checkpoints the files around every run; the agent's conversation has no rollback (divergent + reseed).
+      expect([
+        caps.checkpointing.appCanCheckpointFilesystem,
+        caps.checkpointing.providerCanRollbackConversation,
+      ]).toEqual([true, false]);
+      // MCP calls known on their tool nodes for the built-in agents only (acp-mcp.ts).
+      expect(caps.tools.supportsMcpTools).toBe(true);
       for (const flag of trueFlags(caps)) expect(acpEvidence[flag], flag).toBeTruthy();
     }
+    expect(acpBaseCapabilities.tools.supportsMcpTools).toBe(false);
     for (const flag of trueFlags(acpBaseCapabilities)) expect(acpEvidence[flag], flag).toBeTruthy();
   });
 

@@ -52,8 +52,17 @@ export function readAcpTranscripts(agent: string): Transcript[] {
     .map((f) => readTranscript(join(dir, f)));
 }
 
-/** The temp folders of a run that transcripts carry as placeholders. */
-const varsOf = (place: RunPlace): Vars => ({ cwd: place.cwd, dataDir: dataDirOf(place.dir) });
+/**
+ * What transcripts carry as placeholders: the run's temp folders, and for a scenario with MCP
+ * servers the paths of their commands (this Node, the repo's fixtures), which session/new names.
+ */
+const varsOf = (place: RunPlace, scenario: Pick<ProviderScenario, 'mcpServers'>): Vars => ({
+  cwd: place.cwd,
+  dataDir: dataDirOf(place.dir),
+  ...(scenario.mcpServers
+    ? { node: process.execPath, fixtures: fileURLToPath(new URL('../fixtures/', import.meta.url)) }
+    : {}),
+});
 
 /**
  * Live, with every agent process recorded: when the scenario has passed, one transcript per
@@ -69,7 +78,7 @@ export function acpRecordChannel(options: { model: AcpModel; outDir?: string }):
       ...acpLiveRun(options.model, scenario, place),
       provider: {
         channelFor: (threadId, _sessionId, spawn) => {
-          const recording = new AcpRecording(spawn(), varsOf(place));
+          const recording = new AcpRecording(spawn(), varsOf(place, scenario));
           recordings.push({ thread: threadId, recording });
           return recording.channel;
         },
@@ -101,7 +110,7 @@ export function acpRecordChannel(options: { model: AcpModel; outDir?: string }):
               sessions: processes.length,
               thread: recordings[i]!.thread,
               modelSteps: scenario.model,
-              vars: Object.keys(varsOf(place)),
+              vars: Object.keys(varsOf(place, scenario)),
             },
           },
           entries,
@@ -157,7 +166,7 @@ export class AcpReplayChannel implements GoneChannel {
     const replays: AcpReplay[] = [];
     const started: RecordedProcess[] = [];
     // One set for the run: an id Baton gave one process may be named to the next.
-    const vars = varsOf(place);
+    const vars = varsOf(place, scenario);
     const byThread = new Map<string, AcpReplay>();
     const session = acpSession({
       ...place,

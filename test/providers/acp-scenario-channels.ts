@@ -42,7 +42,7 @@ const NOWHERE = 'http://127.0.0.1:9';
 /** One ACP run of a scenario, however the agent process is provided. */
 export interface AcpRun extends RunPlace {
   agent: BuiltInAgent;
-  scenario: Pick<ProviderScenario, 'adjustCapabilities'>;
+  scenario: Pick<ProviderScenario, 'adjustCapabilities' | 'mcpServers'>;
   live: boolean;
   /** The model endpoint of the agent's kind (Messages API for claude-agent-acp, Responses API for codex-acp). */
   modelBaseUrl: string;
@@ -88,6 +88,8 @@ export function acpSession(run: AcpRun): AcpSession {
       providers: (runtime) => {
         const provider = new AcpProvider(runtime, {
           ...run.provider,
+          // The scenario's MCP servers, handed to every session the agent opens.
+          ...(run.scenario.mcpServers ? { mcpServers: run.scenario.mcpServers } : {}),
           agents: acpAgents({}, endpoints),
           dataDir: dataDirOf(run.dir),
         });

@@ -7,8 +7,8 @@ import type { ProviderEvent } from '../../domain/provider-events.js';
 import type { ForkOrigin } from '../../domain/entities.js';
 import { forkOf, payloadOf, turnSettingsOf } from '../effect-payloads.js';
 import { agentThreadDir, type AcpAgent } from './acp-agents.js';
-import type { AcpAgentFeatures } from './acp-capabilities.js';
 import { readTextFile, writeTextFile } from './acp-client-files.js';
+import { acpMcpServers, type AcpMcpServers } from './acp-mcp.js';
 import type { LineChannel } from '../transport/line-channel.js';
 import { connectAgent, type AcpAgentConnection, type AcpClientHandlers } from './acp-connection.js';
 import { AcpNormalizer, type AcpFrame } from './acp-normalizer.js';
@@ -27,8 +27,10 @@ export interface AcpAdapterOptions {
   interruptTimeoutMs?: number;
   /** The agent's stdio for one of its processes (recordings wrap the spawned one, replays stand in for it). */
   channelFor?: (threadId: string, sessionId: string, spawn: () => LineChannel) => LineChannel;
-  /** Told what an agent advertised each time one of its processes answers `initialize` (the provider's per-agent declaration). */
-  onInitialized?: (agent: string, features: AcpAgentFeatures) => void;
+  /** Told an agent's raw `initialize` answer each time one of its processes answers (the provider's per-agent declaration). */
+  onInitialized?: (agent: string, initialize: unknown) => void;
+  /** MCP servers (stdio) every session is opened with, by name; none unless asked for (acp-mcp.ts). */
+  mcpServers?: AcpMcpServers;
 }
 
 /** The agent a thread runs, as its effects carry it (`acpAgent`, a thread setting). */
@@ -197,7 +199,7 @@ export class AcpThreadAdapter {
       if (this.session === session) this.session = null;
       throw new BatonError('provider_error', `the ACP agent ${agent.name} did not start: ${String(error)}`);
     }
-    this.options.onInitialized?.(agent.name, session.connection.features);
+    this.options.onInitialized?.(agent.name, session.connection.initialize);
     void session.connection.exited.then(() => this.exited(session));
     const known = providerThreadId ? host.nativeThreadRef(providerThreadId) : null;
     const opening = this.opening;
@@ -308,6 +310,7 @@ export class AcpThreadAdapter {
       host: this.options.host,
       threadId: this.threadId,
       dataDir: this.options.dataDir,
+      mcpServers: acpMcpServers(this.options.mcpServers),
       request: (session, send) => this.request(session, send),
       report: (events) => this.report(events),
       stop: () => this.stop(),

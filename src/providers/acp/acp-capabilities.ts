@@ -5,8 +5,8 @@ import { parseOrThrow } from '../../domain/errors.js';
 /**
  * An ACP agent's capabilities as Baton declares them, computed from what the agent
  * advertises in `initialize` and from what this adapter carries out. A flag is true only
- * where both hold; what the agent offers that the adapter does not use yet (list,
- * modes, models, MCP servers) is kept in `AcpAgentFeatures`, never declared.
+ * where both hold; what the agent offers that the adapter does not use yet (list, modes,
+ * models, MCP over http or sse) is kept in `AcpAgentFeatures`, never declared.
  */
 
 const Present = z.looseObject({}).nullable().optional();
@@ -88,6 +88,15 @@ const setsRuntimeMode = (features: AcpAgentFeatures): boolean => setsModel(featu
 const forksAcrossThreads = (features: AcpAgentFeatures): boolean =>
   features.fork && features.agent === '@zed-industries/claude-agent-acp';
 
+/**
+ * Every session is opened with Baton's MCP servers (stdio, which every agent runs), but only
+ * these agents' MCP calls are known as such on their tool nodes (acp-mcp.ts, as recorded):
+ * the mcp_tool_call scenario passes on them live and replayed. Other agents' calls are plain
+ * tool calls, so MCP tools are not declared for them.
+ */
+const runsMcpTools = (features: AcpAgentFeatures): boolean =>
+  features.agent === '@zed-industries/claude-agent-acp' || features.agent === 'codex-acp';
+
 /** Baton's declaration for threads on this agent (see the header). */
 export function acpCapabilities(features: AcpAgentFeatures): ProviderCapabilities {
   return ProviderCapabilities.parse({
@@ -135,7 +144,7 @@ export function acpCapabilities(features: AcpAgentFeatures): ProviderCapabilitie
       emitsToolStarted: false,
       emitsToolCompleted: false,
       emitsToolOutput: false,
-      supportsMcpTools: false,
+      supportsMcpTools: runsMcpTools(features),
       supportsDynamicToolCallbacks: false,
     },
     // session/request_permission, whatever the tool: the request's kind follows the tool call's kind.
@@ -176,7 +185,8 @@ export function acpCapabilities(features: AcpAgentFeatures): ProviderCapabilitie
       maxRecommendedHandoffChars: 40_000,
     },
     checkpointing: {
-      appCanCheckpointFilesystem: false,
+      // Baton's own git checkpoints around every run, whatever the agent: a rollback restores the files.
+      appCanCheckpointFilesystem: true,
       supportsNestedCheckpointScopes: false,
       providerCanRollbackConversation: false,
       providerRollbackReturnsSnapshot: false,

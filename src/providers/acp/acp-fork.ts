@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import type * as acp from '@agentclientprotocol/sdk';
 import { z } from 'zod';
 import type { ProviderHost } from '../../actors/provider-host.js';
 import type { ForkOrigin } from '../../domain/entities.js';
@@ -45,12 +46,12 @@ export function prepareFork(
   return point;
 }
 
-/** The params of `session/fork` for this point, in the fork thread's cwd. */
-export function forkParams(point: AcpForkPoint, cwd: string) {
+/** The params of `session/fork` for this point, in the fork thread's cwd, with Baton's MCP servers (acp-mcp.ts). */
+export function forkParams(point: AcpForkPoint, cwd: string, mcpServers: acp.McpServerStdio[]) {
   return {
     sessionId: point.sourceSessionId,
     cwd,
-    mcpServers: [],
+    mcpServers,
     ...(point.at ? { _meta: { claudeCode: { options: { resumeSessionAt: point.at } } } } : {}),
   };
 }

@@ -3,6 +3,8 @@ import type { ErrorInfo } from '../../domain/errors.js';
 import type { MessageId, NodeId, PlanArtifactId, ProviderThreadId, RunAttemptId, RunId } from '../../domain/ids.js';
 import type { ProviderEvent } from '../../domain/provider-events.js';
 import type { NormalizerScope, ProviderNormalizer } from '../provider.js';
+import { mcpCallOf, mcpDetail } from './acp-mcp.js';
+import { AcpModes, type AcpMode } from './acp-modes.js';
 
 /**
  * An ACP session's frames -> Baton's provider events. A turn is one `session/prompt`: it
@@ -10,8 +12,11 @@ import type { NormalizerScope, ProviderNormalizer } from '../provider.js';
  * frame); `cancelled` is an interruption. In between, `session/update`s (`update` frames):
  * message chunks are the reply's deltas (the message completes when something else comes,
  * or at the end), thought chunks stream into a reasoning node, `tool_call` /
- * `tool_call_update` are tool nodes with their status, content and locations, `plan` is the
- * todo list. An update with no turn running (a `session/load` replaying history) is no event.
+ * `tool_call_update` are tool nodes with their status, content and locations (an MCP call's
+ * also with its server, tool, arguments and result: acp-mcp.ts), `plan` is the todo list.
+ * An update with no turn running (a `session/load` replaying history) is no event, except
+ * the session's mode (`current_mode_update`, a `mode` config option: acp-modes.ts), which is
+ * the session's and not a turn's: `mode.updated` whenever it changes.
  */
 
 /** The attempt a prompt runs. */
@@ -73,8 +78,10 @@ export class AcpNormalizer implements ProviderNormalizer {
   private message: { messageId: MessageId; text: string } | null = null;
   /** The reasoning streaming now; `section` is its text since the last section break, in `chunks` chunks. */
   private thought: { nodeId: NodeId; text: string; section: string; chunks: number } | null = null;
-  private readonly tools = new Map<string, { nodeId: NodeId; done: boolean }>();
+  /** The tool calls of the active prompt; `mcp`: its first frame named an MCP server's tool. */
+  private readonly tools = new Map<string, { nodeId: NodeId; done: boolean; mcp: boolean }>();
   private plan: PlanArtifactId | null = null;
+  private readonly modes = new AcpModes();
 
   constructor(private readonly scope: NormalizerScope) {}
 
@@ -100,16 +107,25 @@ export class AcpNormalizer implements ProviderNormalizer {
     return this.tools.get(toolCallId)?.nodeId ?? null;
   }
 
+  /** A session was opened, taken up or forked: the mode its answer says it runs in. */
+  opened(answer: unknown): ProviderEvent[] {
+    const mode = this.modes.fromAnswer(answer);
+    return mode ? [this.modeUpdated(mode)] : [];
+  }
+
   normalize(frame: unknown): ProviderEvent[] {
     const parsed = AcpFrame.safeParse(frame);
-    const ref = this.active;
-    if (!parsed.success || !ref) return [];
+    if (!parsed.success) return [];
     const f = parsed.data;
+    const mode = f.kind === 'update' ? this.modes.fromUpdate(f.update) : null;
+    if (mode) return [this.modeUpdated(mode)];
+    const ref = this.active;
+    if (!ref) return [];
     if (f.kind === 'stop') return this.end(ref, f.stopReason, null);
     if (f.kind === 'failed') return this.end(ref, null, f.message);
     const update = Update.safeParse(f.update);
     if (update.success) this.heard = true;
-    // Commands, modes, usage, session info: nothing Baton shows yet.
+    // Commands, usage, session info: nothing Baton shows yet.
     return update.success ? this.onUpdate(update.data, ref) : [];
   }
 
@@ -178,10 +194,13 @@ export class AcpNormalizer implements ProviderNormalizer {
   private tool(u: ToolUpdate, ref: AcpTurnRef): ProviderEvent[] {
     const events: ProviderEvent[] = [];
     let tool = this.tools.get(u.toolCallId);
+    const mcp = mcpCallOf(u);
     if (!tool) {
-      tool = { nodeId: this.scope.ids.next('node'), done: false };
+      tool = { nodeId: this.scope.ids.next('node'), done: false, mcp: mcp !== null };
       this.tools.set(u.toolCallId, tool);
-      events.push(this.nodeStarted(ref, tool.nodeId, 'tool_call', u.title ?? null));
+      // An MCP call's node is titled as the Codex provider titles one: SERVER/TOOL.
+      const title = mcp ? `${mcp.server}/${mcp.tool}` : (u.title ?? null);
+      events.push(this.nodeStarted(ref, tool.nodeId, 'tool_call', title));
     }
     const detail: Record<string, unknown> = { toolCallId: u.toolCallId };
     if (u.kind) detail.kind = u.kind;
@@ -191,6 +210,8 @@ export class AcpNormalizer implements ProviderNormalizer {
     if (u.rawInput !== undefined) detail.input = u.rawInput;
     if (u.rawOutput !== undefined) detail.output = u.rawOutput;
     const diffs = (u.content ?? []).filter((c) => c.type === 'diff');
+    const ended = u.status === 'completed' || u.status === 'failed' ? u.status : null;
+    if (tool.mcp) Object.assign(detail, mcpDetail(mcp, ended && { status: ended, rawOutput: u.rawOutput }));
     if (diffs.length) detail.diffs = diffs.map(({ path, oldText, newText }) => ({ path, oldText, newText }));
     const terminals = (u.content ?? []).filter((c) => c.type === 'terminal');
     if (terminals.length) detail.terminals = terminals.map((c) => c.terminalId);
@@ -273,6 +294,11 @@ export class AcpNormalizer implements ProviderNormalizer {
       kind,
       title,
     };
+  }
+
+  private modeUpdated(mode: AcpMode): ProviderEvent {
+    const runId = this.active?.runId ?? null;
+    return { type: 'mode.updated', threadId: this.scope.threadId, runId, modeId: mode.id, name: mode.name };
   }
 
   private on(ref: AcpTurnRef) {

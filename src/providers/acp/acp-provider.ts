@@ -2,12 +2,13 @@ import type { ProviderRuntime } from '../../actors/provider-host.js';
 import type { ProviderCapabilities } from '../../domain/capabilities.js';
 import type { ProviderEffectKind } from '../../domain/effects.js';
 import type { Provider } from '../provider.js';
+import { AcpNegotiations } from './acp-negotiations.js';
 import { ThreadAdapters } from '../thread-adapters.js';
 import { AcpThreadAdapter, type AcpAdapterOptions } from './acp-adapter.js';
-import { acpBaseCapabilities, acpCapabilities } from './acp-capabilities.js';
+import { acpBaseCapabilities } from './acp-capabilities.js';
 import { createAcpNormalizer } from './acp-normalizer.js';
 
-/** What the adapters share: the agents, the data dir, the timeouts. */
+/** What the adapters share: the agents, the data dir, the timeouts, the MCP servers every session gets. */
 export type AcpProviderOptions = Omit<AcpAdapterOptions, 'host' | 'onInitialized'>;
 
 /** ACP's registration: the agents a thread may name, and the one setting the adapter carries (`acpAgent`). */
@@ -40,20 +41,22 @@ const providerEffects: ProviderEffectKind[] = [
 /** Any ACP agent as a provider of the runtime: one adapter per app thread, started on demand. */
 export class AcpProvider {
   private readonly adapters: ThreadAdapters<AcpThreadAdapter>;
-  /** Each agent's declaration, from the last `initialize` one of its processes answered in this Baton. */
-  private readonly declared = new Map<string, ProviderCapabilities>();
+  /** Each agent's declaration, from the last `initialize` one of its processes answered (kept across restarts). */
+  private readonly negotiations: AcpNegotiations;
 
   constructor(
     runtime: ProviderRuntime,
     private readonly options: AcpProviderOptions,
   ) {
     const host = runtime.providerHost('acp');
+    const negotiations = new AcpNegotiations(options.dataDir);
+    this.negotiations = negotiations;
     this.adapters = new ThreadAdapters({
       make: (threadId) =>
         new AcpThreadAdapter(threadId, {
           ...options,
           host,
-          onInitialized: (agent, features) => this.declared.set(agent, acpCapabilities(features)),
+          onInitialized: (agent, initialize) => negotiations.remember(agent, initialize),
         }),
       activeRunId: (threadId) => host.activeRunId(threadId),
       maxHandoffChars: acpBaseCapabilities.context.maxRecommendedHandoffChars,
@@ -66,16 +69,15 @@ export class AcpProvider {
   }
 
   /**
-   * The declaration for threads on `agent`: computed from its `initialize` once one of its
-   * processes has answered in this Baton (the first run of any thread on it). Before that,
-   * and after each Baton restart until it answers again, it is the base declaration (agent
-   * `any`): nothing the agent must advertise (no session resume, load or fork; text-only
+   * The declaration for threads on `agent`: computed from its last `initialize` answer, in
+   * this Baton or an earlier one on the same data dir (acp-negotiations.ts). Before any
+   * process of it ever answered, it is the base declaration (agent `any`): nothing the agent must advertise (no session resume, load or fork; text-only
    * prompts), and command approval as most agents do it (codex-acp's own withdraws it). The
    * dispatch flags (steering, interrupt, rollback) do not depend on `initialize`, so what a
    * thread's supervisor took at creation holds either way (test/actors/agent-capabilities.test.ts).
    */
   capabilitiesFor(agent: string): ProviderCapabilities {
-    return this.declared.get(agent) ?? acpBaseCapabilities;
+    return this.negotiations.declarationOf(agent) ?? acpBaseCapabilities;
   }
 
   /** The adapter of an app thread (a test may name it by a plain string: it is parsed here). */

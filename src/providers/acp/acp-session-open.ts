@@ -1,3 +1,4 @@
+import type * as acp from '@agentclientprotocol/sdk';
 import { z } from 'zod';
 import type { ProviderHost } from '../../actors/provider-host.js';
 import type { ForkOrigin } from '../../domain/entities.js';
@@ -12,7 +13,8 @@ import { sessionSettings } from './acp-turn-settings.js';
 /**
  * How an agent process's ACP session begins: a new one (`session/new`), a fork of another
  * thread's (`session/fork`), or the provider thread's stored one taken up again
- * (`session/resume`, else `session/load`). Each binds the session id to the provider thread.
+ * (`session/resume`, else `session/load`). Each binds the session id to the provider thread
+ * and reports the mode its answer says the session runs in (`mode.updated`: acp-modes.ts).
  */
 
 /** What an opening needs of the adapter. */
@@ -20,6 +22,8 @@ export interface SessionOpening {
   host: ProviderHost;
   threadId: ThreadId;
   dataDir: string;
+  /** The MCP servers every session is opened with (acp-mcp.ts): new, forked or taken up again. */
+  mcpServers: acp.McpServerStdio[];
   /** A request to the agent; a failure stops the agent and is a typed `provider_error`. */
   request<T>(session: AcpSession, send: () => Promise<T>): Promise<T>;
   /** Reports events and waits until the runtime took them. */
@@ -55,10 +59,11 @@ async function bind(
 /** `session/new` in the thread's cwd. */
 export async function openSession(o: SessionOpening, session: AcpSession, cwd: string): Promise<void> {
   const created = await o.request(session, () =>
-    session.connection!.agent.request('session/new', { cwd, mcpServers: [] }),
+    session.connection!.agent.request('session/new', { cwd, mcpServers: o.mcpServers }),
   );
   session.settings = sessionSettings(created);
   await bind(o, session, created.sessionId);
+  await o.report(session.normalizer.opened(created));
 }
 
 /**
@@ -83,11 +88,12 @@ export async function forkSession(
     throw error;
   }
   const answer = await o.request(session, () =>
-    session.connection!.agent.request('session/fork', forkParams(point, cwd)),
+    session.connection!.agent.request('session/fork', forkParams(point, cwd, o.mcpServers)),
   );
   const forked = parseOrThrow(ForkAnswer, answer, 'provider_error', 'the session/fork answer');
   session.settings = sessionSettings(forked);
   await bind(o, session, forked.sessionId, 'native_fork');
+  await o.report(session.normalizer.opened(forked));
 }
 
 /**
@@ -100,12 +106,12 @@ export async function takeUpSession(o: SessionOpening, session: AcpSession, nati
   const conn = session.connection!;
   const cwd = o.host.threadCwd(o.threadId);
   const how = conn.features.resume;
+  // The servers are the process's, not the session's: a new process is given them again.
+  const params = { sessionId: nativeSessionId, cwd, mcpServers: o.mcpServers };
+  let answer: unknown;
   try {
-    let answer: unknown;
-    if (how === 'resume')
-      answer = await conn.agent.request('session/resume', { sessionId: nativeSessionId, cwd, mcpServers: [] });
-    else if (how === 'load')
-      answer = await conn.agent.request('session/load', { sessionId: nativeSessionId, cwd, mcpServers: [] });
+    if (how === 'resume') answer = await conn.agent.request('session/resume', params);
+    else if (how === 'load') answer = await conn.agent.request('session/load', params);
     else throw new Error('the agent offers neither session/resume nor session/load');
     session.settings = sessionSettings(answer);
     session.nativeSessionId = nativeSessionId;
@@ -118,4 +124,5 @@ export async function takeUpSession(o: SessionOpening, session: AcpSession, nati
       ]);
     throw new BatonError('not_resumable', `${reason}; the run goes on in its replacement`);
   }
+  await o.report(session.normalizer.opened(answer));
 }

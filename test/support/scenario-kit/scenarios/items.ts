@@ -264,7 +264,8 @@ export const itemScenarios: ProviderScenario[] = [
   {
     name: 'mcp_tool_call',
     needs: ['tools.supportsMcpTools'],
-    // A stdio MCP server in the Codex home; its tool is deferred, so the model finds it with tool_search first.
+    // A stdio MCP server given to the agent (Codex: in its home; ACP: with each session). Codex
+    // defers its tool, so the model finds it with tool_search first.
     mcpServers: {
       echo: {
         command: process.execPath,
@@ -278,6 +279,15 @@ export const itemScenarios: ProviderScenario[] = [
     async drive({ h, cwd }) {
       const threadId = await h.thread({ threadId: 'thr_mcp', cwd });
       const runId = await send(h, threadId, 'echo hi through MCP');
+      // An agent may ask before it calls an MCP tool (claude-agent-acp does; Codex runs this
+      // read-only one): the ask is granted.
+      const asked = () => h.store.projections.list('requests', threadId).find((r) => r.status === 'pending');
+      await h.until(() => status(h, runId) === 'completed' || asked() !== undefined);
+      const ask = asked();
+      if (ask) {
+        const ack = await h.command({ type: 'runtime-request.respond', requestId: ask.id, decision: 'accept' });
+        check(ack.ok, `the ask granted: ${JSON.stringify(ack)}`);
+      }
       await h.until(() => status(h, runId) === 'completed');
       const tool = h.store.projections.list('graph_nodes', threadId).find((n) => n.kind === 'tool_call');
       check(

@@ -7,7 +7,7 @@ import { send, status, assistantTexts } from '../baton.js';
 export const requestScenarios: ProviderScenario[] = [
   {
     name: 'approval_request',
-    needs: ['approvals.supportsCommandApproval', 'approvals.approvalsHaveNativeRequestIds'],
+    needs: ['approvals.supportsCommandApproval'],
     model: [
       { kind: 'command', command: 'echo approved > proof.txt', needsApproval: true, callId: 'call_approval' },
       { kind: 'text', text: 'Done.' },
@@ -21,7 +21,7 @@ export const requestScenarios: ProviderScenario[] = [
       const ack = await h.command({ type: 'runtime-request.respond', requestId: request.id, decision: 'accept' });
       check(
         ack.ok && (ack as { result: { status: string } }).result.status === 'answering',
-        `accepted, answering until Codex takes it: ${JSON.stringify(ack)}`,
+        `accepted, answering until the provider takes it: ${JSON.stringify(ack)}`,
       );
       await h.until(() => status(h, runId) === 'completed');
       check(h.store.projections.get('requests', request.id)!.status === 'resolved', 'request resolved');
@@ -165,7 +165,7 @@ export const requestScenarios: ProviderScenario[] = [
       { kind: 'text', text: 'Written.' },
     ],
     async drive({ h, cwd, live }) {
-      // Read-only: Codex asks before it applies a patch.
+      // Read-only: the agent asks before it applies a patch.
       const threadId = await h.thread({ threadId: 'thr_patch_ro', cwd, runtimeMode: 'read_only' });
       const runId = await send(h, threadId, 'add a file');
       await h.until(() => h.store.projections.list('requests', threadId).some((r) => r.status === 'pending'));
