@@ -31,7 +31,7 @@ export const commandExamples: Record<
     },
     result: { runId: 'run_01', messageId: 'msg_01', dispatched: 'started' },
     notes:
-      "`dispatched` is `started`, `queued` or `steered`. Modes: `start_immediately` (refused while a run is active), `steer_active` and `auto` (steer natively when the provider can, else interrupt and restart the active run with a `steering_restart` attempt; `auto` queues when neither is possible), `restart_active`, `queue_after_active`. `targetRunId` (only with `steer_active` / `restart_active`, else `invalid_command`) names the run to steer: if it is not the active run, or is finalizing, the message is refused with `conflict` and nothing happens. `model` is this run's model (the thread's when omitted). `provider` may only name the thread's own provider (a switch needs a handoff: `unsupported`).",
+      "`dispatched` is `started`, `queued` or `steered`. Modes: `start_immediately` (refused while a run is active), `steer_active` and `auto` (steer natively when the provider can, else interrupt and restart the active run with a `steering_restart` attempt; `auto` queues when neither is possible), `restart_active`, `queue_after_active`. `targetRunId` (only with `steer_active` / `restart_active`, else `invalid_command`) names the run to steer: if it is not the active run, or is finalizing, the message is refused with `conflict` and nothing happens. `model` is this run's model (the thread's when omitted). `provider` naming another provider (with `acpAgent` for `acp`, checked as at `thread.create`) switches the thread to it from this message's run on, as `thread.settings.update { provider }` does (`model` is then the new provider's model for the thread; without it, the provider's default); while a run is active the message is queued (`steer_active` / `restart_active` are refused `invalid_command`: the active run stays on its provider). `acpAgent` without a switch, and `cleanContext` without one, are refused `invalid_command`.",
   },
   'run.interrupt': {
     example: { commandId: 'cmd_3', type: 'run.interrupt', runId: 'run_01', holdQueue: true },
@@ -72,9 +72,14 @@ export const commandExamples: Record<
       sourceThreadId: 'thr_01',
       source: { type: 'run', threadId: 'thr_01', runId: 'run_01' },
     },
-    result: { threadId: 'thr_02', forkedFrom: { threadId: 'thr_01', runId: 'run_01', runOrdinal: 1 } },
+    result: {
+      threadId: 'thr_02',
+      provider: 'codex',
+      cwd: '/home/me/.baton/workspaces/thr_02',
+      forkedFrom: { threadId: 'thr_01', runId: 'run_01', runOrdinal: 1 },
+    },
     notes:
-      "Records lineage and a pending source point only; the fork's first run resolves it (a native provider fork at that turn). Forks from finished runs only.",
+      "Records lineage and a pending source point only; the fork's first run resolves it (`thread.fork-resolved`): a native provider fork at that turn when the fork's provider declares `threads.canForkThread` and `canForkFromTurn` and the source run was its own, else a portable fork, lower fidelity: a fresh provider thread whose first prompt carries Baton's own account of the source's runs up to the fork point and nothing after (recorded as `context.seeded` with `fromThreadId`). `provider` (with `acpAgent` for `acp`; same checks as `thread.create`) puts the fork on another provider, always portably, on that provider's default model unless `model` names one. Forks from finished runs only; sources `node`, `checkpoint` and `provider_thread` answer `unsupported`. The fork gets its own workspace (`cwd` in the result), written from the source run's checkpoint before the fork's first run starts (a checkpoint that is not `ready` refuses the fork `not_found`), so its edits and rollbacks never touch the source's files: a new folder `<dataDir>/workspaces/<forkThreadId>`, or `cwd` when the command names one (an absolute path to a folder that is empty or absent, apart from the source's workspace; anything else `invalid_payload`, nothing stored). Ignored files and files over the capture size limit were never in the checkpoint, so the fork does not have them.",
   },
   'thread.merge_back': {
     example: { commandId: 'cmd_10', type: 'thread.merge_back', threadId: 'thr_01', forkThreadId: 'thr_02' },
@@ -115,7 +120,7 @@ export const commandExamples: Record<
     },
     result: { threadId: 'thr_01' },
     notes:
-      "Changes apply from the next run on (a queued run takes the settings as they are when it starts; the active run keeps its own): `runtimeMode`, `model` and `interactionMode` are sent to the provider on every turn, so they reach a provider thread that already exists. `provider` may only name the thread's own (a switch needs a handoff: `unsupported`). `acpAgent` (threads with provider `acp` only, else `invalid_command`; an unknown name `invalid_payload`) switches the ACP agent from the next run on.",
+      "Changes apply from the next run on (a queued run takes the settings as they are when it starts; the active run keeps its own): `runtimeMode`, `model` and `interactionMode` are sent to the provider on every turn, so they reach a provider thread that already exists. `provider` naming another provider is a switch (with `acpAgent` for `acp`; `model` resets to the new provider's default unless given): the next run that starts runs on the new provider's thread, and its first prompt carries a handoff, Baton's account of the runs that thread lacks (`context.seeded`, strategy `full` for a new provider thread, `delta` with only the runs since it last took part when the thread returns to a provider it ran on before, whose native thread is resumed). `cleanContext: true` makes the target start a new provider thread told every run. A rollback makes a parked provider thread that holds a rolled-back run start afresh. A provider this Baton does not run: `unsupported`. `acpAgent` alone (threads with provider `acp` only, else `invalid_command`; an unknown name `invalid_payload`) switches the ACP agent from the next run on.",
   },
   'thread.archive': {
     example: { commandId: 'cmd_14', type: 'thread.archive', threadId: 'thr_01' },

@@ -1,3 +1,4 @@
+import { access } from 'node:fs/promises';
 import type { Checkpoint } from '../domain/entities.js';
 import { effectPayloads, type Effect } from '../domain/effects.js';
 import { idOf } from '../domain/ids.js';
@@ -62,7 +63,7 @@ function fromCapture(
  */
 export function checkpointHandlers(
   checkpoints: CheckpointStore | null,
-): Record<'checkpoint.baseline' | 'checkpoint.capture', EffectHandler> {
+): Record<'checkpoint.baseline' | 'checkpoint.capture' | 'checkpoint.materialize', EffectHandler> {
   const cwdOf = (worker: EffectWorkerPort, threadId: string) =>
     worker.runtime.store.projections.get('threads', threadId)?.workspace.cwd ?? null;
   const scopeOf = (threadId: string, runId: string | null, nodeId: string | null) =>
@@ -142,5 +143,32 @@ export function checkpointHandlers(
     await record(worker, effect, { ...common, ...fromCapture(result) }, !child);
   };
 
-  return { 'checkpoint.baseline': baseline, 'checkpoint.capture': capture };
+  /**
+   * A fork's own workspace, queued with the fork: its lane runs it before the fork's first
+   * run's baseline and turn. It never throws (a thrown handler would let later effects of the
+   * lane run before it is tried again); a failure is settled failed, and a workspace that
+   * did not exist yet is then still absent: the fork's runs fail on it rather than work in a
+   * half-made one.
+   */
+  const materialize: EffectHandler = async (effect, worker) => {
+    const { treeRef, sourceCwd, cwd } = effectPayloads['checkpoint.materialize'].parse(effect.payload);
+    try {
+      if (!checkpoints) throw new Error('no checkpoint store is configured');
+      // A folder that is there is checked again: it may have been replaced (by a link to `/`, say) since the fork.
+      const there = await access(cwd).then(
+        () => true,
+        () => false,
+      );
+      if (there) await worker.runtime.checkWorkspace(cwd);
+      await checkpoints.materialize(sourceCwd, treeRef, cwd);
+    } catch (error) {
+      const message = `the fork's workspace could not be made: ${error instanceof Error ? error.message : String(error)}`;
+      worker.runtime.logger.warn({ threadId: effect.threadId, cwd }, message);
+      await worker.settle(effect, 'failed', () => ({}), message);
+      return;
+    }
+    await worker.settle(effect, 'completed', () => ({}));
+  };
+
+  return { 'checkpoint.baseline': baseline, 'checkpoint.capture': capture, 'checkpoint.materialize': materialize };
 }

@@ -1,61 +1,24 @@
 import type { CommandOf, CommandType, Command } from '../domain/commands.js';
 import { BatonError } from '../domain/errors.js';
-import type { ProviderKind } from '../domain/statuses.js';
-import { threadSettings, type ThreadSetting } from '../domain/thread-settings.js';
-import { targetsActiveRun, type DispatchCapabilities } from '../machines/thread-supervisor.machine.js';
+import { targetsActiveRun } from '../machines/thread-supervisor.machine.js';
 import { isSettled } from '../machines/status-actions.js';
-import type { Store } from '../persistence/store.js';
-import type { ForkOrigin } from '../domain/entities.js';
-import { projectionNames } from '../domain/projections.js';
-import { dispatchCapabilities, type CapabilitySource } from './policy.js';
-import type { EntityContext } from './entity-machines.js';
+import { dispatchCapabilities } from './policy.js';
+import {
+  claimNewThreadId,
+  requireAcpAgent,
+  requireAvailable,
+  requireApplied,
+  requireSameDispatch,
+  supervisorContext,
+  supervisorOf,
+  type Handler,
+  type HandlerEnv,
+} from './command-checks.js';
+import { forkThread } from './fork-command.js';
+import { providerSwitch } from './provider-switch.js';
 import type { StepContext } from './step-context.js';
 
-export interface HandlerEnv {
-  capabilities: CapabilitySource;
-  defaultProvider: ProviderKind;
-  /** The providers this Baton can run: a thread on any other is refused at the command. */
-  providers: readonly ProviderKind[];
-  /** The thread settings each provider carries to its agent: setting any other is refused. */
-  appliedSettings(provider: ProviderKind): readonly ThreadSetting[];
-  /** The agents a provider runs (the ACP provider's, by name): a thread's `acpAgent` must be one of them. */
-  agents(provider: ProviderKind): readonly string[];
-  /** Committed state of other threads (a fork reads its source; it never writes there). */
-  store: Store;
-}
-
-type Handler<K extends CommandType> = (
-  thread: StepContext,
-  command: CommandOf<K>,
-  env: HandlerEnv,
-) => Record<string, unknown>;
-
-const supervisorOf = (thread: StepContext) => ({ kind: 'thread_supervisor' as const, id: thread.threadId });
-
-type SupervisorContext = EntityContext<'thread_supervisor'>;
-
-function supervisorContext(thread: StepContext): SupervisorContext {
-  const context = thread.context(supervisorOf(thread));
-  if (!context) throw new BatonError('not_found', `no thread ${thread.threadId}`);
-  return context;
-}
-
-/**
- * A new thread's id (which a client may choose) must be new to the whole store, not only
- * to its own thread: entity rows and read models are keyed by id alone, so a thread named
- * after a run or a provider thread would take over that row.
- */
-function claimNewThreadId(thread: StepContext, store: Store): void {
-  const id = thread.threadId;
-  const holder = store.entities.get(id)?.kind ?? projectionNames.find((p) => store.projections.get(p, id) !== null);
-  if (holder || thread.state(supervisorOf(thread))) {
-    throw new BatonError(
-      'conflict',
-      `id ${id} is already in use${holder ? ` (${holder})` : ''}: a new thread needs an id of its own`,
-      { id, heldBy: holder ?? 'thread_supervisor' },
-    );
-  }
-}
+export type { HandlerEnv } from './command-checks.js';
 
 /**
  * Each command becomes events for the thread's actors, with every id it needs allocated
@@ -89,10 +52,28 @@ export const commandHandlers: { [K in CommandType]: Handler<K> } = {
   },
 
   'thread.message.send': (thread, c, env) => {
+    const before = supervisorContext(thread);
+    const switching = providerSwitch(thread, before, c, env);
+    if (!switching && c.acpAgent !== undefined)
+      throw new BatonError(
+        'invalid_command',
+        "a message's acpAgent names the agent of a switch to provider acp; change this thread's agent with thread.settings.update",
+        { provider: before.provider },
+      );
+    requireApplied(switching?.changes.provider ?? before.provider, c, env);
+    let mode = c.dispatchMode ?? 'auto';
+    if (switching && before.activeRunId) {
+      // The active run stays on its provider: a message for another one waits as the next run.
+      if (mode !== 'auto' && mode !== 'queue_after_active')
+        throw new BatonError(
+          'invalid_command',
+          `a message that switches provider starts a run of its own: it cannot ${mode} the active run (on ${before.provider})`,
+          { dispatchMode: mode },
+        );
+      mode = 'queue_after_active';
+    }
+    if (switching) thread.deliver(supervisorOf(thread), switching, { mustAccept: true });
     const sup = supervisorContext(thread);
-    const mode = c.dispatchMode ?? 'auto';
-    requireSameProvider(sup, c.provider);
-    requireApplied(sup.provider, c, env);
     if (c.targetRunId) {
       if (mode !== 'steer_active' && mode !== 'restart_active') {
         throw new BatonError(
@@ -124,7 +105,7 @@ export const commandHandlers: { [K in CommandType]: Handler<K> } = {
         text: c.text,
         mode,
         provider: sup.provider,
-        model: c.model ?? sup.model,
+        model: switching ? sup.model : (c.model ?? sup.model),
         targetRunId: c.targetRunId ?? null,
       },
       { mustAccept: true },
@@ -218,11 +199,21 @@ export const commandHandlers: { [K in CommandType]: Handler<K> } = {
     if (Object.values(changes).every((v) => v === undefined))
       throw new BatonError('invalid_command', 'thread.settings.update names no setting to change');
     const sup = supervisorContext(thread);
-    requireSameProvider(sup, changes.provider);
+    const { cleanContext: _clean, ...settings } = changes;
+    const switching = providerSwitch(thread, sup, changes, env);
+    if (switching) {
+      requireApplied(switching.changes.provider!, settings, env);
+      thread.deliver(
+        supervisorOf(thread),
+        { ...switching, changes: { ...settings, ...switching.changes } },
+        { mustAccept: true },
+      );
+      return { threadId: thread.threadId, provider: switching.changes.provider };
+    }
     requireAcpAgent(sup.provider, changes.acpAgent, 'update', env);
     requireSameDispatch(sup, changes.acpAgent, env);
-    requireApplied(sup.provider, changes, env);
-    thread.deliver(supervisorOf(thread), { type: 'SETTINGS_UPDATE', changes }, { mustAccept: true });
+    requireApplied(sup.provider, settings, env);
+    thread.deliver(supervisorOf(thread), { type: 'SETTINGS_UPDATE', changes: settings }, { mustAccept: true });
     return { threadId: thread.threadId };
   },
 
@@ -236,51 +227,7 @@ export const commandHandlers: { [K in CommandType]: Handler<K> } = {
     return { threadId: thread.threadId, status: 'deleted' };
   },
 
-  /**
-   * A fork is a new app thread with lineage and a pending source point; no provider work
-   * happens now. Its first run resolves the source: a native provider fork at that turn
-   * when the provider can, else (not built yet) portable context.
-   */
-  'thread.fork': (thread, c, env) => {
-    if (c.source.type !== 'run') unsupported(`forking from a ${c.source.type}`);
-    claimNewThreadId(thread, env.store);
-    const source = env.store.projections.get('threads', c.sourceThreadId);
-    const run = env.store.projections.get('runs', c.source.runId);
-    if (!source || !run || run.threadId !== c.sourceThreadId || c.source.threadId !== c.sourceThreadId) {
-      throw new BatonError('not_found', `no run ${c.source.runId} on thread ${c.sourceThreadId}`);
-    }
-    // Stable fork points only: a finished run (an interrupted or failed one with its checkpoint).
-    const stable =
-      run.status === 'completed' || ((run.status === 'interrupted' || run.status === 'failed') && run.checkpointId);
-    if (!stable)
-      throw new BatonError('invalid_transition', `run ${run.id} is ${run.status}: fork from a finished run`, {
-        status: run.status,
-      });
-    thread.spawn('thread_supervisor', thread.threadId, {
-      threadId: thread.threadId,
-      title: c.title ?? `${source.title} (fork)`,
-      provider: source.provider,
-      model: source.model,
-      runtimeMode: source.runtimeMode,
-      interactionMode: source.interactionMode,
-      acpAgent: source.acpAgent,
-      cwd: source.workspace.cwd,
-      parentThreadId: source.id,
-      relationshipToParent: 'fork',
-      rootThreadId: source.lineage.rootThreadId,
-      providerThreadId: thread.current.newId('providerThread'),
-      capabilities: dispatchCapabilities(env.capabilities(source.provider, source.acpAgent)),
-      createdAt: thread.current.at,
-      forkOrigin: {
-        sourceThreadId: source.id,
-        sourceRunId: run.id,
-        sourceProvider: run.provider,
-        sourceProviderThreadId: run.providerThreadId,
-        sourceAttemptId: run.activeAttemptId,
-      } satisfies ForkOrigin,
-    });
-    return { threadId: thread.threadId, forkedFrom: { threadId: source.id, runId: run.id, runOrdinal: run.ordinal } };
-  },
+  'thread.fork': forkThread,
   'thread.merge_back': () => unsupported('thread.merge_back'),
   // Rollbacks restore files before their step: see rollback.ts.
   'rollback.toRun': () => runByTheRuntime('rollback.toRun'),
@@ -297,93 +244,6 @@ function runByTheRuntime(type: string): never {
 
 function unsupported(type: string): never {
   throw new BatonError('unsupported', `${type} is not built yet in this version of Baton`);
-}
-
-function requireAvailable(provider: ProviderKind, env: HandlerEnv): void {
-  if (!env.providers.includes(provider)) {
-    throw new BatonError(
-      'unsupported',
-      `no ${provider} provider is available in this Baton yet (available: ${env.providers.join(', ')})`,
-      { provider, available: env.providers },
-    );
-  }
-}
-
-/** A setting the provider does not carry to its agent is refused, not stored and silently ignored. */
-function requireApplied(provider: ProviderKind, given: Partial<Record<ThreadSetting, unknown>>, env: HandlerEnv): void {
-  const applied = env.appliedSettings(provider);
-  const ignored = threadSettings.filter((s) => given[s] !== undefined && given[s] !== null && !applied.includes(s));
-  if (ignored.length) {
-    throw new BatonError(
-      'unsupported',
-      `the ${provider} provider does not apply ${ignored.join(', ')} yet in this version of Baton`,
-      { provider, settings: ignored },
-    );
-  }
-}
-
-/**
- * `acpAgent` names the ACP agent a thread runs: an ACP thread is created with one, no other
- * thread has one, and it must be an agent the ACP provider runs, so an unknown name is
- * refused here rather than failing the thread's first run.
- */
-function requireAcpAgent(
-  provider: ProviderKind,
-  acpAgent: string | undefined,
-  by: 'create' | 'update',
-  env: HandlerEnv,
-): void {
-  if (provider !== 'acp') {
-    if (acpAgent === undefined) return;
-    throw new BatonError(
-      'invalid_command',
-      `acpAgent names the agent of a thread with provider acp; this thread's provider is ${provider}`,
-      { provider },
-    );
-  }
-  const known = env.agents('acp');
-  if (acpAgent === undefined) {
-    if (by === 'update') return;
-    throw new BatonError(
-      'invalid_command',
-      `a thread with provider acp needs acpAgent, the ACP agent it runs (known: ${known.join(', ') || 'none'})`,
-      { known },
-    );
-  }
-  if (!known.includes(acpAgent))
-    throw new BatonError(
-      'invalid_payload',
-      `no ACP agent named ${acpAgent} in this Baton (known: ${known.join(', ') || 'none'}; more are registered with BATON_ACP_AGENTS)`,
-      { acpAgent, known },
-    );
-}
-
-/**
- * The supervisor decides dispatch (steer, restart, queue, rollback) by the flags it was
- * created with: another agent whose flags differ would be dispatched by the old agent's, so
- * that switch is refused rather than half applied. Agents whose flags agree switch freely.
- */
-function requireSameDispatch(sup: SupervisorContext, acpAgent: string | undefined, env: HandlerEnv): void {
-  if (acpAgent === undefined || acpAgent === sup.acpAgent) return;
-  const next = dispatchCapabilities(env.capabilities(sup.provider, acpAgent));
-  const differ = (Object.keys(next) as (keyof DispatchCapabilities)[]).filter((k) => next[k] !== sup.capabilities[k]);
-  if (differ.length)
-    throw new BatonError(
-      'unsupported',
-      `switching thread ${sup.threadId} to ACP agent ${acpAgent} changes how its messages are dispatched (${differ.join(', ')}); that is not built yet in this version of Baton: start a new thread on it`,
-      { acpAgent, from: sup.acpAgent ?? null, flags: differ },
-    );
-}
-
-/** A thread keeps its provider: moving it to another one needs a handoff, which is not built yet. */
-function requireSameProvider(sup: SupervisorContext, provider: ProviderKind | undefined): void {
-  if (provider && provider !== sup.provider) {
-    throw new BatonError(
-      'unsupported',
-      `switching thread ${sup.threadId} from ${sup.provider} to ${provider} needs a provider handoff, which is not built yet in this version of Baton`,
-      { provider: sup.provider, requested: provider },
-    );
-  }
 }
 
 /** Runs a parsed command's handler; the command type picks it. */

@@ -45,8 +45,9 @@ export interface EffectWorkerPort {
    */
   fail(effect: Effect, error: ErrorInfo): Promise<void>;
   /**
-   * For a `provider.turn.start` of a `provider_recovery` attempt: Baton's account of the
-   * earlier runs, recorded before the provider sees it (see `reseedFor`); null otherwise.
+   * For a `provider.turn.start` of a `provider_recovery` attempt or of a fork's first run
+   * resolved portably: Baton's account of the runs it must answer from, recorded before the
+   * provider sees it (see `reseedFor`); null otherwise.
    */
   reseed(effect: Effect, maxChars: number): Promise<Seed | null>;
 }

@@ -1,11 +1,15 @@
 import { reseedFor, type Seed } from '../context/reseed.js';
 import { isProviderEffectKind, type Effect, type RuntimeEffectKind } from '../domain/effects.js';
-import type { ErrorInfo } from '../domain/errors.js';
+import type { ProviderCapabilities } from '../domain/capabilities.js';
+import type { ForkOrigin } from '../domain/entities.js';
+import { BatonError, type ErrorInfo } from '../domain/errors.js';
 import type { Clock } from '../domain/sources.js';
 import { unsupportedProvider, type ProviderRegistry } from '../providers/registry.js';
 import type { EffectHandler, EffectHost, EffectWorkerPort } from './effect-handler.js';
 import { cancelStaleEffect, reportEffectOutcome, staleEffectReason } from './live-work-effects.js';
+import { forkStrategy } from './policy.js';
 import { failProviderEffect } from './provider-effect-failure.js';
+import { boundNativeThreadRef } from './runtime-provider-host.js';
 import type { StepContext } from './step-context.js';
 import type { StepOutcome } from './step-outcome.js';
 
@@ -15,6 +19,8 @@ export interface WorkerRuntime extends EffectHost {
   readonly providers: ProviderRegistry;
   /** Subscribes to commits that queued effects; returns the unsubscribe. */
   onEffectsQueued(listener: () => void): () => void;
+  /** A thread's declared capabilities (its provider's, or its ACP agent's). */
+  threadCapabilities(threadId: string): ProviderCapabilities;
 }
 
 /**
@@ -161,9 +167,18 @@ export class EffectWorker implements EffectWorkerPort {
     return failProviderEffect(this, effect, error);
   }
 
-  /** Baton's account of the earlier runs for a `provider_recovery` turn start, recorded first; null for any other effect. */
+  /** Baton's account for a turn start that lacks its history (see `reseedFor`), recorded first; null for any other effect. */
   reseed(effect: Effect, maxChars: number): Promise<Seed | null> {
-    return reseedFor(this.runtime, effect, maxChars);
+    const runtime = this.runtime;
+    return reseedFor(
+      {
+        store: runtime.store,
+        step: (threadId, work) => runtime.step(threadId, work),
+        forkStrategy: (threadId, fork) => forkStrategyOn(runtime, threadId, fork),
+      },
+      effect,
+      maxChars,
+    );
   }
 
   /**
@@ -205,4 +220,19 @@ export class EffectWorker implements EffectWorkerPort {
       for (const listener of this.laneFreeListeners) listener();
     }
   }
+}
+
+/** The fork policy on a thread: its declared capabilities, its provider, and whether the source run is native to it. */
+function forkStrategyOn(
+  runtime: WorkerRuntime,
+  threadId: string,
+  fork: ForkOrigin,
+): 'native_fork' | 'portable_context' {
+  const thread = runtime.store.projections.get('threads', threadId);
+  if (!thread) throw new BatonError('not_found', `no thread ${threadId}`);
+  const source = fork.sourceProviderThreadId;
+  return forkStrategy(runtime.threadCapabilities(threadId), thread.provider, {
+    sourceProvider: fork.sourceProvider,
+    sourceIsNative: source !== null && boundNativeThreadRef(runtime.store, source) !== null,
+  });
 }

@@ -21,3 +21,26 @@ export function dispatchCapabilities(caps: ProviderCapabilities): DispatchCapabi
  * absent for every other thread), whose own declaration may differ from its provider's base.
  */
 export type CapabilitySource = (provider: ProviderKind, agent?: string | null) => ProviderCapabilities;
+
+/** Where a fork's first run starts from, as the fork policy sees it. */
+export interface ForkPoint {
+  /** The provider that ran the source run. */
+  sourceProvider: ProviderKind;
+  /** Whether the source run's provider thread is bound to a native thread the provider could fork. */
+  sourceIsNative: boolean;
+}
+
+/**
+ * How a fork's first run is resolved: a native fork when the fork thread's provider can
+ * fork from a turn and the source run was its own (a provider forks only its own native
+ * threads), else portably from Baton's own record of the source (lower fidelity: what the
+ * agent saw beyond Baton's items, tool internals and reasoning, is not carried).
+ */
+export function forkStrategy(
+  caps: ProviderCapabilities,
+  target: ProviderKind,
+  source: ForkPoint,
+): 'native_fork' | 'portable_context' {
+  const native = caps.threads.canForkThread && caps.threads.canForkFromTurn;
+  return native && source.sourceProvider === target && source.sourceIsNative ? 'native_fork' : 'portable_context';
+}

@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { pino, type Logger } from 'pino';
 import { Command } from '../domain/commands.js';
 import { z } from 'zod';
@@ -21,7 +22,8 @@ import type { ProviderHost, ProviderRuntime } from './provider-host.js';
 import { routeProviderEvent } from './provider-routing.js';
 import { providerHostOf } from './runtime-provider-host.js';
 import { replayReceipt } from './receipt-replay.js';
-import { checkWorkspaceCwd } from './workspace-cwd.js';
+import { checkWorkspaceCwd, type WorkspaceCheckOptions } from './workspace-cwd.js';
+import { nameForkWorkspace } from './fork-workspace.js';
 import type { StepContext } from './step-context.js';
 import type { StepOutcome } from './step-outcome.js';
 import { ThreadActor } from './thread-actor.js';
@@ -73,6 +75,8 @@ export class Runtime implements ProviderRuntime {
   readonly logger: Logger;
   /** Directories no workspace may overlap: the data dir and where checkpoints live. */
   private readonly protectedDirs: string[];
+  /** Where forks' own workspaces are made (`<dataDir>/workspaces`): inside the data dir, and workspaces all the same. */
+  readonly forkWorkspaces: string | null;
   private readonly threads = new Map<string, ThreadActor>();
   private readonly listeners = new Set<(events: DomainEvent[]) => void>();
   private readonly effectListeners = new Set<() => void>();
@@ -91,6 +95,7 @@ export class Runtime implements ProviderRuntime {
     this.requestTtlMs = options.requestTtlMs ?? null;
     this.logger = options.logger ?? pino({ level: 'warn' }, pino.destination(2));
     this.protectedDirs = [options.dataDir, this.checkpoints?.root].filter((d): d is string => !!d);
+    this.forkWorkspaces = options.dataDir ? join(options.dataDir, 'workspaces') : null;
   }
 
   /**
@@ -151,6 +156,9 @@ export class Runtime implements ProviderRuntime {
         commandId: command.commandId,
         error: { code: 'not_found', message: `${command.type}: no ${describeTarget(command)}` },
       };
+    // A fork's workspace is named, and a given one checked, before its step: a refusal stores nothing.
+    const named = command.type === 'thread.fork' ? await nameForkWorkspace(command, threadId, this) : { command };
+    if ('error' in named) return { ok: false, commandId: command.commandId, error: named.error };
     const options = { commandId: command.commandId, commandType: command.type };
     const thread = this.thread(threadId);
     // Rollbacks restore files before their step; every other command is a plain step.
@@ -169,7 +177,7 @@ export class Runtime implements ProviderRuntime {
             )
           : await thread.run(
               (t) =>
-                handleCommand(t, command, {
+                handleCommand(t, named.command, {
                   capabilities: this.capabilities,
                   defaultProvider: this.defaultProvider,
                   providers: this.providers.ids(),
@@ -193,8 +201,11 @@ export class Runtime implements ProviderRuntime {
   }
 
   /** Refuses (typed `invalid_payload`) a cwd that cannot be a workspace: relative, missing, `/`, or overlapping Baton's data dir. */
-  checkWorkspace(cwd: string): Promise<void> {
-    return checkWorkspaceCwd(cwd, this.protectedDirs);
+  checkWorkspace(cwd: string, options: WorkspaceCheckOptions = {}): Promise<void> {
+    return checkWorkspaceCwd(cwd, this.protectedDirs, {
+      ...options,
+      ownWorkspaces: this.forkWorkspaces ? [this.forkWorkspaces] : [],
+    });
   }
 
   /** A normalized provider event from an adapter (or a replayed transcript). */

@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { access, lstat, mkdir, realpath, rename, rm, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
+import { BatonError } from '../domain/errors.js';
 import { git, gitScript, nulSplit, type ShadowRepo } from './git.js';
 import { KeyedMutex } from './keyed-mutex.js';
 
@@ -144,6 +145,41 @@ export class CheckpointStore {
     return (await git(repo, ['write-tree'])).trim();
   }
 
+  /**
+   * Writes a capture of the workspace `source` into `target`, a fork's own workspace. A
+   * target that does not exist yet is written beside it and renamed in whole, so it never
+   * exists half-made; one that exists (given empty, or written by an attempt that crashed
+   * before it was recorded) is written over, which gives the same files again. The capture
+   * is read through an index of its own: the source's files and shadow index are not touched.
+   */
+  async materialize(source: string, commit: string, target: string): Promise<void> {
+    const gitDir = this.gitDirOf(await realpath(source).catch(() => resolve(source)));
+    if (!(await exists(join(gitDir, 'HEAD'))))
+      throw new BatonError('not_found', `no checkpoints of ${source} are kept here`, { source });
+    await this.mutex.run(`materialize:${resolve(target)}`, async () => {
+      const staging = join(dirname(target), `.${basename(target)}.materializing`);
+      // Left by an attempt that crashed half-way: started again from nothing.
+      await rm(staging, { recursive: true, force: true });
+      const present = await exists(target);
+      const into = present ? target : staging;
+      if (!present) {
+        await mkdir(dirname(target), { recursive: true, mode: 0o700 });
+        await mkdir(into);
+      }
+      const indexFile = join(gitDir, `index.materialize-${randomBytes(6).toString('hex')}`);
+      try {
+        const repo = { gitDir, workTree: into, timeoutMs: this.gitTimeoutMs, indexFile };
+        await git(repo, ['read-tree', '--reset', '-u', `${commit}^{tree}`]);
+        if (!present) await rename(into, target);
+      } catch (error) {
+        if (!present) await rm(into, { recursive: true, force: true });
+        throw error;
+      } finally {
+        await rm(indexFile, { force: true });
+      }
+    });
+  }
+
   /** The paths that differ between two captures (commits or trees). */
   changedPaths(workspace: string, from: string, to: string): Promise<string[]> {
     return this.locked(workspace, async (repo) =>
@@ -175,11 +211,13 @@ export class CheckpointStore {
     return this.mutex.run(workTree, async () => work(await this.repoFor(workTree)));
   }
 
+  private gitDirOf(workTree: string): string {
+    return join(this.options.root, createHash('sha256').update(workTree).digest('hex').slice(0, 24));
+  }
+
   private async repoFor(workTree: string): Promise<ShadowRepo> {
-    const id = createHash('sha256').update(workTree).digest('hex').slice(0, 24);
-    const gitDir = join(this.options.root, id);
-    const repo = { gitDir, workTree, timeoutMs: this.gitTimeoutMs };
-    if (!(await exists(join(gitDir, 'HEAD')))) await this.initialise(repo);
+    const repo = { gitDir: this.gitDirOf(workTree), workTree, timeoutMs: this.gitTimeoutMs };
+    if (!(await exists(join(repo.gitDir, 'HEAD')))) await this.initialise(repo);
     return repo;
   }
 

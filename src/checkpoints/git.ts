@@ -13,6 +13,8 @@ export interface ShadowRepo {
   workTree: string;
   /** A git process still running after this long is killed (with its children). */
   timeoutMs: number;
+  /** Another index than the shadow repository's own (a fork's workspace is written through one of its own). */
+  indexFile?: string;
 }
 
 export class GitError extends Error {
@@ -43,7 +45,7 @@ function shadowEnv(repo: ShadowRepo): NodeJS.ProcessEnv {
     ...env,
     GIT_DIR: repo.gitDir,
     GIT_WORK_TREE: repo.workTree,
-    GIT_INDEX_FILE: `${repo.gitDir}/index`,
+    GIT_INDEX_FILE: repo.indexFile ?? `${repo.gitDir}/index`,
     GIT_CONFIG_NOSYSTEM: '1',
     GIT_CONFIG_GLOBAL: '/dev/null',
     GIT_TERMINAL_PROMPT: '0',
@@ -112,7 +114,7 @@ function run(
       clearTimeout(timer);
       // A killed git leaves its index lock behind; nothing else uses this shadow index meanwhile.
       if (timedOut)
-        void rm(join(repo.gitDir, 'index.lock'), { force: true }).finally(() =>
+        void rm(`${repo.indexFile ?? join(repo.gitDir, 'index')}.lock`, { force: true }).finally(() =>
           reject(new GitTimeoutError(what, repo.timeoutMs)),
         );
       else if (code === 0) resolve(Buffer.concat(out).toString('utf8'));

@@ -22,7 +22,8 @@ export interface ClientSubscription {
   close(): Promise<void>;
 }
 
-type Payload<K extends CommandType> = Omit<CommandOf<K>, 'commandId' | 'type'> & { commandId?: string };
+/** What a command carries beyond its type (its id is optional: the client makes one). */
+export type CommandPayload<K extends CommandType> = Omit<CommandOf<K>, 'commandId' | 'type'> & { commandId?: string };
 
 /**
  * The typed client of Baton's Socket.IO API. Commands get a commandId automatically (so a
@@ -66,7 +67,7 @@ export class BatonClient {
     });
   }
 
-  command<K extends CommandType>(type: K, payload: Payload<K>): Promise<CommandAck> {
+  command<K extends CommandType>(type: K, payload: CommandPayload<K>): Promise<CommandAck> {
     const commandId = payload.commandId ?? `cmd_${randomUUID()}`;
     const command = { ...payload, type, commandId };
     // Refused here with the server's own answer: a message over the transport limit

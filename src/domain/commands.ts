@@ -38,8 +38,13 @@ export const commandSchemas = {
     text: z.string().min(1).max(1_000_000),
     dispatchMode: DispatchMode.optional(),
     targetRunId: RunId.optional(),
+    /** Moves the thread to this provider from this message's run on (a switch: see `thread.settings.update`). */
     provider: ProviderKind.optional(),
     model: z.string().min(1).optional(),
+    /** The ACP agent, with `provider: "acp"`. */
+    acpAgent: AcpAgentName.optional(),
+    /** With a switch: the target provider starts a new thread told everything, not its earlier one. */
+    cleanContext: z.boolean().optional(),
   }),
   'run.interrupt': command('run.interrupt', {
     runId: RunId,
@@ -62,6 +67,17 @@ export const commandSchemas = {
     source: ForkSource,
     threadId: NewThreadId.optional(),
     title: z.string().max(500).optional(),
+    /** The fork's provider (default: the source's); another one resolves the fork portably. */
+    provider: ProviderKind.optional(),
+    /** The ACP agent, for a fork onto provider `acp` (default: the source's, when it stays on it). */
+    acpAgent: AcpAgentName.optional(),
+    /** The fork's model (default: the source's on its own provider, else the provider's default). */
+    model: z.string().min(1).optional(),
+    /**
+     * The fork's own workspace, written from the fork point's checkpoint: an absolute path to
+     * a folder that is empty or absent (default: a new folder under Baton's data dir).
+     */
+    cwd: z.string().min(1).optional(),
   }),
   'thread.merge_back': command('thread.merge_back', {
     threadId: ThreadId,
@@ -83,6 +99,8 @@ export const commandSchemas = {
     runtimeMode: RuntimeMode.optional(),
     interactionMode: InteractionMode.optional(),
     acpAgent: AcpAgentName.optional(),
+    /** With a provider switch: the target provider starts a new thread told everything, not its earlier one. */
+    cleanContext: z.boolean().optional(),
   }),
   'thread.archive': command('thread.archive', { threadId: ThreadId }),
   'thread.delete': command('thread.delete', { threadId: ThreadId }),

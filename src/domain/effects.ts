@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ApprovalDecision, ProviderKind } from './statuses.js';
 import {
+  CheckpointId,
   CommandId,
   EffectId,
   EventId,
@@ -30,6 +31,7 @@ export const EffectKind = z.enum([
   'checkpoint.baseline',
   'checkpoint.capture',
   'checkpoint.restore',
+  'checkpoint.materialize',
   'delegated-tasks.stop',
 ]);
 export type EffectKind = z.infer<typeof EffectKind>;
@@ -83,6 +85,13 @@ export const effectPayloads = {
   'checkpoint.baseline': z.looseObject({ ordinal: z.number().int() }),
   'checkpoint.capture': open,
   'checkpoint.restore': open,
+  /** A fork's own workspace, written from its fork point's checkpoint (a capture of the source's workspace). */
+  'checkpoint.materialize': z.looseObject({
+    checkpointId: CheckpointId,
+    treeRef: z.string().min(1),
+    sourceCwd: z.string().min(1),
+    cwd: z.string().min(1),
+  }),
   'delegated-tasks.stop': open,
 } satisfies Record<EffectKind, z.ZodType<Record<string, unknown>>>;
 export type EffectPayload<K extends EffectKind> = z.infer<(typeof effectPayloads)[K]>;

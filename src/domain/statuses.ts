@@ -39,7 +39,7 @@ export const RunAttemptStatus = z.enum([
 ]);
 export type RunAttemptStatus = z.infer<typeof RunAttemptStatus>;
 
-export const AttemptReason = z.enum(['initial', 'steering_restart', 'retry', 'provider_recovery']);
+export const AttemptReason = z.enum(['initial', 'steering_restart', 'retry', 'provider_recovery', 'provider_handoff']);
 export type AttemptReason = z.infer<typeof AttemptReason>;
 
 export const NodeKind = z.enum([

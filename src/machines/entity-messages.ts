@@ -99,7 +99,12 @@ export type ThreadSupervisorEvent =
       recoveryAttemptId: RunAttemptId;
       recoveryRootNodeId: NodeId;
     }
-  | { type: 'SETTINGS_UPDATE'; changes: Partial<ThreadSettings> }
+  | {
+      type: 'SETTINGS_UPDATE';
+      changes: Partial<ThreadSettings>;
+      /** A provider switch: the new provider's dispatch flags, and an id for its provider thread should it need a new one. */
+      switch?: ProviderSwitch;
+    }
   | { type: 'ROLLBACK'; runOrdinal: number; replacementProviderThreadId?: ProviderThreadId }
   | { type: 'ARCHIVE' }
   | { type: 'DELETE' };
@@ -118,6 +123,22 @@ export interface RunInput {
 }
 
 /** The thread's settings when the run started: every attempt of the run asks the provider for them. */
+/** What a provider switch needs beside the settings: see the supervisor's `startNext`. */
+export interface ProviderSwitch {
+  capabilities: DispatchCapabilities;
+  newProviderThreadId: ProviderThreadId;
+  /** The user asked for a clean context: the provider's earlier thread is not taken up again. */
+  clean: boolean;
+}
+
+/** A provider thread of this app thread that is not the current one, kept to return to. */
+export interface ParkedProviderThread {
+  provider: ProviderKind;
+  providerThreadId: ProviderThreadId;
+  /** The last run ordinal its conversation holds (run natively there, or told through a handoff). */
+  toldThrough: number;
+}
+
 export interface RunSettings {
   runtimeMode: RuntimeMode;
   interactionMode: InteractionMode;
@@ -133,6 +154,11 @@ export type RunEvent =
       reason: AttemptReason;
       settings: RunSettings;
       fork?: Record<string, unknown> | null;
+      /** A handoff to a provider thread that lacks runs: it is told the runs after `sinceOrdinal` (0: all). */
+      handoff?: { sinceOrdinal: number } | null;
+      /** The thread's provider and model now (optional: absent before switches existed); see the run's `start`. */
+      provider?: ProviderKind;
+      model?: string | null;
     }
   | { type: 'TURN_STARTED'; attemptId: RunAttemptId }
   | { type: 'TURN_TERMINAL'; attemptId: RunAttemptId; nodeId: NodeId; status: TurnEndStatus; error?: ErrorInfo | null }

@@ -54,6 +54,7 @@ function attemptOutputs(
   reason: AttemptReason,
   text: string,
   fork: Record<string, unknown> | null = null,
+  handoff: { sinceOrdinal: number } | null = null,
 ): MachineOutput[] {
   return [
     {
@@ -107,6 +108,7 @@ function attemptOutputs(
           acpAgent: c.settings?.acpAgent ?? null,
           providerThreadId: c.providerThreadId,
           fork,
+          ...(handoff ? { handoff } : {}),
         },
       },
     },
@@ -187,8 +189,14 @@ export const runMachine = setup({
     /** The run's turn comes: the baseline checkpoint, then its first attempt on the provider. */
     start: enqueueActions(({ context, event, enqueue }) => {
       if (event.type !== 'START') return;
+      // A run queued before a provider switch starts on the provider the thread has now.
+      const moved = event.provider !== undefined && event.provider !== context.provider;
+      const provider = moved ? event.provider! : context.provider;
+      const model = moved ? (event.model ?? null) : context.model;
       const started = {
         ...context,
+        provider,
+        model,
         ordinal: event.ordinal,
         providerThreadId: event.providerThreadId,
         settings: event.settings,
@@ -212,9 +220,12 @@ export const runMachine = setup({
         event.reason,
         context.text,
         event.fork ?? null,
+        event.handoff ?? null,
       ))
         enqueue.emit(o);
       enqueue.assign({
+        provider,
+        model,
         ordinal: event.ordinal,
         providerThreadId: event.providerThreadId,
         settings: event.settings,
@@ -227,6 +238,7 @@ export const runMachine = setup({
           ordinal: event.ordinal,
           attemptId: context.firstAttemptId,
           providerThreadId: event.providerThreadId,
+          ...(moved ? { provider, model } : {}),
         }),
       );
     }),

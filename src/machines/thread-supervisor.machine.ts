@@ -1,15 +1,16 @@
 import { and, assign, enqueueActions, not, setup } from 'xstate';
-import type { DispatchMode, ThreadStatus } from '../domain/statuses.js';
+import type { DispatchMode, ProviderKind, ThreadStatus } from '../domain/statuses.js';
 import { domain, type MachineOutput } from './outputs.js';
 import type {
   DispatchCapabilities,
+  ParkedProviderThread,
   RunEvent,
   ThreadSettings,
   ThreadSupervisorInput,
   ThreadSupervisorEvent,
 } from './entity-messages.js';
 import type { ForkOrigin } from '../domain/entities.js';
-import type { RunId } from '../domain/ids.js';
+import type { ProviderThreadId, RunId } from '../domain/ids.js';
 
 /**
  * ThreadSupervisor: one per AppThread. It owns what belongs to the thread as a whole:
@@ -34,9 +35,61 @@ export interface ThreadSupervisorContext extends ThreadSupervisorInput {
   reseedNext: boolean;
   /** A fork not yet resolved: its first run takes it to the provider. */
   pendingFork: ForkOrigin | null;
+  /**
+   * Provider switches (optional: a supervisor stored before them has none). The provider of
+   * `providerThreadId` (the settings' `provider` may already name the next run's), the
+   * other providers' threads to return to, and the id a new one would take.
+   */
+  providerThreadProvider?: ProviderKind;
+  parkedProviderThreads?: ParkedProviderThread[];
+  nextProviderThreadId?: ProviderThreadId | null;
+  /** The switch asked for a clean context: the target provider's earlier thread is not taken up. */
+  cleanSwitch?: boolean;
 }
 
 type Ctx = ThreadSupervisorContext;
+
+/** Where the next run (ordinal `ordinal`) runs: the current provider thread, or another provider's. */
+interface ProviderMove {
+  providerThreadId: ProviderThreadId;
+  /** The runs it lacks are handed to it: those after `sinceOrdinal`. */
+  handoff: { sinceOrdinal: number } | null;
+  /** A provider thread to create (the target provider has none to return to). */
+  create: ProviderThreadId | null;
+  assign: Partial<Ctx>;
+}
+
+/**
+ * A switch takes effect when the next run starts. The outgoing provider thread is parked
+ * (it holds every run so far, unless it was waiting to be reseeded); the target's parked
+ * thread is taken up again and told only the runs it has not seen, else a new one is told
+ * them all. Pure: the ids come with the switch.
+ */
+export function providerMove(c: Ctx, ordinal: number): ProviderMove {
+  const current = c.providerThreadProvider ?? c.provider;
+  const stay = { providerThreadId: c.providerThreadId, handoff: null, create: null, assign: {} };
+  if (current === c.provider || !c.nextProviderThreadId) return stay;
+  const parked = c.parkedProviderThreads ?? [];
+  const earlier = c.cleanSwitch ? undefined : parked.find((p) => p.provider === c.provider);
+  const target = earlier ?? { provider: c.provider, providerThreadId: c.nextProviderThreadId, toldThrough: 0 };
+  const outgoing: ParkedProviderThread = {
+    provider: current,
+    providerThreadId: c.providerThreadId,
+    toldThrough: c.reseedNext ? 0 : ordinal - 1,
+  };
+  return {
+    providerThreadId: target.providerThreadId,
+    handoff: target.toldThrough < ordinal - 1 ? { sinceOrdinal: target.toldThrough } : null,
+    create: earlier ? null : target.providerThreadId,
+    assign: {
+      providerThreadId: target.providerThreadId,
+      providerThreadProvider: c.provider,
+      parkedProviderThreads: [...parked.filter((p) => p.provider !== c.provider && p.provider !== current), outgoing],
+      nextProviderThreadId: null,
+      cleanSwitch: false,
+    },
+  };
+}
 
 /**
  * A message that names the run it steers (`targetRunId`) reaches that run or nothing: the
@@ -147,6 +200,7 @@ export const threadSupervisorMachine = setup({
       const [runId, ...rest] = context.queue;
       if (!runId) return;
       const ordinal = context.countedRunIds.length + 1;
+      const move = providerMove(context, ordinal);
       enqueue.assign({
         queue: rest,
         activeRunId: runId,
@@ -154,17 +208,39 @@ export const threadSupervisorMachine = setup({
         countedRunIds: [...context.countedRunIds, runId],
         reseedNext: false,
         pendingFork: null,
+        ...move.assign,
       });
+      if (move.create)
+        enqueue.emit({
+          type: 'spawn',
+          entity: {
+            kind: 'provider_thread',
+            id: move.create,
+            input: {
+              providerThreadId: move.create,
+              threadId: context.threadId,
+              provider: context.provider,
+              forkedFrom: null,
+            },
+          },
+        });
       enqueue.emit({
         type: 'send',
         to: { kind: 'run', id: runId },
         event: {
           type: 'START',
           ordinal,
-          providerThreadId: context.providerThreadId,
-          reason: context.reseedNext ? 'provider_recovery' : 'initial',
+          providerThreadId: move.providerThreadId,
+          reason: move.handoff
+            ? 'provider_handoff'
+            : context.reseedNext && move.providerThreadId === context.providerThreadId
+              ? 'provider_recovery'
+              : 'initial',
           fork: context.pendingFork,
+          handoff: move.handoff,
           // The settings as they are now: a change made while the run waited in the queue applies to it.
+          provider: context.provider,
+          model: context.model,
           settings: {
             runtimeMode: context.runtimeMode,
             interactionMode: context.interactionMode,
@@ -256,6 +332,10 @@ export const threadSupervisorMachine = setup({
         }),
       );
       if (later.length === 0) return;
+      // Another provider's thread that holds a rolled-back run is not returned to: a switch there starts afresh.
+      const parked = context.parkedProviderThreads ?? [];
+      if (parked.some((p) => p.toldThrough > event.runOrdinal))
+        enqueue.assign({ parkedProviderThreads: parked.filter((p) => p.toldThrough <= event.runOrdinal) });
       if (context.capabilities.canRollbackThread) {
         enqueue.emit({
           type: 'effect',
@@ -362,6 +442,14 @@ export const threadSupervisorMachine = setup({
     applySettings: enqueueActions(({ context, event, enqueue }) => {
       if (event.type !== 'SETTINGS_UPDATE') return;
       enqueue.assign({ ...event.changes });
+      // A provider switch: dispatch by the new provider's flags; its provider thread is chosen when the next run starts.
+      if (event.switch)
+        enqueue.assign({
+          capabilities: event.switch.capabilities,
+          providerThreadProvider: context.providerThreadProvider ?? context.provider,
+          nextProviderThreadId: event.switch.newProviderThreadId,
+          cleanSwitch: event.switch.clean,
+        });
       enqueue.emit(domain('thread.settings-updated', { threadId: context.threadId, changes: event.changes }));
     }),
     /** The thread exists: its record, and the provider thread it starts on. */

@@ -25,8 +25,9 @@ export interface ThreadAdaptersOptions<A> {
 
 /**
  * A provider's adapters, one per app thread, made on demand, and the effect handler they
- * share: a turn start of a `provider_recovery` attempt (its provider thread lacks the
- * history) carries Baton's own account first, as user text; an effect the adapter carries
+ * share: a turn start whose provider thread lacks the history it answers from (a
+ * `provider_recovery` attempt, or a fork's first run resolved portably) carries Baton's own
+ * account first, as user text; an effect the adapter carries
  * out is completed, one it throws on is failed with the typed error.
  */
 export class ThreadAdapters<A extends ThreadAdapter> {
@@ -50,8 +51,12 @@ export class ThreadAdapters<A extends ThreadAdapter> {
       try {
         const seed = await worker.reseed(effect, this.options.maxHandoffChars);
         const payload = effect.payload;
+        // A portable fork starts a fresh provider thread: the adapter is not asked to fork natively.
+        const fork = seed?.portableFork ? { fork: null } : {};
         await this.get(effect.threadId).carryOut(
-          seed ? { ...effect, payload: { ...payload, text: seededText(seed, String(payload.text ?? '')) } } : effect,
+          seed
+            ? { ...effect, payload: { ...payload, ...fork, text: seededText(seed, String(payload.text ?? '')) } }
+            : effect,
         );
         await worker.complete(effect);
       } catch (error) {

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { ensurePrivateDir } from '../persistence/private-file.js';
 
 /** The folders Baton writes under its data dir: made 0700 up front, so whatever child processes create inside them (Codex's and Claude's sessions, git's objects) is reachable by the owner alone. */
-const OWN_DIRS = ['codex', 'claude', 'checkpoints'];
+const OWN_DIRS = ['codex', 'claude', 'acp', 'checkpoints', 'workspaces'];
 
 /**
  * Makes the data dir private to its owner, whatever the process umask: the dir and Baton's

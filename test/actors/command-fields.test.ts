@@ -125,14 +125,14 @@ describe('thread.message.send: every field acts or is refused', () => {
     expect(turnStart(h, threadId)).toMatchObject({ model: 'thread-model' });
   });
 
-  it("provider: the thread's own is accepted; another is refused unsupported (a handoff is not built)", async () => {
+  it("provider: the thread's own is accepted; one this Baton does not run is refused unsupported (switches: test/server/provider-switch-api.test.ts)", async () => {
     const h = open();
     const threadId = await h.thread();
     await refused(
       h,
       { type: 'thread.message.send', threadId, text: 'x', provider: 'claude' },
       'unsupported',
-      /handoff/,
+      /no claude provider is available/,
     );
     expect(await send(h, threadId, 'x', { provider: 'codex' })).toMatchObject({ dispatched: 'started' });
   });
@@ -251,10 +251,15 @@ describe('thread.settings.update: every field acts or is refused', () => {
     });
   });
 
-  it("provider: the thread's own is accepted; another is refused unsupported", async () => {
+  it("provider: the thread's own is accepted; one this Baton does not run is refused unsupported", async () => {
     const h = open();
     const threadId = await h.thread();
-    await refused(h, { type: 'thread.settings.update', threadId, provider: 'acp' }, 'unsupported', /handoff/);
+    await refused(
+      h,
+      { type: 'thread.settings.update', threadId, provider: 'acp', acpAgent: 'a' },
+      'unsupported',
+      /no acp provider is available/,
+    );
     await ok(h, { type: 'thread.settings.update', threadId, provider: 'codex' });
     expect(h.store.projections.get('threads', threadId)).toMatchObject({ provider: 'codex' });
   });

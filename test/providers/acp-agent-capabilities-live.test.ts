@@ -6,7 +6,8 @@ import type { Harness } from '../support/runtime.js';
 /**
  * Each ACP agent's own declaration reaches the runtime's policy: once a thread's agent has
  * answered `initialize` (its first run), the runtime reads that agent's declaration for
- * every thread on it; before, the base one. Both built-in agents, real, offline.
+ * every thread on it, also after a restart; before any answer, the base one. Both built-in
+ * agents, real, offline.
  */
 const acp = useLiveAcp();
 
@@ -46,6 +47,38 @@ describe("the runtime reads each ACP agent's declaration, live", () => {
       // Per agent, not per thread: a new codex-acp thread reads codex-acp's declaration before its own first run.
       const another = await h.thread({ cwd, provider: 'acp', acpAgent: 'codex-acp' });
       expect(h.runtime.threadCapabilities(another)).toEqual(codexCaps);
+    },
+  );
+
+  it(
+    "a restarted Baton keeps each agent's last negotiated declaration, so a fork after the restart is native",
+    { timeout: 90_000 },
+    async () => {
+      const { h, cwd, messages } = await acp.setup();
+      const source = await h.thread({ cwd, provider: 'acp', acpAgent: 'claude-agent-acp' });
+      messages.enqueue({ kind: 'text', text: 'Remembered: 42.' });
+      const runId = await h.send(source, 'remember the number 42');
+      await h.until(() => status(h, runId) === 'completed');
+      const negotiated = h.runtime.threadCapabilities(source);
+      expect(negotiated.threads.canForkFromTurn).toBe(true);
+
+      const h2 = await acp.restart(h);
+      // No agent has run in this Baton yet: the declaration is the one negotiated before the restart.
+      expect(h2.runtime.threadCapabilities(source)).toEqual(negotiated);
+      const fork = await h2.command({
+        type: 'thread.fork',
+        sourceThreadId: source,
+        source: { type: 'run', threadId: source, runId },
+        threadId: 'thr_after_restart',
+      });
+      expect(fork.ok).toBe(true);
+      messages.enqueue({ kind: 'text', text: 'It was 42.' });
+      const forkRun = await h2.send('thr_after_restart', 'what was the number?');
+      await h2.until(() => status(h2, forkRun) === 'completed');
+      const resolved = h2.store.events
+        .readThreadAfter('thr_after_restart', 0)
+        .find((e) => e.type === 'thread.fork-resolved');
+      expect(resolved?.payload).toMatchObject({ strategy: 'native_fork' });
     },
   );
 });

@@ -107,8 +107,10 @@ describe("Claude's capability declaration", () => {
       'reasoning',
       'fork_native',
       'thread_rollback',
+      'thread_rollback_reseed',
       'provider_crash_recovery',
       'restart_recovery',
+      'fork_portable',
       'subagent',
       'subagent_checkpoint',
     ]);

@@ -437,7 +437,10 @@ export class CodexThreadAdapter {
         return false;
       }
     } else if (fork && fork.sourceProvider === 'codex' && sourceThread && sourceTurn) {
-      native = await session.threadFork(sourceThread, sourceTurn);
+      // A fork with a workspace of its own (fork-workspace.ts) works there, never in its source's.
+      const cwd = host.threadCwd(this.threadId);
+      const own = cwd === host.threadCwd(fork.sourceThreadId) ? null : cwd;
+      native = await session.threadFork(sourceThread, sourceTurn, own);
       resolution = 'native_fork';
     } else if (fork) {
       throw new BatonError(

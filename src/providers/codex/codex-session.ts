@@ -181,11 +181,13 @@ export class CodexSession {
     return ids;
   }
 
-  async threadFork(threadId: string, lastTurnId: string | null): Promise<string> {
+  /** `cwd`: where the fork works when it is not its source's folder (Codex keeps the source's unless told). */
+  async threadFork(threadId: string, lastTurnId: string | null, cwd: string | null = null): Promise<string> {
     const result = responseFrames['thread/fork'].parse(
       await this.rpc.request('thread/fork', {
         threadId,
         ...(lastTurnId ? { lastTurnId } : {}),
+        ...(cwd ? { cwd } : {}),
       } satisfies ThreadForkParams),
     );
     return result.thread.id;

@@ -1,5 +1,6 @@
 import type { ScenarioProvider } from './channels.js';
 import { missingCapabilities, type ProviderScenario } from './scenario.js';
+import { forkScenarios } from './scenarios/forks.js';
 import { itemScenarios } from './scenarios/items.js';
 import { requestScenarios } from './scenarios/requests.js';
 import { subagentScenarios } from './scenarios/subagents.js';
@@ -16,6 +17,7 @@ export const providerScenarios: readonly ProviderScenario[] = [
   ...requestScenarios,
   ...itemScenarios,
   ...threadScenarios,
+  ...forkScenarios,
   ...subagentScenarios,
 ];
 

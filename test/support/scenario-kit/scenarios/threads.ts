@@ -1,7 +1,15 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { ProviderCapabilities } from '../../../../src/domain/capabilities.js';
 import { check, type ProviderScenario } from '../scenario.js';
 import { send, status, assistantTexts } from '../baton.js';
+
+/** The declared capabilities with no provider rollback: the rollback fallback's scenario (divergent + reseed). */
+const withoutProviderRollback = (declared: ProviderCapabilities): ProviderCapabilities => ({
+  ...declared,
+  threads: { ...declared.threads, canRollbackThread: false },
+  checkpointing: { ...declared.checkpointing, providerCanRollbackConversation: false },
+});
 
 /** Threads over time: forks, rollbacks, a dead agent, a restarted Baton. */
 export const threadScenarios: ProviderScenario[] = [
@@ -71,6 +79,76 @@ export const threadScenarios: ProviderScenario[] = [
       const three = await send(h, threadId, 'third');
       await h.until(() => status(h, three) === 'completed');
       check(h.store.projections.get('runs', three)!.ordinal === 2, 'the next run is run 2 again');
+    },
+  },
+  {
+    // DESIGN.md section 4: no provider rollback -> restore files, mark the provider thread divergent, reseed.
+    name: 'thread_rollback_reseed',
+    needs: ['checkpointing.appCanCheckpointFilesystem', 'context.acceptsSyntheticUserContext'],
+    adjustCapabilities: withoutProviderRollback,
+    model: [
+      { kind: 'text', text: 'Wrote version one.' },
+      { kind: 'text', text: 'the secret is 42' },
+      { kind: 'text', text: 'Reseeded answer.' },
+    ],
+    async drive({ h, cwd }) {
+      const threadId = await h.thread({ threadId: 'thr_reseed', cwd });
+      const file = join(cwd, 'story.txt');
+      const one = await send(h, threadId, 'write version one');
+      await h.until(() => status(h, one) === 'running');
+      writeFileSync(file, 'version 1\n');
+      await h.until(() => status(h, one) === 'completed');
+      const two = await send(h, threadId, 'write version two and keep a secret');
+      await h.until(() => status(h, two) === 'running');
+      writeFileSync(file, 'version 2\n');
+      await h.until(() => status(h, two) === 'completed');
+      const diverged = h.store.projections.get('runs', two)!.providerThreadId;
+      check((await h.command({ type: 'rollback.toRun', threadId, runOrdinal: 1 })).ok, 'rolled back');
+      check(readFileSync(file, 'utf8') === 'version 1\n', 'files restored');
+      check(status(h, two) === 'rolled_back', 'run 2 rolled back');
+      check(
+        !h.store.outbox.list({ threadId }).some((e) => e.kind === 'provider.thread.rollback'),
+        'the provider is not asked to roll back',
+      );
+      const marked = h.store.events
+        .readThreadAfter(threadId, 0)
+        .flatMap((e) => (e.type === 'provider-thread.status-changed' ? [e.payload] : []))
+        .find((p) => p.providerThreadId === diverged && p.to === 'error');
+      check(marked?.reason?.startsWith('diverged'), `run 2's provider thread marked divergent, got ${marked?.reason}`);
+      check(
+        h.store.projections.get('threads', threadId)!.warnings.some((w) => w.message.includes('marked divergent')),
+        'the divergence is a thread warning',
+      );
+      const three = await send(h, threadId, 'what does the story say?');
+      await h.until(() => status(h, three) === 'completed');
+      const run = h.store.projections.get('runs', three)!;
+      check(run.ordinal === 2, 'the next run is run 2 again');
+      check(
+        run.providerThreadId !== diverged && run.attempts.map((a) => a.reason).join() === 'provider_recovery',
+        `the next run recovers in a replacement provider thread, got ${run.providerThreadId} ${run.attempts.map((a) => a.reason)}`,
+      );
+      check(assistantTexts(h, threadId).at(-1) === 'Reseeded answer.', 'the replacement answered');
+      // Baton's recorded seed tells run 1 and nothing of the rolled-back run 2.
+      const seeded = h.store.events
+        .readThreadAfter(threadId, 0)
+        .flatMap((e) => (e.type === 'context.seeded' && e.payload.runId === three ? [e.payload] : []))[0];
+      check(
+        seeded && JSON.stringify(seeded.coveredRunOrdinals) === '[1]',
+        `the seed covers run 1 only: ${JSON.stringify(seeded?.coveredRunOrdinals)}`,
+      );
+      check(
+        seeded.text.includes('write version one') && seeded.text.includes('Wrote version one.'),
+        `the seed tells run 1: ${seeded.text}`,
+      );
+      check(
+        !seeded.text.includes('version two') && !seeded.text.includes('secret'),
+        `the seed tells nothing of run 2: ${seeded.text}`,
+      );
+      const item = h.store.projections.list('turn_items', threadId).find((i) => i.data.contextSeed === true);
+      check(
+        item?.runId === three && item.text === seeded.text,
+        "the seed is on record as the recovering run's turn item",
+      );
     },
   },
   {

@@ -1,0 +1,148 @@
+import { describe, expect, it } from 'vitest';
+import { ScriptedMessagesServer } from '../../src/providers/model/scripted-messages-server.js';
+import { ScriptedModelServer, type RecordedRequest } from '../../src/providers/model/scripted-model-server.js';
+import { RunId } from '../../src/domain/ids.js';
+import { userTexts } from '../support/messages-request.js';
+import { useApiBatons } from '../support/api-batons.js';
+import { assistantTexts, ok, type ThreadClient } from '../support/thread-client.js';
+
+/**
+ * Provider switches through the public Socket.IO API: one thread moves between Codex,
+ * Claude and an ACP agent. The first run on a provider thread that lacks runs carries
+ * Baton's account of them (all of them for a new one, only the ones it missed when the
+ * thread returns to it), and the provider's own earlier thread is taken up again. Real
+ * Baton, real agents, scripted models.
+ */
+const token = 'switch-api-test-token-0123456789';
+const api = useApiBatons({ token, prefix: 'baton-switch-api', agentComms: ['node', 'claude', 'codex', 'codex-acp'] });
+const { workspace, onCleanup } = api;
+
+/** The user texts of a Responses-API request (Codex, codex-acp), each item's texts joined. */
+const inputTexts = (request: RecordedRequest): string[] =>
+  (Array.isArray(request.body.input) ? (request.body.input as Record<string, unknown>[]) : [])
+    .filter((i) => i.role === 'user')
+    .map((i) => (Array.isArray(i.content) ? (i.content as { text?: string }[]) : []).map((c) => c.text ?? '').join(''));
+
+async function setup(): Promise<{
+  url: string;
+  messages: ScriptedMessagesServer;
+  responses: ScriptedModelServer;
+}> {
+  const messages = await new ScriptedMessagesServer(undefined, {
+    isSideRequest: (r) => r.body.max_tokens === 1,
+  }).start();
+  const responses = await new ScriptedModelServer().start();
+  onCleanup(() => Promise.all([messages.stop(), responses.stop()]).then(() => undefined));
+  const app = await api.baton({ claudeBaseUrl: messages.baseUrl, codexBaseUrl: responses.baseUrl });
+  return { url: app.url, messages, responses };
+}
+
+async function sendOn(t: ThreadClient, text: string, fields: Record<string, unknown> = {}): Promise<RunId> {
+  const { runId } = ok<{ runId: string }>(
+    await t.client.command('thread.message.send', { threadId: t.threadId, text, ...fields }),
+  );
+  return RunId.parse(runId);
+}
+
+async function completes(t: ThreadClient, runId: RunId): Promise<void> {
+  expect(await t.ended(runId)).toBe('completed');
+}
+
+describe('provider switches through the Socket.IO API', () => {
+  it('Codex -> Claude -> Codex: Claude is told the Codex runs; Codex, taken up again, is told only what Claude said', async () => {
+    const { url, messages, responses } = await setup();
+    const t = await api.create(url, { cwd: workspace(), provider: 'codex' });
+    responses.enqueue({ kind: 'text', text: 'Codex one.' }, { kind: 'text', text: 'Codex two.' });
+    await completes(t, await sendOn(t, 'first on codex'));
+    await completes(t, await sendOn(t, 'second on codex'));
+
+    messages.enqueue({ kind: 'text', text: 'Claude three.' });
+    await completes(t, await sendOn(t, 'third, on claude', { provider: 'claude' }));
+    const toClaude = userTexts(messages.messageRequests.at(-1)!).join('\n');
+    expect(toClaude).toContain('first on codex');
+    expect(toClaude).toContain('Codex two.');
+    expect(toClaude).toContain('third, on claude');
+
+    responses.enqueue({ kind: 'text', text: 'Codex four.' });
+    await completes(t, await sendOn(t, 'fourth, back on codex', { provider: 'codex' }));
+    const request = responses.requests.at(-1)!;
+    const items = inputTexts(request);
+    const last = items.at(-1)!;
+    // The delta: Claude's run only, then the message.
+    expect(last).toContain('Claude three.');
+    expect(last).toContain('third, on claude');
+    expect(last).not.toContain('first on codex');
+    expect(last).toContain('fourth, back on codex');
+    // Codex's own thread was taken up again: its earlier turns are there natively.
+    expect(items.some((i) => i.includes('first on codex') && !i.includes('Context from Baton'))).toBe(true);
+    expect(request.body.prompt_cache_key).toBe(responses.requests[0]!.body.prompt_cache_key);
+
+    const snap = await t.snapshot();
+    expect(assistantTexts(snap)).toEqual(['Codex one.', 'Codex two.', 'Claude three.', 'Codex four.']);
+    const seeds = t.events.filter((e) => e.type === 'context.seeded').map((e) => e.payload);
+    expect(seeds.map((s) => [s.strategy, s.coveredRunOrdinals])).toEqual([
+      ['full', [1, 2]],
+      ['delta', [3]],
+    ]);
+  }, 180_000);
+
+  it('Claude -> codex-acp -> Claude, the same across an ACP agent', async () => {
+    const { url, messages, responses } = await setup();
+    const t = await api.create(url, { cwd: workspace(), provider: 'claude' });
+    messages.enqueue({ kind: 'text', text: 'Claude one.' });
+    await completes(t, await sendOn(t, 'first on claude'));
+
+    responses.enqueue({ kind: 'text', text: 'ACP two.' });
+    await completes(t, await sendOn(t, 'second, on codex-acp', { provider: 'acp', acpAgent: 'codex-acp' }));
+    const toAcp = inputTexts(responses.requests.at(-1)!).join('\n');
+    expect(toAcp).toContain('first on claude');
+    expect(toAcp).toContain('Claude one.');
+
+    messages.enqueue({ kind: 'text', text: 'Claude three.' });
+    await completes(t, await sendOn(t, 'third, back on claude', { provider: 'claude' }));
+    const back = messages.messageRequests.at(-1)!;
+    const texts = userTexts(back);
+    // Claude's session was resumed (its first turn is there as it was), and told only the ACP run.
+    expect(texts[0]).toBe('first on claude');
+    expect(texts.at(-1)).toContain('ACP two.');
+    expect(texts.at(-1)).not.toContain('Claude one.');
+  }, 180_000);
+
+  it('a switch after a rollback does not carry the rolled-back runs', async () => {
+    const { url, messages, responses } = await setup();
+    const t = await api.create(url, { cwd: workspace(), provider: 'codex' });
+    responses.enqueue({ kind: 'text', text: 'Kept answer.' }, { kind: 'text', text: 'Rolled-back answer.' });
+    await completes(t, await sendOn(t, 'kept message'));
+    await completes(t, await sendOn(t, 'rolled-back message'));
+    ok(await t.client.command('rollback.toRun', { threadId: t.threadId, runOrdinal: 1 }));
+    await t.next((e) => (e.type === 'thread.rolled-back' ? e : undefined), 'the rollback');
+
+    messages.enqueue({ kind: 'text', text: 'On Claude.' });
+    await completes(t, await sendOn(t, 'now on claude', { provider: 'claude' }));
+    const told = userTexts(messages.messageRequests.at(-1)!).join('\n');
+    expect(told).toContain('kept message');
+    expect(told).not.toContain('rolled-back message');
+    expect(told).not.toContain('Rolled-back answer.');
+  }, 180_000);
+
+  it('refusals: an unknown agent, a steer that switches, cleanContext without a switch; nothing changes', async () => {
+    const { url, responses } = await setup();
+    const t = await api.create(url, { cwd: workspace(), provider: 'codex' });
+    const refused = async (fields: Record<string, unknown>) => {
+      const ack = await t.client.command('thread.message.send', { threadId: t.threadId, text: 'x', ...fields });
+      return ack.ok ? 'accepted' : ack.error.code;
+    };
+    expect(await refused({ provider: 'acp' })).toBe('invalid_command');
+    expect(await refused({ provider: 'acp', acpAgent: 'nope' })).toBe('invalid_payload');
+    expect(await refused({ cleanContext: true })).toBe('invalid_command');
+    expect(await refused({ acpAgent: 'codex-acp' })).toBe('invalid_command');
+    responses.enqueue({ kind: 'hang' });
+    const active = await sendOn(t, 'a long one');
+    await responses.waitForRequests(1);
+    expect(await refused({ provider: 'claude', dispatchMode: 'steer_active' })).toBe('invalid_command');
+    const snap = await t.snapshot();
+    expect(snap.runs.map((r) => r.id)).toEqual([active]);
+    ok(await t.client.command('run.interrupt', { runId: active }));
+    expect(await t.ended(active)).toBe('interrupted');
+  }, 180_000);
+});
