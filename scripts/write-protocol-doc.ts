@@ -17,6 +17,7 @@ import { ManualClock, SequentialIds } from '../src/domain/sources.js';
 import { Store } from '../src/persistence/store.js';
 import { commandExamples } from './protocol-examples.js';
 import { securityAndLimits } from './protocol-doc-security.js';
+import { mcpProtocolSection } from '../src/mcp/protocol-section.js';
 import { activityEventTypes } from '../src/projections/activities.js';
 import { Activity, ActivityKind } from '../src/domain/projections.js';
 
@@ -427,6 +428,7 @@ lines.push(
   '- `{ type: "events", afterSequence, limit?, threadId? }` -> `{ events }`',
   '- `{ type: "receipt", commandId }` -> `{ receipt }`',
   '',
+  ...mcpProtocolSection(),
   ...securityAndLimits(),
   '## Events',
   '',

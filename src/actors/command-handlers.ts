@@ -16,6 +16,7 @@ import {
 } from './command-checks.js';
 import { forkThread } from './fork-command.js';
 import { providerSwitch } from './provider-switch.js';
+import { recordMergeBack } from './merge-back-command.js';
 import type { StepContext } from './step-context.js';
 
 export type { HandlerEnv } from './command-checks.js';
@@ -62,17 +63,19 @@ export const commandHandlers: { [K in CommandType]: Handler<K> } = {
       );
     requireApplied(switching?.changes.provider ?? before.provider, c, env);
     let mode = c.dispatchMode ?? 'auto';
-    if (switching && before.activeRunId) {
-      // The active run stays on its provider: a message for another one waits as the next run.
+    if ((switching || c.mergeBackFromThreadId) && before.activeRunId) {
+      // The active run stays as it is: a message for another provider, or with a fork's work, is a run of its own.
+      const why = switching ? `switches provider (the active run is on ${before.provider})` : 'merges a fork back';
       if (mode !== 'auto' && mode !== 'queue_after_active')
         throw new BatonError(
           'invalid_command',
-          `a message that switches provider starts a run of its own: it cannot ${mode} the active run (on ${before.provider})`,
+          `a message that ${why} starts a run of its own: it cannot ${mode} the active run`,
           { dispatchMode: mode },
         );
       mode = 'queue_after_active';
     }
     if (switching) thread.deliver(supervisorOf(thread), switching, { mustAccept: true });
+    const merged = c.mergeBackFromThreadId ? recordMergeBack(thread, c.mergeBackFromThreadId, env) : null;
     const sup = supervisorContext(thread);
     if (c.targetRunId) {
       if (mode !== 'steer_active' && mode !== 'restart_active') {
@@ -113,9 +116,10 @@ export const commandHandlers: { [K in CommandType]: Handler<K> } = {
     // A steer attaches the message to the active run; anything else made a new run.
     const created = thread.state({ kind: 'run', id: runId });
     const after = supervisorContext(thread);
+    const mergeBack = merged ? { mergeBack: { transferId: merged.transferId } } : {};
     return created
-      ? { runId, messageId, dispatched: after.activeRunId === runId ? 'started' : 'queued' }
-      : { runId: sup.activeRunId, messageId, dispatched: 'steered' };
+      ? { runId, messageId, dispatched: after.activeRunId === runId ? 'started' : 'queued', ...mergeBack }
+      : { runId: sup.activeRunId, messageId, dispatched: 'steered', ...mergeBack };
   },
 
   'run.interrupt': (thread, c) => {
@@ -228,7 +232,11 @@ export const commandHandlers: { [K in CommandType]: Handler<K> } = {
   },
 
   'thread.fork': forkThread,
-  'thread.merge_back': () => unsupported('thread.merge_back'),
+  'thread.merge_back': (thread, c, env) => {
+    // With files, the fork's changes are applied before the step: see merge-back-files.ts.
+    if (c.files) runByTheRuntime('thread.merge_back with files');
+    return recordMergeBack(thread, c.fromThreadId, env);
+  },
   // Rollbacks restore files before their step: see rollback.ts.
   'rollback.toRun': () => runByTheRuntime('rollback.toRun'),
   'rollback.node': () => runByTheRuntime('rollback.node'),
@@ -240,10 +248,6 @@ function runByTheRuntime(type: string): never {
     'internal',
     `${type} runs through Runtime.dispatch (files are restored before its step), not as a plain handler`,
   );
-}
-
-function unsupported(type: string): never {
-  throw new BatonError('unsupported', `${type} is not built yet in this version of Baton`);
 }
 
 /** Runs a parsed command's handler; the command type picks it. */

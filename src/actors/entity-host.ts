@@ -43,6 +43,8 @@ const tableOf: { [K in HostedKind]: (tables: LiveTables) => Map<string, Hosted<K
   provider_session: (t) => (t.provider_session ??= new Map<string, Hosted<'provider_session'>>()),
   provider_thread: (t) => (t.provider_thread ??= new Map<string, Hosted<'provider_thread'>>()),
   runtime_request: (t) => (t.runtime_request ??= new Map<string, Hosted<'runtime_request'>>()),
+  context_transfer: (t) => (t.context_transfer ??= new Map<string, Hosted<'context_transfer'>>()),
+  context_handoff: (t) => (t.context_handoff ??= new Map<string, Hosted<'context_handoff'>>()),
 };
 
 /** A live entity whatever its kind: enough to persist, rest and evict it. */

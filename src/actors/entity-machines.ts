@@ -1,5 +1,7 @@
 import type { EntityKind } from '../domain/entities.js';
 import {
+  ContextHandoffId,
+  ContextTransferId,
   NodeId,
   ProviderSessionId,
   ProviderThreadId,
@@ -46,6 +48,8 @@ const entityIdSchemas: {
   provider_session: ProviderSessionId,
   provider_thread: ProviderThreadId,
   runtime_request: RuntimeRequestId,
+  context_transfer: ContextTransferId,
+  context_handoff: ContextHandoffId,
 };
 
 /** A ref to the entity `id` names when it arrives as a plain string (a stored timer's): null if it is no id of that kind. */
@@ -71,6 +75,8 @@ export const entityLogics: EntityLogics = {
   provider_session: entityLogic(machinesByKind.provider_session, machineVersions.provider_session),
   provider_thread: entityLogic(machinesByKind.provider_thread, machineVersions.provider_thread),
   runtime_request: entityLogic(machinesByKind.runtime_request, machineVersions.runtime_request),
+  context_transfer: entityLogic(machinesByKind.context_transfer, machineVersions.context_transfer),
+  context_handoff: entityLogic(machinesByKind.context_handoff, machineVersions.context_handoff),
 };
 
 export const isHostedKind = (kind: EntityKind): kind is HostedKind => Object.hasOwn(entityLogics, kind);

@@ -158,11 +158,16 @@ export function routeProviderEvent(thread: StepContext, event: ProviderEvent): v
         { kind: 'provider_thread', id: event.providerThreadId },
         { type: 'LOADED', nativeThreadRef: event.nativeThreadRef, resumeCursor: event.resumeCursor },
       );
-      if (event.resolution)
+      if (event.resolution) {
         thread.current.addEvent({
           type: 'thread.fork-resolved',
           payload: { threadId: event.threadId, providerThreadId: event.providerThreadId, strategy: event.resolution },
         });
+        // The fork's transfer needs no text: the provider forked its own thread.
+        const transferId = thread.context({ kind: 'thread_supervisor', id: event.threadId })?.forkOrigin?.transferId;
+        if (transferId && event.resolution === 'native_fork')
+          thread.deliver({ kind: 'context_transfer', id: transferId }, { type: 'RESOLVED_NATIVE' });
+      }
       return;
     case 'thread.failed':
       thread.deliver(

@@ -50,6 +50,7 @@ export function providerSwitch(
     switch: {
       capabilities: dispatchCapabilities(env.capabilities(provider, request.acpAgent)),
       newProviderThreadId: thread.current.newId('providerThread'),
+      transferId: thread.current.newId('contextTransfer'),
       clean: request.cleanContext ?? false,
     },
   };

@@ -1,6 +1,6 @@
 import type { CommandOf } from '../domain/commands.js';
 import { BatonError } from '../domain/errors.js';
-import type { CheckpointId } from '../domain/ids.js';
+import type { CheckpointId, ContextHandoffId, ContextTransferId } from '../domain/ids.js';
 import type { CheckpointStore } from '../checkpoints/checkpoint-store.js';
 import type { Store } from '../persistence/store.js';
 import { rootCheckpointAt } from './root-checkpoints.js';
@@ -16,6 +16,40 @@ interface Restored {
   changedPaths: string[];
   parentOverlap: string[];
   stale: CheckpointId[];
+  /** Handoffs and transfers a rollback to run N takes back (see `supersededBy`). */
+  superseded?: { handoffIds: ContextHandoffId[]; transferIds: ContextTransferId[] };
+}
+
+/**
+ * What a rollback to run `ordinal` supersedes: each handoff of this thread that told a
+ * provider thread about a later run, or was carried by one, and the transfers they
+ * materialized. The provider threads they went to are rolled back or replaced with it.
+ */
+function supersededBy(store: Store, threadId: string, ordinal: number): Restored['superseded'] {
+  const later = new Set(
+    store.projections
+      .list('runs', threadId)
+      .filter((r) => (r.ordinal ?? 0) > ordinal)
+      .map((r) => r.id),
+  );
+  const handoffs = store.projections
+    .list('context_handoffs', threadId)
+    .filter(
+      (h) =>
+        h.status === 'delivered' &&
+        (later.has(h.runId) || (h.fromThreadId === threadId && h.coveredRunOrdinals.some((o) => o > ordinal))),
+    );
+  const handoffIds = new Set(handoffs.map((h) => h.id));
+  const transferIds = store.projections
+    .list('context_transfers', threadId)
+    .filter(
+      (t) =>
+        (t.status === 'consumed' || t.status === 'materialized') &&
+        ((t.handoffId !== null && handoffIds.has(t.handoffId)) ||
+          (t.consumedByRunId !== null && later.has(t.consumedByRunId))),
+    )
+    .map((t) => t.id);
+  return { handoffIds: [...handoffIds], transferIds };
 }
 
 /** Checks a workspace before any git work there (see Runtime.checkWorkspace). */
@@ -59,7 +93,8 @@ export async function prepareRollbackToRun(
     .list('checkpoints', thread.threadId)
     .filter((k) => k.status !== 'stale' && (k.runOrdinal ?? 0) > c.runOrdinal)
     .map((k) => k.id);
-  if (!checkpoints) return { checkpointId: null, changedPaths: [], parentOverlap: [], stale };
+  const superseded = supersededBy(store, thread.threadId, c.runOrdinal);
+  if (!checkpoints) return { checkpointId: null, changedPaths: [], parentOverlap: [], stale, superseded };
   const target = rootCheckpointAt(store, thread.threadId, c.runOrdinal);
   if (!target || target.status !== 'ready' || !target.treeRef) {
     throw new BatonError(
@@ -69,7 +104,7 @@ export async function prepareRollbackToRun(
     );
   }
   const { changed } = await checkpoints.restore(await restorableCwd(thread, check), target.treeRef);
-  return { checkpointId: target.id, changedPaths: changed, parentOverlap: [], stale };
+  return { checkpointId: target.id, changedPaths: changed, parentOverlap: [], stale, superseded };
 }
 
 export function commitRollbackToRun(
@@ -84,6 +119,11 @@ export function commitRollbackToRun(
     { type: 'ROLLBACK', runOrdinal: c.runOrdinal, replacementProviderThreadId },
     { mustAccept: true },
   );
+  const reason = `rolled back to run ${c.runOrdinal}`;
+  for (const id of r.superseded?.handoffIds ?? [])
+    thread.deliver({ kind: 'context_handoff', id }, { type: 'SUPERSEDE', reason });
+  for (const id of r.superseded?.transferIds ?? [])
+    thread.deliver({ kind: 'context_transfer', id }, { type: 'SUPERSEDE', reason });
   recordRestore(thread, r);
   return {
     threadId: thread.threadId,

@@ -24,6 +24,7 @@ import { providerHostOf } from './runtime-provider-host.js';
 import { replayReceipt } from './receipt-replay.js';
 import { checkWorkspaceCwd, type WorkspaceCheckOptions } from './workspace-cwd.js';
 import { nameForkWorkspace } from './fork-workspace.js';
+import { mergeBackFiles } from './merge-back-files.js';
 import type { StepContext } from './step-context.js';
 import type { StepOutcome } from './step-outcome.js';
 import { ThreadActor } from './thread-actor.js';
@@ -161,7 +162,7 @@ export class Runtime implements ProviderRuntime {
     if ('error' in named) return { ok: false, commandId: command.commandId, error: named.error };
     const options = { commandId: command.commandId, commandType: command.type };
     const thread = this.thread(threadId);
-    // Rollbacks restore files before their step; every other command is a plain step.
+    // Rollbacks restore files before their step, a merge of files applies them; every other command is a plain step.
     const outcome =
       command.type === 'rollback.toRun'
         ? await thread.runPrepared(
@@ -175,18 +176,20 @@ export class Runtime implements ProviderRuntime {
               (t, r) => commitRollbackNode(t, command, r),
               options,
             )
-          : await thread.run(
-              (t) =>
-                handleCommand(t, named.command, {
-                  capabilities: this.capabilities,
-                  defaultProvider: this.defaultProvider,
-                  providers: this.providers.ids(),
-                  appliedSettings: (p) => this.providers.appliedSettings(p),
-                  agents: (p) => this.providers.agents(p),
-                  store: this.store,
-                }),
-              options,
-            );
+          : command.type === 'thread.merge_back' && command.files
+            ? await mergeBackFiles(thread, command, this, options)
+            : await thread.run(
+                (t) =>
+                  handleCommand(t, named.command, {
+                    capabilities: this.capabilities,
+                    defaultProvider: this.defaultProvider,
+                    providers: this.providers.ids(),
+                    appliedSettings: (p) => this.providers.appliedSettings(p),
+                    agents: (p) => this.providers.agents(p),
+                    store: this.store,
+                  }),
+                options,
+              );
     return ackOf(outcome, command.commandId);
   }
 

@@ -12,6 +12,9 @@ import { ProviderRegistry } from '../providers/registry.js';
 import { lockDataDir, type DataDirLock } from '../server/data-dir-lock.js';
 import { preparePrivateDataDir } from '../server/data-dir.js';
 import { BatonServer } from '../server/server.js';
+import { ownerCredentials } from '../mcp/credentials.js';
+import { MCP_PATH } from '../mcp/http-endpoint.js';
+import { orchestratorMcp } from '../mcp/orchestrator.js';
 import { resolveToken } from './access-token.js';
 import { openClaudeEndpoint, openModelEndpoint, type ModelEndpoint } from './model-endpoint.js';
 import { registerProviders } from './providers.js';
@@ -88,6 +91,8 @@ async function assemble(config: Config, logger: Logger, options: StartOptions, l
   const stopWorker = worker.start();
   timers.pump();
 
+  // Baton's own token opens the orchestrator MCP server with full scope.
+  const mcp = orchestratorMcp(runtime, ownerCredentials(token), logger);
   const server = new BatonServer({
     runtime,
     host: config.host,
@@ -95,6 +100,7 @@ async function assemble(config: Config, logger: Logger, options: StartOptions, l
     token,
     logger,
     allowedOrigins: config.allowedOrigins,
+    routes: { [MCP_PATH]: mcp.route },
   });
   const address = await server.listen();
 
@@ -107,6 +113,8 @@ async function assemble(config: Config, logger: Logger, options: StartOptions, l
     model: endpoint.model,
     claudeModel: { kind: claudeEndpoint.kind, ...claudeEndpoint.endpoint },
     async stop() {
+      // MCP requests in flight (a thread_wait) end first, or the HTTP server would wait for them.
+      await mcp.close();
       await server.close();
       const timersStopped = timers.stop();
       stopWorker();

@@ -4,6 +4,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { BatonError } from '../domain/errors.js';
 import { git, gitScript, nulSplit, type ShadowRepo } from './git.js';
 import { KeyedMutex } from './keyed-mutex.js';
+import { applyTree, copyNewObjects, mergeTrees } from './three-way.js';
 
 export interface Capture {
   /** The object to restore from: the tree of the workspace, kept by a ref under refs/baton/. */
@@ -13,6 +14,12 @@ export interface Capture {
   diff: { files: number; additions: number; deletions: number; paths: string[] };
   /** Files left out because they are larger than the limit: recorded, never silent. */
   skipped: { path: string; bytes: number }[];
+}
+
+/** A three-way apply done: the workspace after it, captured, and its tree before it (what undoes it). */
+export interface Merged {
+  capture: Capture;
+  previousTree: string;
 }
 
 export interface CheckpointStoreOptions {
@@ -64,12 +71,44 @@ export class CheckpointStore {
   capture(workspace: string, ref: string, base: string | null): Promise<Capture> {
     return this.locked(workspace, async (repo) => {
       const staged = await this.stage(repo, base ? `${base}^{tree}` : EMPTY_TREE);
-      // The ref points at the tree itself (no commit object needed) and keeps it from any gc;
-      // a loose ref is one file, written here rather than by one more git process.
-      const refPath = join(repo.gitDir, 'refs', 'baton', ...ref.split('/'));
-      await mkdir(dirname(refPath), { recursive: true, mode: 0o700 });
-      await writeFile(refPath, `${staged.tree}\n`, { mode: 0o600 });
+      await keep(repo, ref, staged.tree);
       return { commit: staged.tree, ...staged };
+    });
+  }
+
+  /**
+   * Applies the changes from `base` to `theirs` (a capture of the workspace `from`, read from
+   * that workspace's own shadow repository) to the workspace's current files, three-way,
+   * and captures the result as `ref`, diffed against the files before. A conflict (the same
+   * lines changed on both sides, a file changed on one side and deleted on the other, a
+   * change or an untracked file in the way) is a typed `conflict` with `details.paths`, and
+   * the workspace is left as it was. Ignored files and files over the size limit stay as they are.
+   */
+  merge(workspace: string, from: string, base: string, theirs: string, ref: string): Promise<Merged> {
+    return this.locked(workspace, async (repo) => {
+      const fromGitDir = this.gitDirOf(await realpath(from).catch(() => resolve(from)));
+      if (!(await exists(join(fromGitDir, 'HEAD'))))
+        throw new BatonError('not_found', `no checkpoints of ${from} are kept here`, { from });
+      const reading = { ...repo, alternateObjects: join(fromGitDir, 'objects') };
+      const { tree: ours } = await this.stage(repo, null);
+      const merged = await mergeTrees(reading, base, ours, theirs);
+      if ('conflicts' in merged) {
+        const paths = merged.conflicts;
+        throw new BatonError('conflict', `the changes conflict with the workspace's own in ${paths.join(', ')}`, {
+          paths,
+        });
+      }
+      await copyNewObjects(reading, ours, merged.tree);
+      await applyTree(repo, ours, merged.tree);
+      try {
+        const staged = await this.stage(repo, ours);
+        await keep(repo, ref, staged.tree);
+        return { capture: { commit: staged.tree, ...staged }, previousTree: ours };
+      } catch (error) {
+        // Applied but not captured: put the files back rather than leave a merge nothing records.
+        await git(repo, ['read-tree', '--reset', '-u', ours]).catch(() => undefined);
+        throw error;
+      }
     });
   }
 
@@ -251,6 +290,17 @@ export class CheckpointStore {
       await rm(staging.gitDir, { recursive: true, force: true });
     }
   }
+}
+
+/**
+ * Keeps a capture under `refs/baton/<ref>`: the ref points at the tree itself (no commit
+ * object needed) and keeps it from any gc; a loose ref is one file, written here rather
+ * than by one more git process.
+ */
+async function keep(repo: ShadowRepo, ref: string, tree: string): Promise<void> {
+  const refPath = join(repo.gitDir, 'refs', 'baton', ...ref.split('/'));
+  await mkdir(dirname(refPath), { recursive: true, mode: 0o700 });
+  await writeFile(refPath, `${tree}\n`, { mode: 0o600 });
 }
 
 const exists = (path: string): Promise<boolean> =>

@@ -15,6 +15,8 @@ export interface ShadowRepo {
   timeoutMs: number;
   /** Another index than the shadow repository's own (a fork's workspace is written through one of its own). */
   indexFile?: string;
+  /** Another shadow repository's objects, readable for this one command (a merge-back reads the fork's). */
+  alternateObjects?: string;
 }
 
 export class GitError extends Error {
@@ -46,6 +48,7 @@ function shadowEnv(repo: ShadowRepo): NodeJS.ProcessEnv {
     GIT_DIR: repo.gitDir,
     GIT_WORK_TREE: repo.workTree,
     GIT_INDEX_FILE: repo.indexFile ?? `${repo.gitDir}/index`,
+    ...(repo.alternateObjects ? { GIT_ALTERNATE_OBJECT_DIRECTORIES: repo.alternateObjects } : {}),
     GIT_CONFIG_NOSYSTEM: '1',
     GIT_CONFIG_GLOBAL: '/dev/null',
     GIT_TERMINAL_PROMPT: '0',
@@ -65,9 +68,19 @@ export interface GitOptions {
 }
 
 export function git(repo: ShadowRepo, args: string[], options: GitOptions = {}): Promise<string> {
+  return gitExit(repo, args, [0], options).then((r) => r.out);
+}
+
+/** Like `git`, but every exit code in `accept` resolves, with its code (merge-tree exits 1 on a conflict). */
+export function gitExit(
+  repo: ShadowRepo,
+  args: string[],
+  accept: number[],
+  options: GitOptions = {},
+): Promise<{ code: number; out: string }> {
   const env = shadowEnv(repo);
   if (options.bare) delete env.GIT_WORK_TREE;
-  return run('git', ['-c', 'core.quotepath=false', ...args], repo, env, `git ${args[0]}`, options.input);
+  return run('git', ['-c', 'core.quotepath=false', ...args], repo, env, `git ${args[0]}`, options.input, accept);
 }
 
 /**
@@ -81,7 +94,7 @@ export function gitScript(repo: ShadowRepo, script: string, args: string[], what
     repo,
     { ...shadowEnv(repo), GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'core.quotepath', GIT_CONFIG_VALUE_0: 'false' },
     what,
-  );
+  ).then((r) => r.out);
 }
 
 function run(
@@ -91,7 +104,8 @@ function run(
   env: NodeJS.ProcessEnv,
   what: string,
   input?: string,
-): Promise<string> {
+  accept: number[] = [0],
+): Promise<{ code: number; out: string }> {
   return new Promise((resolve, reject) => {
     // Its own process group, so a timeout kills the shell and every git it started.
     const child = spawn(command, args, { cwd: repo.workTree, env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
@@ -117,7 +131,7 @@ function run(
         void rm(`${repo.indexFile ?? join(repo.gitDir, 'index')}.lock`, { force: true }).finally(() =>
           reject(new GitTimeoutError(what, repo.timeoutMs)),
         );
-      else if (code === 0) resolve(Buffer.concat(out).toString('utf8'));
+      else if (code !== null && accept.includes(code)) resolve({ code, out: Buffer.concat(out).toString('utf8') });
       else reject(new GitError(args, code, Buffer.concat(err).toString('utf8')));
     });
     child.stdin.end(input ?? '');

@@ -21,6 +21,8 @@ export type PortableMode = { type: 'full' } | { type: 'delta'; sinceRunOrdinal: 
 
 export interface PortableContextOptions {
   mode: PortableMode;
+  /** What the account is of, in its header (default: the conversation, or what happened since). */
+  scope?: string;
   /** The text is never longer than this; the newest items are kept, what was left out is said. */
   maxChars: number;
 }
@@ -70,14 +72,14 @@ function block(item: PortableItem, maxItemChars: number): string {
   return prefix + clip(body(item), Math.max(0, maxItemChars - prefix.length));
 }
 
-function header(strategy: PortableMode['type'], covered: number[], omitted: number): string {
+function header(strategy: PortableMode['type'], covered: number[], omitted: number, scopeOf?: string): string {
   const span =
     covered.length === 0
       ? 'no earlier runs'
       : covered.length === 1
         ? `run ${covered[0]}`
         : `runs ${covered[0]}-${covered.at(-1)}`;
-  const scope = strategy === 'full' ? 'the conversation so far' : 'what happened since you last took part';
+  const scope = scopeOf ?? (strategy === 'full' ? 'the conversation so far' : 'what happened since you last took part');
   const left = omitted > 0 ? ` ${omitted} older item(s) were left out to keep it short.` : '';
   return `[Context from Baton: ${scope} (${span}), rebuilt from Baton's own record of this thread.${left}]`;
 }
@@ -103,6 +105,8 @@ export function buildPortableContext(items: readonly PortableItem[], options: Po
   const chosen = [...kept].sort((a, b) => a - b);
   const covered = [...new Set(chosen.map((i) => told[i]!.runOrdinal))].sort((a, b) => a - b);
   const omittedItems = told.length - chosen.length;
-  const text = [header(options.mode.type, covered, omittedItems), ...chosen.map((i) => blocks[i]!)].join('\n');
+  const text = [header(options.mode.type, covered, omittedItems, options.scope), ...chosen.map((i) => blocks[i]!)].join(
+    '\n',
+  );
   return { strategy: options.mode.type, text, coveredRunOrdinals: covered, omittedItems, chars: text.length };
 }

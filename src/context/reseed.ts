@@ -1,22 +1,17 @@
 import type { StepContext } from '../actors/step-context.js';
 import type { StepOutcome } from '../actors/step-outcome.js';
 import { effectPayloads, type Effect } from '../domain/effects.js';
-import { ForkOrigin } from '../domain/entities.js';
+import type { ForkOrigin } from '../domain/entities.js';
 import { BatonError } from '../domain/errors.js';
 import type { ThreadId } from '../domain/ids.js';
 import type { Store } from '../persistence/store.js';
-import { z } from 'zod';
-import {
-  buildPortableContext,
-  type PortableContext,
-  type PortableItem,
-  type PortableMode,
-} from './portable-context.js';
+import { buildPortableContext, type PortableContext, type PortableItem } from './portable-context.js';
+import { seedPlansFor, type SeedPlan } from './seed-plans.js';
 
 /**
- * The seed of a provider thread that lacks the history it must answer from, given with the
- * user's message as Baton's own account (recorded, `context.seeded`, before the provider
- * sees it):
+ * The seed of a provider thread that lacks what it must answer from, given with the user's
+ * message as Baton's own account, each part recorded as a ContextHandoff (its text a
+ * `context.seeded` item) before the provider sees it:
  * - a reseed: an attempt whose reason is `provider_recovery` (a replacement for a provider
  *   thread that could not be resumed, or one marked divergent by a rollback) is told the
  *   thread's earlier runs;
@@ -24,7 +19,9 @@ import {
  *   provider thread lacks: all of them for a new one, those since it last took part for one
  *   it returns to (a delta);
  * - a portable fork: a fork's first run that the fork policy does not resolve natively is
- *   told the source thread's runs up to the fork point, and starts a fresh provider thread.
+ *   told the source thread's runs up to the fork point, and starts a fresh provider thread;
+ * - a merge-back: the next run after `thread.merge_back` is told the fork's own runs.
+ * A transfer behind a part is materialized by its handoff and consumed by the run.
  */
 
 /** The items of the runs before `beforeOrdinal` that still count (not rolled back), with their run ordinals. */
@@ -55,106 +52,106 @@ export interface ReseedHost {
 }
 
 export interface Seed {
+  /** Every part's text, in order: what goes before the user's message. */
   text: string;
-  context: PortableContext;
+  parts: PortableContext[];
   /** The seed stands in for a native fork: the turn starts a fresh provider thread, not a fork of the source's. */
   portableFork: boolean;
 }
 
-/** Whose runs a seed tells, up to which run, and whether it replaces a native fork. */
-interface SeedPlan {
-  fromThreadId: ThreadId;
-  beforeOrdinal: number;
-  /** All of those runs, or (a handoff back to a provider thread) only those after one it already holds. */
-  mode: PortableMode;
-  portableFork: boolean;
-}
-
-const Handoff = z.object({ sinceOrdinal: z.number().int().nonnegative() });
-
-function planFor(runtime: ReseedHost, effect: Effect, reason: unknown, runId: string): SeedPlan | null {
-  const store = runtime.store;
-  if (reason === 'provider_recovery' || reason === 'provider_handoff') {
-    const ordinal = store.projections.get('runs', runId)?.ordinal;
-    if (!ordinal) throw new BatonError('not_found', `run ${runId} has not started`);
-    const handoff = reason === 'provider_handoff' ? Handoff.safeParse(effect.payload.handoff) : null;
-    if (handoff && !handoff.success)
-      throw new BatonError('invalid_payload', `a handoff turn start without its handoff: ${handoff.error.message}`);
-    const since = handoff?.data?.sinceOrdinal ?? 0;
-    const mode: PortableMode = since > 0 ? { type: 'delta', sinceRunOrdinal: since } : { type: 'full' };
-    return { fromThreadId: effect.threadId, beforeOrdinal: ordinal, mode, portableFork: false };
-  }
-  const fork = ForkOrigin.nullable().optional().safeParse(effect.payload.fork);
-  if (!fork.success)
-    throw new BatonError('invalid_payload', `a turn start with an unreadable fork origin: ${fork.error.message}`);
-  if (!fork.data || runtime.forkStrategy(effect.threadId, fork.data) === 'native_fork') return null;
-  const sourceOrdinal = store.projections.get('runs', fork.data.sourceRunId)?.ordinal;
-  if (!sourceOrdinal) throw new BatonError('not_found', `the fork's source run ${fork.data.sourceRunId} is gone`);
-  return {
-    fromThreadId: fork.data.sourceThreadId,
-    beforeOrdinal: sourceOrdinal + 1,
-    mode: { type: 'full' },
-    portableFork: true,
-  };
-}
+const scopeOf = (plan: SeedPlan): string | undefined =>
+  plan.label === 'merge_back'
+    ? `work done in the fork thread ${plan.fromThreadId}, merged back into this thread`
+    : undefined;
 
 /**
- * For a `provider.turn.start` that needs one: builds the full portable context and records
- * it (with, for a portable fork, its resolution); the same seed is reused if the effect runs
- * again. Null for any other effect, or a reseed with nothing earlier to tell.
+ * For a `provider.turn.start` that needs one: builds each part and records it (with, for a
+ * portable fork, its resolution); the same seed is reused if the effect runs again. Null
+ * for any other effect, or when there is nothing to tell.
  */
 export async function reseedFor(runtime: ReseedHost, effect: Effect, maxChars: number): Promise<Seed | null> {
-  if (effect.kind !== 'provider.turn.start' || !effect.runId) return null;
-  const p = effectPayloads['provider.turn.start'].parse(effect.payload);
+  const plans = seedPlansFor(runtime.store, effect, (t, f) => runtime.forkStrategy(t, f));
+  if (plans.length === 0 || !effect.runId) return null;
   const runId = effect.runId;
-  const plan = planFor(runtime, effect, p.reason, runId);
-  if (!plan) return null;
-  const store = runtime.store;
-  const attemptId = p.attemptId;
-  const recorded = store.projections
-    .list('turn_items', effect.threadId)
-    .find((i) => i.data.contextSeed === true && i.data.attemptId === attemptId);
-  if (recorded)
-    return {
-      text: recorded.text,
-      context: {
-        strategy: recorded.data.strategy === 'delta' ? 'delta' : 'full',
-        text: recorded.text,
-        coveredRunOrdinals: recorded.data.coveredRunOrdinals as number[],
-        omittedItems: Number(recorded.data.omittedItems),
-        chars: recorded.text.length,
-      },
-      portableFork: plan.portableFork,
-    };
-  const context = buildPortableContext(portableItemsOf(store, plan.fromThreadId, plan.beforeOrdinal), {
-    mode: plan.mode,
-    maxChars,
-  });
-  // A reseed with nothing to tell sends the message alone; a portable fork still starts fresh.
-  if (context.coveredRunOrdinals.length === 0 && !plan.portableFork) return null;
+  const p = effectPayloads['provider.turn.start'].parse(effect.payload);
+  const portableFork = plans.some((x) => x.portableFork);
+  const recorded = recordedParts(runtime.store, effect.threadId, p.attemptId);
+  if (recorded.length) return seedOf(recorded, portableFork);
+  const built = plans.map((plan) => ({
+    plan,
+    context: buildPortableContext(portableItemsOf(runtime.store, plan.fromThreadId, plan.beforeOrdinal), {
+      mode: plan.mode,
+      maxChars,
+      ...(scopeOf(plan) ? { scope: scopeOf(plan)! } : {}),
+    }),
+  }));
+  // A part with nothing to tell is left out (its transfer is moot); a portable fork still starts fresh.
+  const told = built.filter((b) => b.context.coveredRunOrdinals.length > 0 || b.plan.portableFork);
   const providerThreadId = p.providerThreadId ?? null;
-  const outcome = await runtime.step(effect.threadId, (thread) => {
-    thread.current.addEvent({
-      type: 'context.seeded',
-      payload: {
+  await recordOrThrow(runtime, effect, (thread) => {
+    for (const { plan } of built.filter((b) => !told.includes(b)))
+      if (plan.transferId)
+        thread.deliver(
+          { kind: 'context_transfer', id: plan.transferId },
+          { type: 'SUPERSEDE', reason: 'no run to hand over' },
+        );
+    for (const { plan, context } of told) {
+      const handoffId = thread.current.newId('contextHandoff');
+      // The handoff records the text (its `context.seeded`); the transfer it materializes is consumed by this run.
+      thread.spawn('context_handoff', handoffId, {
+        handoffId,
         threadId: effect.threadId,
-        runId,
-        attemptId,
-        providerThreadId,
-        itemId: thread.current.newId('turnItem'),
+        transferId: plan.transferId,
         strategy: context.strategy,
+        text: context.text,
+        fromThreadId: plan.fromThreadId,
         coveredRunOrdinals: context.coveredRunOrdinals,
         omittedItems: context.omittedItems,
-        chars: context.chars,
-        text: context.text,
-        ...(plan.fromThreadId !== effect.threadId ? { fromThreadId: plan.fromThreadId } : {}),
-      },
-    });
-    if (plan.portableFork && providerThreadId)
+        providerThreadId,
+        runId,
+        attemptId: p.attemptId,
+        itemId: thread.current.newId('turnItem'),
+      });
+      if (plan.transferId) {
+        thread.deliver({ kind: 'context_transfer', id: plan.transferId }, { type: 'MATERIALIZED', handoffId });
+        thread.deliver({ kind: 'context_transfer', id: plan.transferId }, { type: 'CONSUMED', runId });
+      }
+    }
+    if (portableFork && providerThreadId)
       thread.current.addEvent({
         type: 'thread.fork-resolved',
         payload: { threadId: effect.threadId, providerThreadId, strategy: 'portable_context' },
       });
+  });
+  if (told.length === 0) return null;
+  return seedOf(
+    told.map((b) => b.context),
+    portableFork,
+  );
+}
+
+function seedOf(parts: PortableContext[], portableFork: boolean): Seed {
+  return { text: parts.map((x) => x.text).join('\n\n'), parts, portableFork };
+}
+
+/** The parts already recorded for this attempt (the effect runs again after a crash), in order. */
+function recordedParts(store: Store, threadId: string, attemptId: string): PortableContext[] {
+  return store.projections
+    .list('turn_items', threadId)
+    .filter((i) => i.data.contextSeed === true && i.data.attemptId === attemptId)
+    .map((i) => ({
+      strategy: i.data.strategy === 'delta' ? 'delta' : 'full',
+      text: i.text,
+      coveredRunOrdinals: i.data.coveredRunOrdinals as number[],
+      omittedItems: Number(i.data.omittedItems),
+      chars: i.text.length,
+    }));
+}
+
+/** Runs `work` as one step of the effect's thread; a step that fails is a typed error. */
+async function recordOrThrow(runtime: ReseedHost, effect: Effect, work: (thread: StepContext) => void): Promise<void> {
+  const outcome = await runtime.step(effect.threadId, (thread) => {
+    work(thread);
     return {};
   });
   if (!outcome.ok)
@@ -162,7 +159,6 @@ export async function reseedFor(runtime: ReseedHost, effect: Effect, maxChars: n
       outcome.error.code,
       `the seed of run ${effect.runId} could not be recorded: ${outcome.error.message}`,
     );
-  return { text: context.text, context, portableFork: plan.portableFork };
 }
 
 /** What the provider is sent: the seed, then the user's message. */

@@ -61,6 +61,8 @@ export const ApprovalCapabilities = z.object({
   approvalsHaveNativeRequestIds: z.boolean(),
   approvalCallbacksAreLiveOnly: z.boolean(),
   approvalsCanOriginateFromSubagents: z.boolean(),
+  /** A declined command leaves the turn going (the model hears the refusal); false: the agent ends the turn. */
+  declineContinuesTurn: z.boolean(),
 });
 
 export const PlanningCapabilities = z.object({

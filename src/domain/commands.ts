@@ -1,6 +1,15 @@
 import { z } from 'zod';
 import { discriminatedUnionOf } from './discriminated-union.js';
-import { CheckpointId, CommandId, NewThreadId, NodeId, RunId, RuntimeRequestId, ThreadId } from './ids.js';
+import {
+  CheckpointId,
+  CommandId,
+  NewThreadId,
+  NodeId,
+  ProviderThreadId,
+  RunId,
+  RuntimeRequestId,
+  ThreadId,
+} from './ids.js';
 import { ApprovalDecision, DispatchMode, InteractionMode, ProviderKind, RuntimeMode } from './statuses.js';
 
 /**
@@ -16,6 +25,13 @@ export const ForkSource = z.discriminatedUnion('type', [
   z.object({ type: z.literal('run'), threadId: ThreadId, runId: RunId }),
   z.object({ type: z.literal('node'), nodeId: NodeId }),
   z.object({ type: z.literal('checkpoint'), threadId: ThreadId, checkpointId: CheckpointId }),
+  z.object({
+    type: z.literal('provider_thread'),
+    threadId: ThreadId,
+    providerThreadId: ProviderThreadId,
+    /** A native turn id on it, as its provider reported it: the fork is taken at the run of that turn (default: its last finished run). */
+    providerTurnId: z.string().min(1).max(500).optional(),
+  }),
 ]);
 export type ForkSource = z.infer<typeof ForkSource>;
 
@@ -45,6 +61,8 @@ export const commandSchemas = {
     acpAgent: AcpAgentName.optional(),
     /** With a switch: the target provider starts a new thread told everything, not its earlier one. */
     cleanContext: z.boolean().optional(),
+    /** Merges a fork's work back first (as `thread.merge_back`): this message's run is told it. */
+    mergeBackFromThreadId: ThreadId.optional(),
   }),
   'run.interrupt': command('run.interrupt', {
     runId: RunId,
@@ -81,7 +99,10 @@ export const commandSchemas = {
   }),
   'thread.merge_back': command('thread.merge_back', {
     threadId: ThreadId,
-    forkThreadId: ThreadId,
+    /** The fork whose work is told back to this thread's next run. */
+    fromThreadId: ThreadId,
+    /** Also apply the fork's file changes since the fork point to this thread's workspace. */
+    files: z.boolean().optional(),
   }),
   'rollback.toRun': command('rollback.toRun', {
     threadId: ThreadId,

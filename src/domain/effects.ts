@@ -76,8 +76,8 @@ export const effectPayloads = {
   }),
   'provider.thread.rollback': z.looseObject({
     providerThreadId: ProviderThreadId,
+    /** Keep this run and those before it: the provider drops its turns of later runs (after switches, not every later run is its own). */
     runOrdinal: z.number().int(),
-    turnsToDrop: z.number().int().nonnegative(),
   }),
   'provider.thread.fork': open,
   'provider.thread.resume': open,

@@ -23,7 +23,6 @@ import {
   ContextHandoffStatus,
   ContextHandoffStrategy,
   ContextTransferKind,
-  ContextTransferResolution,
   ContextTransferStatus,
   Correlation,
   InteractionMode,
@@ -188,26 +187,44 @@ export const SourcePoint = z.object({
   checkpointId: CheckpointId.nullable(),
 });
 
+/** Context a provider thread is owed (a fork's history, a switch's runs): see context-transfer.machine.ts. */
 export const ContextTransfer = z.object({
   id: ContextTransferId,
+  threadId: ThreadId,
   kind: ContextTransferKind,
   status: ContextTransferStatus,
+  /** Where the context comes from: a fork's source run, a merge-back's fork run, or (a switch) this thread. */
   sourcePoint: SourcePoint,
+  /** A merge-back's base: the fork point the fork's work started from. */
   basePoint: SourcePoint.nullable(),
   fromProvider: ProviderKind.nullable(),
   toProvider: ProviderKind.nullable(),
-  resolution: ContextTransferResolution.nullable(),
+  /** The handoff it was materialized into, and the run whose first prompt carried it. */
+  handoffId: ContextHandoffId.nullable(),
+  consumedByRunId: RunId.nullable(),
+  reason: z.string().nullable(),
 });
 export type ContextTransfer = z.infer<typeof ContextTransfer>;
 
+/** The exact text given to a provider thread in place of history: see context-handoff.machine.ts. */
 export const ContextHandoff = z.object({
   id: ContextHandoffId,
+  threadId: ThreadId,
+  transferId: ContextTransferId.nullable(),
+  /** `full`: every run it covers; `delta`: only those since the provider thread last took part. */
   strategy: ContextHandoffStrategy,
   status: ContextHandoffStatus,
   text: z.string(),
+  /** The thread whose runs it tells (a portable fork's source, else this thread), and which. */
+  fromThreadId: ThreadId,
   coveredRunOrdinals: z.array(z.number().int().positive()),
-  fromProviderThreadId: ProviderThreadId.nullable(),
+  omittedItems: z.number().int().nonnegative(),
+  chars: z.number().int().nonnegative(),
   toProviderThreadId: ProviderThreadId.nullable(),
+  /** The run whose first prompt carried it, and that attempt. */
+  runId: RunId,
+  attemptId: RunAttemptId,
+  reason: z.string().nullable(),
 });
 export type ContextHandoff = z.infer<typeof ContextHandoff>;
 
@@ -359,5 +376,15 @@ export const ForkOrigin = z.object({
   sourceProviderThreadId: ProviderThreadId.nullable(),
   /** The attempt whose provider turn is the fork point. */
   sourceAttemptId: RunAttemptId.nullable(),
+  /** The fork's transfer, pending until its first run resolves it (absent on forks made before transfers). */
+  transferId: ContextTransferId.optional(),
 });
 export type ForkOrigin = z.infer<typeof ForkOrigin>;
+
+/**
+ * Where a fork thread was taken from, as its thread shows it: the source thread and the
+ * run the fork point resolved to (a node or checkpoint source names its own too). A fork's
+ * snapshot shows the source's history up to and including that run as inherited items.
+ */
+export const ForkedFrom = SourcePoint.extend({ runId: RunId, runOrdinal: z.number().int().positive() });
+export type ForkedFrom = z.infer<typeof ForkedFrom>;

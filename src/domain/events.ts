@@ -3,8 +3,10 @@ import { discriminatedUnionOf } from './discriminated-union.js';
 import {
   AppThread,
   Checkpoint,
+  ContextTransfer,
   ConversationMessage,
   ExecutionNode,
+  ForkedFrom,
   PlanArtifact,
   ProviderSession,
   ProviderThread,
@@ -15,6 +17,8 @@ import {
 import {
   CheckpointId,
   CommandId,
+  ContextHandoffId,
+  ContextTransferId,
   EventId,
   MessageId,
   NodeId,
@@ -30,6 +34,8 @@ import {
   ApprovalDecision,
   AttemptReason,
   DispatchMode,
+  ContextHandoffStatus,
+  ContextTransferStatus,
   NodeStatus,
   ProviderKind,
   ProviderThreadStatus,
@@ -75,6 +81,8 @@ export const eventCatalog = {
     held: z.boolean(),
     reason: z.enum(['interrupt', 'stop', 'send']),
   }),
+  /** The thread is a fork: where it was taken from (in the commit that creates it, after `thread.created`). */
+  'thread.forked': z.object({ threadId: ThreadId, forkedFrom: ForkedFrom }),
   'thread.fork-resolved': z.object({
     threadId: ThreadId,
     providerThreadId: ProviderThreadId,
@@ -108,6 +116,9 @@ export const eventCatalog = {
     text: z.string(),
     /** The thread whose runs it tells, when not this one: a portable fork's source. */
     fromThreadId: ThreadId.optional(),
+    /** The handoff entity it is the text of, and the transfer that handoff materializes (absent before they existed). */
+    handoffId: ContextHandoffId.optional(),
+    transferId: ContextTransferId.nullable().optional(),
   }),
   /** What the provider's conversation holds after a rollback, checked against Baton's runs (a mismatch is also a warning). */
   'provider-thread.reconciled': z.object({
@@ -209,6 +220,23 @@ export const eventCatalog = {
     threadId: ThreadId,
     providerThreadId: ProviderThreadId,
     to: ProviderThreadStatus,
+    reason: z.string().nullable(),
+  }),
+
+  /** Context a provider thread is owed (a fork, a switch), recorded pending: see context-transfer.machine.ts. */
+  'context-transfer.recorded': z.object({ transfer: ContextTransfer }),
+  'context-transfer.status-changed': z.object({
+    threadId: ThreadId,
+    transferId: ContextTransferId,
+    to: ContextTransferStatus,
+    reason: z.string().nullable(),
+    handoffId: ContextHandoffId.nullable(),
+    runId: RunId.nullable(),
+  }),
+  'context-handoff.status-changed': z.object({
+    threadId: ThreadId,
+    handoffId: ContextHandoffId,
+    to: ContextHandoffStatus,
     reason: z.string().nullable(),
   }),
 

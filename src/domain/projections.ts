@@ -2,13 +2,17 @@ import { z } from 'zod';
 import {
   AppThread,
   Checkpoint,
+  ContextHandoff,
+  ContextTransfer,
   ConversationMessage,
   ExecutionNode,
+  ForkedFrom,
   PlanArtifact,
   ProviderSession,
   Run,
   RunAttempt,
   RuntimeRequest,
+  ThreadLineage,
   TurnItem,
 } from './entities.js';
 import { ErrorInfo } from './errors.js';
@@ -36,6 +40,8 @@ export const RunError = ErrorInfo.pick({ code: true, message: true });
 export type RunError = z.infer<typeof RunError>;
 
 export const ThreadShell = AppThread.extend({
+  /** With, for a fork, where it was taken from (`thread.forked`); null for any other thread, or one recorded before. */
+  lineage: ThreadLineage.extend({ forkedFrom: ForkedFrom.nullable().default(null) }),
   /** Always on the row: null for a thread that runs no ACP agent (or was recorded before the setting). */
   acpAgent: z.string().nullable().default(null),
   /** The mode the thread's agent last said it runs in (ACP session modes); null until one says. Not a setting. */
@@ -105,7 +111,11 @@ export const Activity = z.object({
 export type Activity = z.infer<typeof Activity>;
 
 /** A turn item as the thread shows it: one of a rolled-back run stays on record but leaves the visible conversation. */
-export const TurnItemView = TurnItem.extend({ rolledBack: z.boolean().default(false) });
+export const TurnItemView = TurnItem.extend({
+  rolledBack: z.boolean().default(false),
+  /** Set (never stored) on the items a fork's snapshot shows from its source's history, up to the fork point. */
+  inherited: z.boolean().optional(),
+});
 export type TurnItemView = z.infer<typeof TurnItemView>;
 export const MessageView = ConversationMessage.extend({ rolledBack: z.boolean().default(false) });
 export type MessageView = z.infer<typeof MessageView>;
@@ -121,6 +131,8 @@ export const projectionSchemas = {
   checkpoints: Checkpoint,
   plans: PlanArtifact,
   activities: Activity,
+  context_transfers: ContextTransfer,
+  context_handoffs: ContextHandoff,
 } as const;
 
 export type ProjectionName = keyof typeof projectionSchemas;

@@ -99,28 +99,14 @@ export const ContextTransferKind = z.enum([
   'subagent_spawn',
   'subagent_result',
 ]);
-export const ContextTransferResolution = z.enum([
-  'native_fork',
-  'portable_context',
-  'delta_context',
-  'checkpoint_context',
-]);
-export const ContextTransferStatus = z.enum([
-  'pending',
-  'resolved_native',
-  'resolved_portable',
-  'failed',
-  'consumed',
-  'superseded',
-]);
+export type ContextTransferKind = z.infer<typeof ContextTransferKind>;
+export const ContextTransferStatus = z.enum(['pending', 'materialized', 'consumed', 'resolved_native', 'superseded']);
+export type ContextTransferStatus = z.infer<typeof ContextTransferStatus>;
 
-export const ContextHandoffStrategy = z.enum([
-  'delta_since_target_last_seen',
-  'full_thread_summary',
-  'checkpoint_summary',
-  'manual_context',
-]);
-export const ContextHandoffStatus = z.enum(['pending', 'ready', 'failed', 'superseded']);
+export const ContextHandoffStrategy = z.enum(['full', 'delta']);
+export type ContextHandoffStrategy = z.infer<typeof ContextHandoffStrategy>;
+export const ContextHandoffStatus = z.enum(['delivered', 'superseded']);
+export type ContextHandoffStatus = z.infer<typeof ContextHandoffStatus>;
 
 export const CheckpointScopeKind = z.enum(['root_run', 'subagent', 'tool', 'provider_thread', 'manual']);
 export type CheckpointScopeKind = z.infer<typeof CheckpointScopeKind>;

@@ -2,6 +2,8 @@ import type { ForkOrigin } from '../domain/entities.js';
 import type { ErrorInfo } from '../domain/errors.js';
 import type {
   CheckpointId,
+  ContextHandoffId,
+  ContextTransferId,
   MessageId,
   NodeId,
   ProviderSessionId,
@@ -10,10 +12,13 @@ import type {
   RunId,
   RuntimeRequestId,
   ThreadId,
+  TurnItemId,
 } from '../domain/ids.js';
 import type {
   ApprovalDecision,
   AttemptReason,
+  ContextHandoffStrategy,
+  ContextTransferKind,
   DispatchMode,
   InteractionMode,
   NodeKind,
@@ -99,6 +104,8 @@ export type ThreadSupervisorEvent =
       recoveryAttemptId: RunAttemptId;
       recoveryRootNodeId: NodeId;
     }
+  /** A fork's work to tell the next run (`thread.merge_back`): its transfer, recorded pending. */
+  | { type: 'MERGE_BACK'; transfer: ContextTransferInput; throughOrdinal: number }
   | {
       type: 'SETTINGS_UPDATE';
       changes: Partial<ThreadSettings>;
@@ -127,8 +134,17 @@ export interface RunInput {
 export interface ProviderSwitch {
   capabilities: DispatchCapabilities;
   newProviderThreadId: ProviderThreadId;
+  /** The transfer recorded for it, pending until the next run starts. */
+  transferId: ContextTransferId;
   /** The user asked for a clean context: the provider's earlier thread is not taken up again. */
   clean: boolean;
+}
+
+/** A fork's work waiting to be told to its parent's next run. */
+export interface PendingMergeBack {
+  transferId: ContextTransferId;
+  fromThreadId: ThreadId;
+  throughOrdinal: number;
 }
 
 /** A provider thread of this app thread that is not the current one, kept to return to. */
@@ -156,6 +172,10 @@ export type RunEvent =
       fork?: Record<string, unknown> | null;
       /** A handoff to a provider thread that lacks runs: it is told the runs after `sinceOrdinal` (0: all). */
       handoff?: { sinceOrdinal: number } | null;
+      /** The switch's transfer the handoff materializes. */
+      transferId?: ContextTransferId | null;
+      /** Forks' work merged back since the last run started, told with this one. */
+      mergeBacks?: PendingMergeBack[];
       /** The thread's provider and model now (optional: absent before switches existed); see the run's `start`. */
       provider?: ProviderKind;
       model?: string | null;
@@ -287,6 +307,46 @@ export type ProviderThreadEvent =
   | { type: 'ARCHIVE' }
   | { type: 'CLOSE' };
 
+// ---- context transfer and handoff ----
+
+export interface ContextTransferInput {
+  transferId: ContextTransferId;
+  threadId: ThreadId;
+  kind: ContextTransferKind;
+  /** A fork's source run (and its thread); for a switch, this thread and the last run before it. */
+  sourceThreadId: ThreadId;
+  sourceRunId: RunId | null;
+  sourceRunOrdinal: number | null;
+  fromProvider: ProviderKind | null;
+  toProvider: ProviderKind | null;
+  /** A merge-back's base: the fork point (in this thread) the fork started from. */
+  basePoint?: { runId: RunId; runOrdinal: number | null } | null;
+}
+
+export type ContextTransferEvent =
+  | { type: 'MATERIALIZED'; handoffId: ContextHandoffId }
+  | { type: 'CONSUMED'; runId: RunId }
+  | { type: 'RESOLVED_NATIVE' }
+  | { type: 'SUPERSEDE'; reason: string };
+
+export interface ContextHandoffInput {
+  handoffId: ContextHandoffId;
+  threadId: ThreadId;
+  transferId: ContextTransferId | null;
+  strategy: ContextHandoffStrategy;
+  text: string;
+  fromThreadId: ThreadId;
+  coveredRunOrdinals: number[];
+  omittedItems: number;
+  providerThreadId: ProviderThreadId | null;
+  runId: RunId;
+  attemptId: RunAttemptId;
+  /** The conversation item that shows the text in the thread. */
+  itemId: TurnItemId;
+}
+
+export type ContextHandoffEvent = { type: 'SUPERSEDE'; reason: string };
+
 /** The id of each kind of entity that runs a machine. */
 export interface EntityIds {
   thread_supervisor: ThreadId;
@@ -296,6 +356,8 @@ export interface EntityIds {
   runtime_request: RuntimeRequestId;
   provider_session: ProviderSessionId;
   provider_thread: ProviderThreadId;
+  context_transfer: ContextTransferId;
+  context_handoff: ContextHandoffId;
 }
 
 /** The kinds of entity that run a machine. */
@@ -310,6 +372,8 @@ export interface EntityInputs {
   runtime_request: RuntimeRequestInput;
   provider_session: ProviderSessionInput;
   provider_thread: ProviderThreadInput;
+  context_transfer: ContextTransferInput;
+  context_handoff: ContextHandoffInput;
 }
 
 /** What each kind of entity takes. */
@@ -321,4 +385,6 @@ export interface EntityEvents {
   runtime_request: RuntimeRequestEvent;
   provider_session: ProviderSessionEvent;
   provider_thread: ProviderThreadEvent;
+  context_transfer: ContextTransferEvent;
+  context_handoff: ContextHandoffEvent;
 }

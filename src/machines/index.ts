@@ -1,6 +1,16 @@
 import type { AnyStateMachine } from 'xstate';
 import type { MachineKind } from './entity-messages.js';
 import {
+  CONTEXT_HANDOFF_MACHINE_VERSION,
+  contextHandoffMachine,
+  type ContextHandoffContext,
+} from './context-handoff.machine.js';
+import {
+  CONTEXT_TRANSFER_MACHINE_VERSION,
+  contextTransferMachine,
+  type ContextTransferContext,
+} from './context-transfer.machine.js';
+import {
   EXECUTION_NODE_MACHINE_VERSION,
   executionNodeMachine,
   type ExecutionNodeContext,
@@ -37,6 +47,8 @@ export const machinesByKind = {
   runtime_request: runtimeRequestMachine,
   provider_session: providerSessionMachine,
   provider_thread: providerThreadMachine,
+  context_transfer: contextTransferMachine,
+  context_handoff: contextHandoffMachine,
 } satisfies Record<MachineKind, AnyStateMachine>;
 
 /** The version of each kind's machine its stored snapshots were written by. */
@@ -48,6 +60,8 @@ export const machineVersions: Record<MachineKind, number> = {
   runtime_request: RUNTIME_REQUEST_MACHINE_VERSION,
   provider_session: PROVIDER_SESSION_MACHINE_VERSION,
   provider_thread: PROVIDER_THREAD_MACHINE_VERSION,
+  context_transfer: CONTEXT_TRANSFER_MACHINE_VERSION,
+  context_handoff: CONTEXT_HANDOFF_MACHINE_VERSION,
 };
 
 /** What each kind of entity keeps. */
@@ -59,6 +73,8 @@ export interface EntityContexts {
   runtime_request: RuntimeRequestContext;
   provider_session: ProviderSessionContext;
   provider_thread: ProviderThreadContext;
+  context_transfer: ContextTransferContext;
+  context_handoff: ContextHandoffContext;
 }
 
 export type { EntityEvents, EntityIds, EntityInputs, MachineKind } from './entity-messages.js';
@@ -108,5 +124,19 @@ export const allMachines: { name: string; machine: AnyStateMachine; version: num
     version: RUNTIME_REQUEST_MACHINE_VERSION,
     summary:
       'A provider callback waiting for the user; answering until the provider takes the answer; cancelled with the reason once the callback is gone (not_resumable) or its run ends.',
+  },
+  {
+    name: 'context-transfer',
+    machine: contextTransferMachine,
+    version: CONTEXT_TRANSFER_MACHINE_VERSION,
+    summary:
+      'Context a provider thread is owed (a fork, a provider switch): pending until the next run starts, resolved natively, or materialized into a handoff and consumed by that run; superseded by a rollback of a run it covered.',
+  },
+  {
+    name: 'context-handoff',
+    machine: contextHandoffMachine,
+    version: CONTEXT_HANDOFF_MACHINE_VERSION,
+    summary:
+      "The exact text given to a provider thread in place of history it lacks, delivered with one run's first prompt; superseded by a rollback of a run it covered.",
   },
 ];

@@ -5,6 +5,7 @@ import type { AttemptReason, RunStatus } from '../domain/statuses.js';
 import { domain, type MachineOutput } from './outputs.js';
 import type {
   BarrierStep,
+  PendingMergeBack,
   RunAttemptEvent,
   RunInput,
   RunSettings,
@@ -54,7 +55,8 @@ function attemptOutputs(
   reason: AttemptReason,
   text: string,
   fork: Record<string, unknown> | null = null,
-  handoff: { sinceOrdinal: number } | null = null,
+  handoff: { sinceOrdinal: number; transferId: string | null } | null = null,
+  mergeBacks: PendingMergeBack[] = [],
 ): MachineOutput[] {
   return [
     {
@@ -108,7 +110,8 @@ function attemptOutputs(
           acpAgent: c.settings?.acpAgent ?? null,
           providerThreadId: c.providerThreadId,
           fork,
-          ...(handoff ? { handoff } : {}),
+          ...(handoff ? { handoff: { sinceOrdinal: handoff.sinceOrdinal }, transferId: handoff.transferId } : {}),
+          ...(mergeBacks.length ? { mergeBacks } : {}),
         },
       },
     },
@@ -220,7 +223,8 @@ export const runMachine = setup({
         event.reason,
         context.text,
         event.fork ?? null,
-        event.handoff ?? null,
+        event.handoff ? { ...event.handoff, transferId: event.transferId ?? null } : null,
+        event.mergeBacks ?? [],
       ))
         enqueue.emit(o);
       enqueue.assign({

@@ -1,16 +1,24 @@
 import { and, assign, enqueueActions, not, setup } from 'xstate';
-import type { DispatchMode, ProviderKind, ThreadStatus } from '../domain/statuses.js';
+import type { DispatchMode, ThreadStatus } from '../domain/statuses.js';
 import { domain, type MachineOutput } from './outputs.js';
 import type {
   DispatchCapabilities,
-  ParkedProviderThread,
+  PendingMergeBack,
   RunEvent,
   ThreadSettings,
   ThreadSupervisorInput,
   ThreadSupervisorEvent,
 } from './entity-messages.js';
 import type { ForkOrigin } from '../domain/entities.js';
-import type { ProviderThreadId, RunId } from '../domain/ids.js';
+import {
+  afterNativeRollback,
+  parkedAfterRollback,
+  providerMove,
+  recordSwitch,
+  withSeededRun,
+  type SwitchState,
+} from './provider-switching.js';
+import type { RunId } from '../domain/ids.js';
 
 /**
  * ThreadSupervisor: one per AppThread. It owns what belongs to the thread as a whole:
@@ -22,7 +30,9 @@ export const THREAD_SUPERVISOR_MACHINE_VERSION = 3;
 
 export type { DispatchCapabilities, ThreadSettings, ThreadSupervisorInput, ThreadSupervisorEvent };
 
-export interface ThreadSupervisorContext extends ThreadSupervisorInput {
+export interface ThreadSupervisorContext extends ThreadSupervisorInput, SwitchState {
+  /** Forks' work merged back, waiting for the next run to tell it (optional: absent before merge-back existed). */
+  pendingMergeBacks?: PendingMergeBack[];
   status: ThreadStatus;
   queue: RunId[];
   activeRunId: RunId | null;
@@ -35,61 +45,9 @@ export interface ThreadSupervisorContext extends ThreadSupervisorInput {
   reseedNext: boolean;
   /** A fork not yet resolved: its first run takes it to the provider. */
   pendingFork: ForkOrigin | null;
-  /**
-   * Provider switches (optional: a supervisor stored before them has none). The provider of
-   * `providerThreadId` (the settings' `provider` may already name the next run's), the
-   * other providers' threads to return to, and the id a new one would take.
-   */
-  providerThreadProvider?: ProviderKind;
-  parkedProviderThreads?: ParkedProviderThread[];
-  nextProviderThreadId?: ProviderThreadId | null;
-  /** The switch asked for a clean context: the target provider's earlier thread is not taken up. */
-  cleanSwitch?: boolean;
 }
 
 type Ctx = ThreadSupervisorContext;
-
-/** Where the next run (ordinal `ordinal`) runs: the current provider thread, or another provider's. */
-interface ProviderMove {
-  providerThreadId: ProviderThreadId;
-  /** The runs it lacks are handed to it: those after `sinceOrdinal`. */
-  handoff: { sinceOrdinal: number } | null;
-  /** A provider thread to create (the target provider has none to return to). */
-  create: ProviderThreadId | null;
-  assign: Partial<Ctx>;
-}
-
-/**
- * A switch takes effect when the next run starts. The outgoing provider thread is parked
- * (it holds every run so far, unless it was waiting to be reseeded); the target's parked
- * thread is taken up again and told only the runs it has not seen, else a new one is told
- * them all. Pure: the ids come with the switch.
- */
-export function providerMove(c: Ctx, ordinal: number): ProviderMove {
-  const current = c.providerThreadProvider ?? c.provider;
-  const stay = { providerThreadId: c.providerThreadId, handoff: null, create: null, assign: {} };
-  if (current === c.provider || !c.nextProviderThreadId) return stay;
-  const parked = c.parkedProviderThreads ?? [];
-  const earlier = c.cleanSwitch ? undefined : parked.find((p) => p.provider === c.provider);
-  const target = earlier ?? { provider: c.provider, providerThreadId: c.nextProviderThreadId, toldThrough: 0 };
-  const outgoing: ParkedProviderThread = {
-    provider: current,
-    providerThreadId: c.providerThreadId,
-    toldThrough: c.reseedNext ? 0 : ordinal - 1,
-  };
-  return {
-    providerThreadId: target.providerThreadId,
-    handoff: target.toldThrough < ordinal - 1 ? { sinceOrdinal: target.toldThrough } : null,
-    create: earlier ? null : target.providerThreadId,
-    assign: {
-      providerThreadId: target.providerThreadId,
-      providerThreadProvider: c.provider,
-      parkedProviderThreads: [...parked.filter((p) => p.provider !== c.provider && p.provider !== current), outgoing],
-      nextProviderThreadId: null,
-      cleanSwitch: false,
-    },
-  };
-}
 
 /**
  * A message that names the run it steers (`targetRunId`) reaches that run or nothing: the
@@ -201,6 +159,7 @@ export const threadSupervisorMachine = setup({
       if (!runId) return;
       const ordinal = context.countedRunIds.length + 1;
       const move = providerMove(context, ordinal);
+      const seededRuns = withSeededRun(context, move, ordinal);
       enqueue.assign({
         queue: rest,
         activeRunId: runId,
@@ -208,22 +167,11 @@ export const threadSupervisorMachine = setup({
         countedRunIds: [...context.countedRunIds, runId],
         reseedNext: false,
         pendingFork: null,
+        pendingMergeBacks: [],
         ...move.assign,
+        seededRuns,
       });
-      if (move.create)
-        enqueue.emit({
-          type: 'spawn',
-          entity: {
-            kind: 'provider_thread',
-            id: move.create,
-            input: {
-              providerThreadId: move.create,
-              threadId: context.threadId,
-              provider: context.provider,
-              forkedFrom: null,
-            },
-          },
-        });
+      for (const o of move.outputs) enqueue.emit(o);
       enqueue.emit({
         type: 'send',
         to: { kind: 'run', id: runId },
@@ -238,6 +186,8 @@ export const threadSupervisorMachine = setup({
               : 'initial',
           fork: context.pendingFork,
           handoff: move.handoff,
+          transferId: move.transferId,
+          mergeBacks: context.pendingMergeBacks ?? [],
           // The settings as they are now: a change made while the run waited in the queue applies to it.
           provider: context.provider,
           model: context.model,
@@ -331,23 +281,31 @@ export const threadSupervisorMachine = setup({
           rolledBackRunIds: later,
         }),
       );
+      // A merge-back not yet told was recorded after every kept run: the rollback takes it back with its files.
+      for (const m of context.pendingMergeBacks ?? [])
+        enqueue.emit({
+          type: 'send',
+          to: { kind: 'context_transfer', id: m.transferId },
+          event: { type: 'SUPERSEDE', reason: `rolled back to run ${event.runOrdinal}` },
+        });
+      if (context.pendingMergeBacks?.length) enqueue.assign({ pendingMergeBacks: [] });
       if (later.length === 0) return;
-      // Another provider's thread that holds a rolled-back run is not returned to: a switch there starts afresh.
-      const parked = context.parkedProviderThreads ?? [];
-      if (parked.some((p) => p.toldThrough > event.runOrdinal))
-        enqueue.assign({ parkedProviderThreads: parked.filter((p) => p.toldThrough <= event.runOrdinal) });
-      if (context.capabilities.canRollbackThread) {
+      enqueue.assign(parkedAfterRollback(context, event.runOrdinal));
+      // The provider thread rolled back is the current one, whatever provider a waiting switch names.
+      const threadProvider = context.providerThreadProvider ?? context.provider;
+      const threadCapabilities = context.providerThreadCapabilities ?? context.capabilities;
+      if (threadCapabilities.canRollbackThread) {
+        enqueue.assign(afterNativeRollback(context, event.runOrdinal));
         enqueue.emit({
           type: 'effect',
           effect: {
             kind: 'provider.thread.rollback',
-            provider: context.provider,
+            provider: threadProvider,
             runId: null,
             nodeId: null,
             payload: {
               providerThreadId: context.providerThreadId,
               runOrdinal: event.runOrdinal,
-              turnsToDrop: later.length,
             },
           },
         });
@@ -369,12 +327,12 @@ export const threadSupervisorMachine = setup({
               input: {
                 providerThreadId: replacement,
                 threadId: context.threadId,
-                provider: context.provider,
+                provider: threadProvider,
                 forkedFrom: null,
               },
             },
           });
-          enqueue.assign({ providerThreadId: replacement });
+          enqueue.assign({ providerThreadId: replacement, currentToldThrough: null });
         }
         enqueue.emit(
           domain('runtime.warning', {
@@ -415,7 +373,11 @@ export const threadSupervisorMachine = setup({
       });
       // The active run goes on in the replacement (reseeded there); with none, the next run reseeds it.
       const recovering = context.activeRunEnding ? null : context.activeRunId;
-      enqueue.assign({ providerThreadId: event.replacementProviderThreadId, reseedNext: recovering === null });
+      enqueue.assign({
+        providerThreadId: event.replacementProviderThreadId,
+        reseedNext: recovering === null,
+        currentToldThrough: null,
+      });
       if (recovering === null)
         enqueue.emit(
           domain('runtime.warning', {
@@ -439,17 +401,31 @@ export const threadSupervisorMachine = setup({
         });
       }
     }),
+    /** A fork's work to tell the next run: its transfer is recorded now, pending until that run starts. */
+    recordMergeBack: enqueueActions(({ context, event, enqueue }) => {
+      if (event.type !== 'MERGE_BACK') return;
+      const { transfer } = event;
+      enqueue.emit({ type: 'spawn', entity: { kind: 'context_transfer', id: transfer.transferId, input: transfer } });
+      enqueue.assign({
+        pendingMergeBacks: [
+          ...(context.pendingMergeBacks ?? []),
+          {
+            transferId: transfer.transferId,
+            fromThreadId: transfer.sourceThreadId,
+            throughOrdinal: event.throughOrdinal,
+          },
+        ],
+      });
+    }),
     applySettings: enqueueActions(({ context, event, enqueue }) => {
       if (event.type !== 'SETTINGS_UPDATE') return;
       enqueue.assign({ ...event.changes });
       // A provider switch: dispatch by the new provider's flags; its provider thread is chosen when the next run starts.
-      if (event.switch)
-        enqueue.assign({
-          capabilities: event.switch.capabilities,
-          providerThreadProvider: context.providerThreadProvider ?? context.provider,
-          nextProviderThreadId: event.switch.newProviderThreadId,
-          cleanSwitch: event.switch.clean,
-        });
+      if (event.switch) {
+        const recorded = recordSwitch(context, event.switch, event.changes.provider ?? context.provider);
+        enqueue.assign(recorded.assign);
+        for (const o of recorded.outputs) enqueue.emit(o);
+      }
       enqueue.emit(domain('thread.settings-updated', { threadId: context.threadId, changes: event.changes }));
     }),
     /** The thread exists: its record, and the provider thread it starts on. */
@@ -588,6 +564,7 @@ export const threadSupervisorMachine = setup({
           actions: 'replaceProviderThread',
         },
         SETTINGS_UPDATE: { actions: 'applySettings' },
+        MERGE_BACK: { actions: 'recordMergeBack' },
       },
     },
     archived: {

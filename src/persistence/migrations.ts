@@ -125,6 +125,11 @@ CREATE TABLE proj_text_chunks (
 CREATE INDEX proj_text_chunks_row ON proj_text_chunks (projection, row_id, chunk);
 `,
   },
+  {
+    version: 4,
+    name: 'the context transfer and handoff read models',
+    sql: projectionTable('context_transfers') + projectionTable('context_handoffs'),
+  },
 ];
 
 export const latestSchemaVersion = migrations[migrations.length - 1]!.version;

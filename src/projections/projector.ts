@@ -3,6 +3,7 @@ import type { DomainEvent, EventType } from '../domain/events.js';
 import type { ThreadId } from '../domain/ids.js';
 import { threadWarningLimit, type RunView } from '../domain/projections.js';
 import { projectActivity } from './activities.js';
+import { contextTransferHandlers, projectHandoff } from './context-transfers.js';
 import type { ProjectionOverlay } from './overlay.js';
 import { updateThread } from './thread-shell.js';
 
@@ -57,6 +58,7 @@ const handlers: { [K in EventType]?: Handler<K> } = {
       thread.id,
       {
         ...thread,
+        lineage: { ...thread.lineage, forkedFrom: null },
         acpAgent: thread.acpAgent ?? null,
         agentMode: null,
         runCount: 0,
@@ -72,6 +74,10 @@ const handlers: { [K in EventType]?: Handler<K> } = {
       },
       thread.createdAt,
     ),
+  'thread.forked': ({ payload, at }, view) =>
+    void updateThread(view, payload.threadId, at, (t) => ({
+      lineage: { ...t.lineage, forkedFrom: payload.forkedFrom },
+    })),
   'thread.settings-updated': ({ payload, at }, view) =>
     void updateThread(view, payload.threadId, at, () => payload.changes),
   'thread.archived': ({ payload, at }, view) =>
@@ -178,7 +184,9 @@ const handlers: { [K in EventType]?: Handler<K> } = {
     markRolledBack(view, p.threadId, new Set<string>(p.rolledBackRunIds));
   },
   // The seed a provider thread was given: an item of the run it was given with, there for anyone to read.
-  'context.seeded': ({ payload: p, at }, view) =>
+  'context.seeded': (e, view) => {
+    projectHandoff(e, view);
+    const { payload: p, at } = e;
     upsertItem(view, p.threadId, at, {
       id: p.itemId,
       runId: p.runId,
@@ -195,8 +203,11 @@ const handlers: { [K in EventType]?: Handler<K> } = {
         providerThreadId: p.providerThreadId,
         attemptId: p.attemptId,
         fromThreadId: p.fromThreadId ?? p.threadId,
+        ...(p.handoffId ? { handoffId: p.handoffId } : {}),
       },
-    }),
+    });
+  },
+  ...contextTransferHandlers,
 
   'attempt.created': ({ payload: { attempt } }, view) =>
     updateRun(view, attempt.runId, (r) => ({

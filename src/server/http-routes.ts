@@ -11,13 +11,22 @@ function json(res: ServerResponse, status: number, body: unknown, headers: Recor
   res.end(JSON.stringify(body));
 }
 
+/** A further HTTP route (the MCP endpoint at `/mcp`), by exact path. */
+export type HttpRoute = (req: IncomingMessage, res: ServerResponse) => void;
+
 /**
  * Answers every plain HTTP request Socket.IO did not take, so none waits for Node's
- * timeout: `/healthz` (GET or HEAD), a clear 404 for a Socket.IO path without its
- * trailing slash, and a 404 for everything else.
+ * timeout: `/healthz` (GET or HEAD), the `routes`, a clear 404 for a Socket.IO path
+ * without its trailing slash, and a 404 for everything else.
  */
-export function answerHttp(req: IncomingMessage, res: ServerResponse, health: () => unknown): void {
+export function answerHttp(
+  req: IncomingMessage,
+  res: ServerResponse,
+  health: () => unknown,
+  routes: Readonly<Record<string, HttpRoute>> = {},
+): void {
   const path = pathOf(req.url);
+  if (Object.hasOwn(routes, path)) return routes[path]!(req, res);
   if (path === '/healthz') {
     if (req.method === 'GET' || req.method === 'HEAD') return json(res, 200, health());
     return json(
@@ -34,8 +43,27 @@ export function answerHttp(req: IncomingMessage, res: ServerResponse, health: ()
     });
   json(res, 404, {
     ok: false,
-    error: { code: 'not_found', message: `nothing at ${path}: Baton serves ${SOCKET_IO_PATH} and /healthz` },
+    error: {
+      code: 'not_found',
+      message: `nothing at ${path}: Baton serves ${[SOCKET_IO_PATH, ...Object.keys(routes)].join(', ')} and /healthz`,
+    },
   });
+}
+
+/** The routes behind the Origin allow-list of the Socket.IO handshake: a browser page that is not allowed gets a typed 403. */
+export function originChecked(
+  routes: Readonly<Record<string, HttpRoute>>,
+  allowed: (origin: string | undefined) => boolean,
+): Record<string, HttpRoute> {
+  return Object.fromEntries(
+    Object.entries(routes).map(([path, route]): [string, HttpRoute] => [
+      path,
+      (req, res) =>
+        allowed(req.headers.origin)
+          ? route(req, res)
+          : json(res, 403, { ok: false, error: { code: 'unauthorized', message: 'origin not allowed' } }),
+    ]),
+  );
 }
 
 /** An upgrade request outside Socket.IO's path is answered 404 at once instead of dropped later. */

@@ -10,7 +10,7 @@ import type { DomainEvent } from '../domain/events.js';
 import { sameToken } from './auth.js';
 import { connectParser } from './connect-parser.js';
 import { AckFirst } from './ack-first.js';
-import { answerHttp, refuseStrayUpgrade } from './http-routes.js';
+import { answerHttp, originChecked, refuseStrayUpgrade, type HttpRoute } from './http-routes.js';
 import { TRANSPORT_MAX_BYTES, oversize } from './limits.js';
 import { originPolicy } from './origin-policy.js';
 import { StreamRequest } from '../domain/stream-request.js';
@@ -27,6 +27,8 @@ export interface BatonServerOptions {
   allowedOrigins?: readonly string[];
   /** A client this far behind (packets waiting to be written) is cut off; it can resubscribe. */
   maxBufferedPackets?: number;
+  /** Further HTTP routes by path (the MCP endpoint), behind the same Origin allow-list as the handshake. */
+  routes?: Readonly<Record<string, HttpRoute>>;
 }
 
 interface Subscription {
@@ -71,12 +73,18 @@ export class BatonServer {
 
   constructor(private readonly options: BatonServerOptions) {
     this.originAllowed = originPolicy(options.allowedOrigins ?? [], options);
+    const routes = originChecked(options.routes ?? {}, (origin) => this.originAllowed(origin));
     this.http = createServer((req, res) =>
-      answerHttp(req, res, () => ({
-        ok: true,
-        lastSequence: options.runtime.store.lastSequence(),
-        liveThreads: options.runtime.liveThreadCount,
-      })),
+      answerHttp(
+        req,
+        res,
+        () => ({
+          ok: true,
+          lastSequence: options.runtime.store.lastSequence(),
+          liveThreads: options.runtime.liveThreadCount,
+        }),
+        routes,
+      ),
     );
     this.io = new IoServer(this.http, {
       serveClient: false,

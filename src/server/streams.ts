@@ -1,4 +1,6 @@
 import type { DomainEvent } from '../domain/events.js';
+import type { ForkedFrom } from '../domain/entities.js';
+import type { ProjectionRow } from '../domain/projections.js';
 import type { StreamRequest } from '../domain/stream-request.js';
 import type { Store } from '../persistence/store.js';
 import { activityEventTypes } from '../projections/activities.js';
@@ -47,12 +49,19 @@ export function streamSnapshot(store: Store, req: StreamRequest): unknown {
         thread,
         runs: p.list('runs', req.threadId),
         turnItems,
-        // The conversation as it stands: items of rolled-back runs stay in `turnItems`, marked, and leave this.
-        visibleTurnItems: turnItems.filter((i) => !i.rolledBack),
+        // The conversation as it stands: items of rolled-back runs stay in `turnItems`, marked, and leave this;
+        // a fork's starts with its source's up to the fork point.
+        visibleTurnItems: [
+          ...inheritedItems(store, thread.lineage.forkedFrom ?? null),
+          ...turnItems.filter((i) => !i.rolledBack),
+        ],
         messages: p.list('messages', req.threadId),
         plans: p.list('plans', req.threadId),
         pendingRequests: p.list('requests', req.threadId).filter((r) => r.status === 'pending'),
         checkpoints: p.list('checkpoints', req.threadId),
+        // What its provider threads were owed (forks, switches, merge-backs) and exactly what they were told.
+        contextTransfers: p.list('context_transfers', req.threadId),
+        handoffs: p.list('context_handoffs', req.threadId),
       };
     }
     case 'graph':
@@ -64,4 +73,34 @@ export function streamSnapshot(store: Store, req: StreamRequest): unknown {
     case 'sessions':
       return { sessions: p.list('sessions') };
   }
+}
+
+type TurnItemRow = ProjectionRow<'turn_items'>;
+
+/**
+ * A fork's history from its source, marked `inherited`: the source's conversation as it
+ * stood at the fork point (with its own inherited items first, for a fork of a fork). That
+ * is the items of the runs live then, up to and including the fork run (each ordinal's
+ * latest run created up to the fork run, so a later rollback in the source does not rewrite
+ * the fork's past), and the items of no run (a baseline checkpoint) among them.
+ */
+function inheritedItems(store: Store, from: ForkedFrom | null, depth = 0): TurnItemRow[] {
+  if (!from || depth > 100) return [];
+  const p = store.projections;
+  const source = p.get('threads', from.threadId);
+  if (!source) return [];
+  const runs = p.list('runs', from.threadId);
+  const live = new Map<number, string>();
+  for (const r of runs.slice(0, runs.findIndex((r) => r.id === from.runId) + 1))
+    if (r.ordinal !== null && r.ordinal <= from.runOrdinal) live.set(r.ordinal, r.id);
+  const kept = new Set(live.values());
+  const items = p.list('turn_items', from.threadId);
+  const end = items.reduce((last, i) => (i.runId !== null && kept.has(i.runId) ? i.position : last), -1);
+  const own = items.filter((i) => (i.runId === null ? i.position < end : kept.has(i.runId)));
+  // Live in the fork's conversation even where the source has since rolled them back.
+  return [...inheritedItems(store, source.lineage.forkedFrom ?? null, depth + 1), ...own].map((i) => ({
+    ...i,
+    rolledBack: false,
+    inherited: true,
+  }));
 }

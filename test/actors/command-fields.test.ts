@@ -345,7 +345,7 @@ describe("the other commands' fields", () => {
     expect(h.turn(threadId).runId).toBe(b.runId);
   });
 
-  it('thread.fork: title names the fork; a node or checkpoint source is refused unsupported', async () => {
+  it('thread.fork: title names the fork; a node or checkpoint source that does not exist is not_found', async () => {
     const h = open();
     const threadId = await h.thread({ title: 'Source' });
     const run = await send(h, threadId, 'one');
@@ -361,7 +361,7 @@ describe("the other commands' fields", () => {
     await refused(
       h,
       { type: 'thread.fork', sourceThreadId: threadId, source: { type: 'node', nodeId: 'node_x' } },
-      'unsupported',
+      'not_found',
     );
     await refused(
       h,
@@ -370,14 +370,14 @@ describe("the other commands' fields", () => {
         sourceThreadId: threadId,
         source: { type: 'checkpoint', threadId, checkpointId: 'ckpt_x' },
       },
-      'unsupported',
+      'not_found',
     );
   });
 
-  it('thread.merge_back is refused unsupported', async () => {
+  it('thread.merge_back: fromThreadId must be a fork of the thread (merge-backs: test/server/merge-back-api.test.ts)', async () => {
     const h = open();
     const threadId = await h.thread();
     const other = await h.thread();
-    await refused(h, { type: 'thread.merge_back', threadId, forkThreadId: other }, 'unsupported');
+    await refused(h, { type: 'thread.merge_back', threadId, fromThreadId: other }, 'invalid_command', /not a fork/);
   });
 });

@@ -335,7 +335,7 @@ describe('follow-ups, recovery and rollback', () => {
       'rolled_back',
       'rolled_back',
     ]);
-    expect(h.effect('provider.thread.rollback', threadId).payload).toMatchObject({ runOrdinal: 2, turnsToDrop: 2 });
+    expect(h.effect('provider.thread.rollback', threadId).payload).toMatchObject({ runOrdinal: 2 });
     const next = await send(h, threadId, '3 again');
     expect(h.store.projections.get('runs', next.result.runId)).toMatchObject({ ordinal: 3 });
     expect(await h.command({ type: 'rollback.toRun', threadId, runOrdinal: 9 })).toMatchObject({

@@ -173,7 +173,7 @@ describe('rollback', () => {
     ]);
     expect(h.effect('provider.thread.rollback', threadId)).toMatchObject({
       status: 'pending',
-      payload: { runOrdinal: 2, turnsToDrop: 2 },
+      payload: { runOrdinal: 2 },
     });
 
     // The next run is run 3 again, with a fresh checkpoint.

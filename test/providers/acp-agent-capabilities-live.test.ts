@@ -15,7 +15,7 @@ const status = (h: Harness, runId: string) => h.store.projections.get('runs', ru
 
 describe("the runtime reads each ACP agent's declaration, live", () => {
   it(
-    "after their first runs, codex-acp's threads declare no command approval and claude-agent-acp's do",
+    "after their first runs, codex-acp's threads declare that a decline ends the turn and claude-agent-acp's that it carries on",
     { timeout: 90_000 },
     async () => {
       const { h, cwd, messages, responses } = await acp.setup();
@@ -30,7 +30,7 @@ describe("the runtime reads each ACP agent's declaration, live", () => {
       await h.until(() => status(h, codexRun) === 'completed');
       const codexCaps = h.runtime.threadCapabilities(codex);
       expect(codexCaps.version).toBe('acp/codex-acp@0.16.0');
-      expect(codexCaps.approvals.supportsCommandApproval).toBe(false);
+      expect(codexCaps.approvals.declineContinuesTurn).toBe(false);
       // What codex-acp's initialize says, not assumed: it resumes sessions by id.
       expect(codexCaps.threads.exposesNativeThreadId).toBe(true);
       // claude-agent-acp has not answered yet: its threads still read the base.
@@ -41,7 +41,7 @@ describe("the runtime reads each ACP agent's declaration, live", () => {
       await h.until(() => status(h, claudeRun) === 'completed');
       const claudeCaps = h.runtime.threadCapabilities(claude);
       expect(claudeCaps.version).toMatch(/^acp\/@zed-industries\/claude-agent-acp@/);
-      expect(claudeCaps.approvals.supportsCommandApproval).toBe(true);
+      expect(claudeCaps.approvals.declineContinuesTurn).toBe(true);
       expect(claudeCaps.threads.exposesNativeThreadId).toBe(true);
 
       // Per agent, not per thread: a new codex-acp thread reads codex-acp's declaration before its own first run.
@@ -79,6 +79,9 @@ describe("the runtime reads each ACP agent's declaration, live", () => {
         .readThreadAfter('thr_after_restart', 0)
         .find((e) => e.type === 'thread.fork-resolved');
       expect(resolved?.payload).toMatchObject({ strategy: 'native_fork' });
+      // The fork's transfer needed no text: resolved natively, no handoff.
+      const transfer = h2.store.projections.list('context_transfers', 'thr_after_restart');
+      expect(transfer.map((t) => [t.kind, t.status, t.handoffId])).toEqual([['fork', 'resolved_native', null]]);
     },
   );
 });

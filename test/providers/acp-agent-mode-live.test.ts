@@ -11,10 +11,12 @@ import type { Harness } from '../support/runtime.js';
 
 /**
  * The mode an ACP agent says it runs in, as thread state, live on claude-agent-acp against the
- * scripted Messages-API model. A plan-mode thread's turn: the model writes its plan and calls
- * ExitPlanMode, Baton allows it (`accept` -> the agent's `allow_once` option, `default`), and
- * the agent leaves plan mode itself (`current_mode_update`). The thread shows each mode the
- * agent reports; its settings stay the user's, so the next turn is in plan mode again.
+ * scripted Messages-API model. A default thread's turn: the model enters plan mode itself
+ * (EnterPlanMode), writes its plan and calls ExitPlanMode; outside a plan thread that ask is an
+ * approval (in a plan thread it is a proposed plan: acp-plan-mode-live), Baton allows it
+ * (`accept` -> the agent's `allow_once` option, `default`), and the agent leaves plan mode
+ * itself (`current_mode_update`). The thread shows each mode the agent reports; its settings
+ * stay the user's, so the next turn is in the thread's mode (acceptEdits) again.
  * `BATON_RECORD_AGENT_MODE=1` also writes the agent process's frames to the transcript the unit
  * test reads (acp-agent-mode-transcript.ts).
  */
@@ -33,7 +35,7 @@ const modeEvents = (h: Harness, threadId: string) =>
 
 describe('the ACP agent mode, live', () => {
   it(
-    'claude-agent-acp leaves plan mode itself after an allowed ExitPlanMode: the thread shows it, its settings stay',
+    'claude-agent-acp enters plan mode and leaves it itself after an allowed ExitPlanMode: the thread shows it, its settings stay',
     { timeout: 120_000 },
     async () => {
       const recordings: AcpRecording[] = [];
@@ -51,6 +53,7 @@ describe('the ACP agent mode, live', () => {
       });
       vars = { cwd, dataDir };
       messages.enqueue(
+        { kind: 'tool_use', name: 'EnterPlanMode', id: 'toolu_enterplan', input: {} },
         (request) => ({
           kind: 'tool_use',
           name: writeTool(request),
@@ -66,10 +69,9 @@ describe('the ACP agent mode, live', () => {
         cwd,
         provider: 'acp',
         acpAgent: 'claude-agent-acp',
-        interactionMode: 'plan',
       });
       const one = await h.send(threadId, 'plan the fix');
-      // Baton's set_mode put the agent in plan mode; its ExitPlanMode asks to leave it.
+      // The agent entered plan mode itself; its ExitPlanMode asks to leave it.
       await h.until(() =>
         h.store.projections
           .list('requests', threadId)
@@ -84,10 +86,11 @@ describe('the ACP agent mode, live', () => {
 
       // The agent left plan mode itself, within the run; the thread's own settings did not move.
       expect(thread(h, threadId).agentMode).toEqual({ id: 'default', name: 'Default' });
-      expect(thread(h, threadId).interactionMode).toBe('plan');
+      expect(thread(h, threadId).interactionMode).toBe('default');
       expect(modeEvents(h, threadId)).toEqual([
         { threadId, runId: null, mode: { id: 'default', name: 'Default' } },
-        { threadId, runId: null, mode: { id: 'plan', name: 'Plan Mode' } },
+        { threadId, runId: null, mode: { id: 'acceptEdits', name: 'Accept Edits' } },
+        { threadId, runId: one, mode: { id: 'plan', name: 'Plan Mode' } },
         { threadId, runId: one, mode: { id: 'default', name: 'Default' } },
       ]);
       expect(
@@ -95,12 +98,12 @@ describe('the ACP agent mode, live', () => {
         'no settings change',
       ).toEqual([]);
 
-      // The next turn sets the thread's mode again: plan.
+      // The next turn sets the thread's mode again: acceptEdits (workspace_write).
       const two = await h.send(threadId, 'and again');
       await h.until(() => h.ended(two));
       expect(h.store.projections.get('runs', two)?.status).toBe('completed');
-      expect(thread(h, threadId).agentMode).toEqual({ id: 'plan', name: 'Plan Mode' });
-      expect(modeEvents(h, threadId)).toHaveLength(4);
+      expect(thread(h, threadId).agentMode).toEqual({ id: 'acceptEdits', name: 'Accept Edits' });
+      expect(modeEvents(h, threadId)).toHaveLength(5);
 
       if (record) {
         const [entries] = withSentIdPlaceholders(recordings.map((r) => r.recorded()));

@@ -69,15 +69,16 @@ const modes = (events: ProviderEvent[]) =>
   events.flatMap((e) => (e.type === 'mode.updated' ? [{ runId: e.runId, modeId: e.modeId, name: e.name }] : []));
 
 describe('the ACP agent mode, normalized', () => {
-  it('claude-agent-acp: opened in default, set to plan, leaving plan itself within the turn, set to plan again', () => {
+  it('claude-agent-acp: opened in default, set to acceptEdits, entering plan mode and leaving it itself within the turn, set to acceptEdits again', () => {
     const { events, runs } = normalized(exitPlan.entries);
     expect(runs).toHaveLength(2);
     // current_mode_update and the config_option_update after it say the same once.
     expect(modes(events)).toEqual([
       { runId: null, modeId: 'default', name: 'Default' },
-      { runId: null, modeId: 'plan', name: 'Plan Mode' },
+      { runId: null, modeId: 'acceptEdits', name: 'Accept Edits' },
+      { runId: runs[0], modeId: 'plan', name: 'Plan Mode' },
       { runId: runs[0], modeId: 'default', name: 'Default' },
-      { runId: null, modeId: 'plan', name: 'Plan Mode' },
+      { runId: null, modeId: 'acceptEdits', name: 'Accept Edits' },
     ]);
     for (const e of events) if (e.type === 'mode.updated') expect(e.threadId).toBe(threadId);
   });
@@ -123,7 +124,7 @@ describe('the ACP agent mode, normalized', () => {
 describe('the ACP agent mode, replayed under the runtime', () => {
   const acp = useLiveAcp();
 
-  it("claude-agent-acp leaving plan mode itself: the thread's agentMode follows, its settings stay", async () => {
+  it("claude-agent-acp entering plan mode and leaving it itself: the thread's agentMode follows, its settings stay", async () => {
     let vars: Record<string, string> = {};
     const { h, cwd, dataDir } = await acp.setup({
       provider: { channelFor: () => new AcpReplay(exitPlan.entries, vars, 'exit_plan_mode') },
@@ -134,7 +135,6 @@ describe('the ACP agent mode, replayed under the runtime', () => {
       cwd,
       provider: 'acp',
       acpAgent: 'claude-agent-acp',
-      interactionMode: 'plan',
     });
     const one = await h.send(id, 'plan the fix');
     await h.until(() => h.store.projections.list('requests', id).some((r) => r.status === 'pending'));
@@ -143,7 +143,7 @@ describe('the ACP agent mode, replayed under the runtime', () => {
     await h.until(() => h.ended(one));
     const shell = h.store.projections.get('threads', id)!;
     expect(shell.agentMode).toEqual({ id: 'default', name: 'Default' });
-    expect(shell.interactionMode).toBe('plan');
+    expect(shell.interactionMode).toBe('default');
     const snapshot = streamSnapshot(h.store, { stream: 'thread', threadId: ThreadId.parse(id) }) as {
       thread: typeof shell;
     };
@@ -151,7 +151,8 @@ describe('the ACP agent mode, replayed under the runtime', () => {
     const changed = h.store.events.readThreadAfter(id, 0).filter((e) => e.type === 'thread.agent-mode-changed');
     expect(changed.map((e) => e.payload)).toEqual([
       { threadId: id, runId: null, mode: { id: 'default', name: 'Default' } },
-      { threadId: id, runId: null, mode: { id: 'plan', name: 'Plan Mode' } },
+      { threadId: id, runId: null, mode: { id: 'acceptEdits', name: 'Accept Edits' } },
+      { threadId: id, runId: one, mode: { id: 'plan', name: 'Plan Mode' } },
       { threadId: id, runId: one, mode: { id: 'default', name: 'Default' } },
     ]);
 
@@ -164,11 +165,11 @@ describe('the ACP agent mode, replayed under the runtime', () => {
       name: 'Default',
     });
     expect(again.ok).toBe(true);
-    expect(h.store.events.readThreadAfter(id, 0).filter((e) => e.type === 'thread.agent-mode-changed')).toHaveLength(3);
+    expect(h.store.events.readThreadAfter(id, 0).filter((e) => e.type === 'thread.agent-mode-changed')).toHaveLength(4);
 
     const two = await h.send(id, 'and again');
     await h.until(() => h.ended(two));
-    expect(h.store.projections.get('threads', id)!.agentMode).toEqual({ id: 'plan', name: 'Plan Mode' });
+    expect(h.store.projections.get('threads', id)!.agentMode).toEqual({ id: 'acceptEdits', name: 'Accept Edits' });
     expect(h.published.some((e) => e.type === 'thread.settings-updated')).toBe(false);
   });
 });

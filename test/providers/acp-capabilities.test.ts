@@ -20,9 +20,13 @@ export const acpEvidence: Record<string, string> = {
   'turns.supportsSteeringByInterruptRestart':
     'acp-scenarios-live steering_restart_fallback (both agents): session/cancel, then a replacement attempt under the same run',
   'approvals.supportsCommandApproval':
-    'acp-scenarios-live approval_decline, approval_cancel, restart_recovery (claude-agent-acp; codex-acp declares it false)',
+    'acp-scenarios-live approval_request, approval_cancel, restart_recovery (both agents); acp-api: allow writes a file, reject leaves none',
+  'approvals.declineContinuesTurn':
+    "acp-scenarios-live approval_decline (claude-agent-acp; codex-acp's decline ends the turn: approval_decline_ends_turn)",
   'planning.emitsPlanUpdated': "acp-scenarios-live plan_todo (both agents): the agent's plan is the todo list",
   'planning.emitsTodoList': 'acp-scenarios-live plan_todo (both agents)',
+  'planning.emitsProposedPlan':
+    'acp-scenarios-live and acp-scenarios-replay proposed_plan (claude-agent-acp): its ExitPlanMode ask is the plan, answered keep planning; acp-plan-mode-live: the next message in default mode implements it',
   'streaming.streamsAssistantText': 'acp-provider-live: streams a reply (message deltas)',
   'streaming.streamsReasoning': 'acp-provider-live: streams a reply and reasoning from codex-acp (node.output)',
   'streaming.emitsMessageCompleted': 'acp-provider-live: the whole reply is the message text',
@@ -99,13 +103,17 @@ describe('ACP capabilities from initialize', () => {
       // session/set_model: claude-agent-acp only; session/set_mode: both (acp-turn-settings.ts).
       expect(caps.sessions.supportsModelSwitchInSession).toBe(agent === 'claude-agent-acp');
       expect(caps.sessions.supportsRuntimeModeSwitchInSession).toBe(true);
-      // codex-acp's only reject option ends the turn: no "decline and carry on" (acp-capabilities.ts).
-      expect(caps.approvals.supportsCommandApproval).toBe(agent === 'claude-agent-acp');
+      // Both agents ask; codex-acp's only reject option ends the turn: no "decline and carry on" (acp-capabilities.ts).
+      expect(caps.approvals.supportsCommandApproval).toBe(true);
+      expect(caps.approvals.declineContinuesTurn).toBe(agent === 'claude-agent-acp');
       // Baton checkpoints the files around every run; the agent's conversation has no rollback (divergent + reseed).
       expect([
         caps.checkpointing.appCanCheckpointFilesystem,
         caps.checkpointing.providerCanRollbackConversation,
       ]).toEqual([true, false]);
+      // A proposed plan where plan mode's exit was measured (claude-agent-acp); questions from neither (acp-plan-mode-live).
+      expect(caps.planning.emitsProposedPlan).toBe(agent === 'claude-agent-acp');
+      expect(caps.planning.supportsStructuredQuestions).toBe(false);
       // MCP calls known on their tool nodes for the built-in agents only (acp-mcp.ts).
       expect(caps.tools.supportsMcpTools).toBe(true);
       for (const flag of trueFlags(caps)) expect(acpEvidence[flag], flag).toBeTruthy();

@@ -69,7 +69,12 @@ const varsOf = (place: RunPlace, scenario: Pick<ProviderScenario, 'mcpServers'>)
  * process it started (in the order they started) replaces the scenario's transcripts in the
  * agent's folder (or `outDir`).
  */
-export function acpRecordChannel(options: { model: AcpModel; outDir?: string }): GoneChannel {
+export function acpRecordChannel(options: {
+  model: AcpModel;
+  outDir?: string;
+  /** The command that records it, for the transcripts' headers (default: npm run record:acp for the scenario). */
+  recordedWith?: string;
+}): GoneChannel {
   const agent = options.model.agent;
   const outDir = options.outDir ?? acpTranscriptDir(agent);
   return latestSession('record', (scenario, place) => {
@@ -104,7 +109,8 @@ export function acpRecordChannel(options: { model: AcpModel; outDir?: string }):
             version: acpAgentCapabilities(agent).version,
             scenario: scenario.name,
             metadata: {
-              recordedWith: `npm run record:acp -- --agent ${agent} --scenario ${scenario.name}`,
+              recordedWith:
+                options.recordedWith ?? `npm run record:acp -- --agent ${agent} --scenario ${scenario.name}`,
               agent,
               session: i + 1,
               sessions: processes.length,

@@ -43,6 +43,7 @@ export const claudeEvidence: Record<string, Evidence> = {
   'planning.emitsTodoList': scenario('plan_todo'),
   'planning.emitsProposedPlan': scenario('proposed_plan'),
   'approvals.supportsCommandApproval': scenario('approval_request'),
+  'approvals.declineContinuesTurn': scenario('approval_decline'),
   'approvals.approvalsHaveNativeRequestIds': scenario('approval_request'),
   'checkpointing.appCanCheckpointFilesystem': scenario('simple'),
   'threads.canRollbackThread': scenario('thread_rollback'),

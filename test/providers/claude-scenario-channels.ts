@@ -127,6 +127,8 @@ export function claudeRecordChannel(options: {
   model: ScriptedMessagesServer;
   outDir: string;
   version: string;
+  /** The command that records it, for the transcripts' headers (default: npm run record:claude). */
+  recordedWith?: string;
 }): GoneChannel {
   return latestSession('record', (scenario, place) => {
     const recordings: { thread: string; recording: ClaudeRecording }[] = [];
@@ -159,7 +161,7 @@ export function claudeRecordChannel(options: {
             version: options.version,
             scenario: scenario.name,
             metadata: {
-              recordedWith: 'npm run record:claude',
+              recordedWith: options.recordedWith ?? 'npm run record:claude',
               session: i + 1,
               sessions: processes.length,
               thread: recordings[i]!.thread,

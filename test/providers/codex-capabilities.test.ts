@@ -48,10 +48,18 @@ export const codexEvidence: Record<string, Evidence> = {
   'tools.emitsToolOutput': scenario('command_output'),
   'tools.supportsMcpTools': scenario('mcp_tool_call'),
   'approvals.supportsCommandApproval': scenario('approval_request'),
+  'approvals.declineContinuesTurn': scenario('approval_decline'),
   'approvals.supportsFileChangeApproval': scenario('file_change_approval'),
   'approvals.supportsApplyPatchApproval': scenario('file_change_approval'),
   'approvals.approvalsHaveNativeRequestIds': scenario('approval_request'),
   'approvals.approvalCallbacksAreLiveOnly': scenario('restart_recovery'),
+  'approvals.approvalsCanOriginateFromSubagents': scenario('subagent_checkpoint'),
+  'subagents.supportsSubagents': scenario('subagent'),
+  'subagents.emitsSubagentLifecycle': scenario('subagent'),
+  'subagents.exposesSubagentThreadIds': live(
+    'providers/codex-replay.test.ts',
+    "is bound to its native thread: the spawn's child thread, whose turn is never one of the run's",
+  ),
   'planning.emitsPlanUpdated': scenario('plan_todo'),
   'planning.emitsTodoList': scenario('plan_todo'),
   'planning.emitsProposedPlan': scenario('proposed_plan'),
@@ -61,10 +69,7 @@ export const codexEvidence: Record<string, Evidence> = {
   'context.canConsumeHandoffSummaries': live(recovery, 'replaces the Codex thread, seeded from Baton'),
   'context.supportsFullThreadHandoff': live(recovery, 'the next run is reseeded with only the kept runs'),
   'checkpointing.appCanCheckpointFilesystem': scenario('simple'),
-  'checkpointing.supportsNestedCheckpointScopes': live(
-    'checkpoints/run-checkpoints.test.ts',
-    'a subagent scope without advancing the run count',
-  ),
+  'checkpointing.supportsNestedCheckpointScopes': scenario('subagent_checkpoint'),
   'checkpointing.providerCanRollbackConversation': scenario('thread_rollback'),
   'checkpointing.providerCanReadConversationSnapshot': live(recovery, 'what Codex kept matches Baton'),
 };
@@ -87,14 +92,16 @@ describe("Codex's capability declaration", () => {
     else expect(readFileSync(new URL(`../../${evidence.file}`, import.meta.url), 'utf8')).toContain(evidence.title);
   });
 
-  it('does not claim what the adapter does not carry out: subagents, dynamic tool callbacks, developer context', () => {
+  it('does not claim what the adapter does not carry out: waits, closes and forks of subagents, dynamic tool callbacks, developer context', () => {
     const c = codexCapabilities;
-    expect(Object.values(c.subagents).every((v) => v === false)).toBe(true);
-    expect([
-      c.tools.supportsDynamicToolCallbacks,
-      c.approvals.approvalsCanOriginateFromSubagents,
-      c.threads.canForkFromSubagentThread,
-    ]).toEqual([false, false, false]);
+    // Subagents are nodes bound to their native threads; Baton itself neither waits on, closes nor forks them.
+    expect(
+      Object.entries(c.subagents)
+        .filter(([, v]) => v === true)
+        .map(([k]) => k)
+        .sort(),
+    ).toEqual(['emitsSubagentLifecycle', 'exposesSubagentThreadIds', 'supportsSubagents']);
+    expect([c.tools.supportsDynamicToolCallbacks, c.threads.canForkFromSubagentThread]).toEqual([false, false]);
     expect([
       c.context.acceptsDeveloperContext,
       c.context.supportsDeltaHandoff,

@@ -21,9 +21,9 @@ const transcripts = readdirSync(dir)
 const channel = new CodexReplayChannel(transcripts);
 
 describe('the shared scenarios for Codex', () => {
-  it('every one applies to Codex, by its capability declaration, but the subagent ones (issue 16 maps its subagents)', () => {
+  it("every one applies to Codex, by its capability declaration, but the fallback for agents whose decline ends the turn (Codex's carries on)", () => {
     expect(codexScenarios.map((s) => s.name)).toEqual(
-      providerScenarios.map((s) => s.name).filter((name) => !name.startsWith('subagent')),
+      providerScenarios.map((s) => s.name).filter((name) => name !== 'approval_decline_ends_turn'),
     );
   });
 
@@ -36,6 +36,40 @@ describe('the shared scenarios for Codex', () => {
 });
 
 describeScenarios('Codex scenarios replayed from recorded transcripts', codexScenarioProvider, channel);
+
+describe('a replayed Codex subagent', () => {
+  const folders = new TempFolders();
+  afterEach(() => folders.removeAll());
+
+  it("is bound to its native thread: the spawn's child thread, whose turn is never one of the run's", async () => {
+    const subagent = providerScenarios.find((s) => s.name === 'subagent')!;
+    const recorded = JSON.stringify(channel.sessionsOf('subagent'));
+    const childThread = /"agentThreadId":"([^"]+)"/.exec(recorded)![1]!;
+    const childTurn = new RegExp(`"threadId":"${childThread}","turn":\\{"id":"([^"]+)"`).exec(recorded)![1]!;
+    const runDir = folders.make('baton-replay-run-');
+    const place = {
+      cwd: realpathSync(folders.make('baton-replay-ws-')),
+      dir: runDir,
+      checkpointsRoot: join(runDir, 'checkpoints'),
+    };
+    const { h, close } = await runScenario(subagent.drive, channel.open(subagent, place), place);
+    try {
+      const node = h.store.projections.list('graph_nodes', 'thr_subagent').find((n) => n.kind === 'subagent')!;
+      expect(node.detail).toMatchObject({
+        tool: 'spawn_agent',
+        agentPath: '/root/work_out_the_answer',
+        nativeThreadId: childThread,
+        nativeTurnId: childTurn,
+      });
+      const attempts = h.store.projections.list('runs', 'thr_subagent').flatMap((r) => r.attempts);
+      const bound = attempts.flatMap((a) => h.store.bindings.forApp(a.id)).map((b) => b.nativeRef);
+      expect(bound.length).toBeGreaterThan(0);
+      expect(bound).not.toContain(childTurn);
+    } finally {
+      close();
+    }
+  });
+});
 
 describe('a replayed Codex session with bad frames', () => {
   const folders = new TempFolders();

@@ -13,7 +13,7 @@ import {
 } from '../../src/providers/transport/transcript.js';
 import type { Harness } from '../support/runtime.js';
 import type { Store } from '../../src/persistence/store.js';
-import { dataDirOf, killAgent, runProviders } from '../support/scenario-kit/agent-providers.js';
+import { dataDirOf, killAgent, runProviders, type GoneSession } from '../support/scenario-kit/agent-providers.js';
 import type { ChannelSession, RunPlace, ScenarioChannel } from '../support/scenario-kit/channels.js';
 import { checkReplaysDone, describeReplays, transcriptFile } from '../support/scenario-kit/recorded-processes.js';
 import { runScenario } from '../support/scenario-kit/runner.js';
@@ -34,7 +34,7 @@ export interface CodexRun extends RunPlace {
   kill(provider: CodexProvider, threadId: string): void;
 }
 
-export interface CodexSession extends ChannelSession {
+export interface CodexSession extends GoneSession {
   /** Every CodexProvider the run made (a restart makes another). */
   providers: CodexProvider[];
 }
@@ -68,6 +68,7 @@ export function codexSession(run: CodexRun): CodexSession {
     modelAsked: (n) => run.modelAsked(n),
     kill: (threadId) => run.kill(made.latest(threadId), threadId),
     stop: made.stop,
+    gone: made.gone,
   };
 }
 
@@ -108,6 +109,8 @@ export function codexRecordChannel(options: {
   model: ScriptedModelServer;
   outDir: string;
   version: string;
+  /** The command that records it, for the transcripts' headers (default: npm run record:codex). */
+  recordedWith?: string;
 }): ScenarioChannel {
   const { model } = options;
   return {
@@ -141,7 +144,7 @@ export function codexRecordChannel(options: {
               version: options.version,
               scenario: scenario.name,
               metadata: {
-                recordedWith: 'npm run record:codex',
+                recordedWith: options.recordedWith ?? 'npm run record:codex',
                 session: i + 1,
                 sessions: sessions.length,
                 modelTurns: turns,

@@ -1,6 +1,6 @@
 import type { ProviderCapabilities } from '../../src/domain/capabilities.js';
 import { codexCapabilities } from '../../src/providers/codex/codex-capabilities.js';
-import type { ModelTurn } from '../../src/providers/model/scripted-model-server.js';
+import type { ModelTurn, SseEvent } from '../../src/providers/model/scripted-model-server.js';
 import type { ScenarioProvider } from '../support/scenario-kit/channels.js';
 import type { ModelStep } from '../support/scenario-kit/model-steps.js';
 import type { ScenarioContext } from '../support/scenario-kit/scenario.js';
@@ -62,10 +62,47 @@ function codexTurns(step: ModelStep): ModelTurn[] {
     case 'hang':
       return [step];
     case 'subagent':
-      // Codex's multi-agent tools are not mapped (it declares no subagents): no scenario needing them runs here.
-      throw new Error(`no Codex form yet for the model step 'subagent' (${step.description})`);
+      // Codex's multi-agent tools (v2, in the `collaboration` namespace): a spawn and a wait on
+      // any agent in one response, so the parent asks the model again only once the child has
+      // ended; meanwhile the child's own requests play its steps.
+      return [
+        {
+          kind: 'events',
+          events: [
+            { type: 'response.created', response: { id: `resp_${step.callId}` } },
+            collaborationCall(step.callId, 'spawn_agent', {
+              task_name: taskName(step.description),
+              message: step.prompt,
+              fork_turns: 'none',
+            }),
+            collaborationCall(`${step.callId}_wait`, 'wait_agent', { timeout_ms: 3_600_000 }),
+            { type: 'response.completed', response: { id: `resp_${step.callId}`, usage: noUsage } },
+          ],
+        },
+        ...codexModel(step.steps),
+      ];
   }
 }
+
+const noUsage = {
+  input_tokens: 0,
+  input_tokens_details: null,
+  output_tokens: 0,
+  output_tokens_details: null,
+  total_tokens: 0,
+};
+
+/** A subagent's task name: lowercase letters, digits and underscores. */
+const taskName = (description: string) =>
+  description
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '_')
+    .replace(/^_|_$/g, '');
+
+const collaborationCall = (callId: string, name: string, args: Record<string, unknown>): SseEvent => ({
+  type: 'response.output_item.done',
+  item: { type: 'function_call', call_id: callId, namespace: 'collaboration', name, arguments: JSON.stringify(args) },
+});
 
 export const codexModel = (steps: readonly ModelStep[]): ModelTurn[] => steps.flatMap(codexTurns);
 

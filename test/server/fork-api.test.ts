@@ -75,6 +75,20 @@ describe('portable forks across providers, through the Socket.IO API', () => {
     expect(assistantTexts(await forked.snapshot())).toEqual(['The number was 42.']);
     const resolved = forked.events.find((e) => e.type === 'thread.fork-resolved');
     expect(resolved?.payload).toMatchObject({ strategy: 'portable_context' });
+    // The fork's transfer, materialized into the handoff its first run carried; both in the snapshot.
+    const snap = (await forked.snapshot()) as unknown as {
+      contextTransfers: { kind: string; status: string; handoffId: string; consumedByRunId: string }[];
+      handoffs: { id: string; status: string; fromThreadId: string; coveredRunOrdinals: number[] }[];
+    };
+    expect(snap.contextTransfers).toMatchObject([{ kind: 'fork', status: 'consumed', consumedByRunId: forkRun }]);
+    expect(snap.handoffs).toMatchObject([
+      {
+        id: snap.contextTransfers[0]!.handoffId,
+        status: 'delivered',
+        fromThreadId: source.threadId,
+        coveredRunOrdinals: [1],
+      },
+    ]);
     // The source's provider was asked twice, by the source only.
     expect(responses.requests).toHaveLength(2);
   }, 120_000);

@@ -136,8 +136,14 @@ describe('crash loop', () => {
     // One more start: the last killed run ends too, and the thread answers.
     const baton = await start(dataDir);
     const client = await BatonClient.connect(baton.url, token);
+    // Queued, not `auto`: the last killed run may still be ending while Baton recovers, and an `auto` message
+    // would steer it (one CI run counted 20 runs where 21 were expected: the message had steered run 20).
     const { runId } = ok<{ runId: string }>(
-      await client.command('thread.message.send', { threadId: ThreadId.parse(threadId), text: 'all good?' }),
+      await client.command('thread.message.send', {
+        threadId: ThreadId.parse(threadId),
+        text: 'all good?',
+        dispatchMode: 'queue_after_active',
+      }),
     );
     await until(
       async () => {

@@ -84,6 +84,17 @@ describe('provider switches through the Socket.IO API', () => {
       ['full', [1, 2]],
       ['delta', [3]],
     ]);
+    // Each switch is an auditable transfer, materialized into the handoff its run carried.
+    const transfers = t.events.filter((e) => e.type === 'context-transfer.recorded').map((e) => e.payload.transfer);
+    expect(transfers.map((x) => [x.kind, x.fromProvider, x.toProvider])).toEqual([
+      ['provider_handoff', 'codex', 'claude'],
+      ['provider_handoff', 'claude', 'codex'],
+    ]);
+    const ended = t.events
+      .filter((e) => e.type === 'context-transfer.status-changed')
+      .map((e) => [e.payload.transferId, e.payload.to, e.payload.handoffId === seeds[0]!.handoffId]);
+    expect(ended.filter(([, to]) => to === 'consumed').map(([id]) => id)).toEqual(transfers.map((x) => x.id));
+    expect(seeds.every((s) => s.handoffId !== undefined && s.transferId !== null)).toBe(true);
   }, 180_000);
 
   it('Claude -> codex-acp -> Claude, the same across an ACP agent', async () => {
@@ -123,6 +134,24 @@ describe('provider switches through the Socket.IO API', () => {
     expect(told).toContain('kept message');
     expect(told).not.toContain('rolled-back message');
     expect(told).not.toContain('Rolled-back answer.');
+
+    // Rolling back the run that carried the handoff supersedes it and its transfer.
+    const handoff = t.events.filter((e) => e.type === 'context.seeded').at(-1)!.payload;
+    ok(await t.client.command('rollback.toRun', { threadId: t.threadId, runOrdinal: 1 }));
+    await t.next(
+      (e) => (e.type === 'context-handoff.status-changed' && e.payload.handoffId === handoff.handoffId ? e : undefined),
+      'the handoff superseded',
+    );
+    const transfer = await t.next(
+      (e) =>
+        e.type === 'context-transfer.status-changed' &&
+        e.payload.transferId === handoff.transferId &&
+        e.payload.to === 'superseded'
+          ? e.payload
+          : undefined,
+      'its transfer superseded',
+    );
+    expect(transfer.reason).toBe('rolled back to run 1');
   }, 180_000);
 
   it('refusals: an unknown agent, a steer that switches, cleanContext without a switch; nothing changes', async () => {

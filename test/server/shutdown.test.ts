@@ -99,7 +99,10 @@ describe('graceful shutdown', () => {
       );
       expect(done.payload).toMatchObject({ status: 'completed' });
       c2.close();
+      // Cleanup waits for Baton (and its agents) to be gone: a dying Codex may still write its home.
+      const gone = new Promise<number | null>((resolve) => second.child.once('exit', (code) => resolve(code)));
       second.child.kill('SIGTERM');
+      expect(await gone).toBe(0);
     } finally {
       data.cleanup();
       ws.cleanup();

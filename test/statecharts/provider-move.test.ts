@@ -1,19 +1,21 @@
 import { describe, expect, it } from 'vitest';
-import { ProviderThreadId } from '../../src/domain/ids.js';
-import { providerMove, type ThreadSupervisorContext } from '../../src/machines/thread-supervisor.machine.js';
+import { ProviderThreadId, ThreadId } from '../../src/domain/ids.js';
+import { providerMove, type SwitchState } from '../../src/machines/provider-switching.js';
 
 /** The supervisor's choice of provider thread for the next run, with or without a switch (pure). */
 const pthr = (id: string) => ProviderThreadId.parse(id);
 
-function context(over: Partial<ThreadSupervisorContext>): ThreadSupervisorContext {
+function context(over: Partial<SwitchState>): SwitchState {
   return {
     provider: 'codex',
     providerThreadId: pthr('pthr_codex'),
     reseedNext: false,
     parkedProviderThreads: [],
     nextProviderThreadId: null,
+    threadId: ThreadId.parse('thr_1'),
+    countedRunIds: [],
     ...over,
-  } as ThreadSupervisorContext;
+  };
 }
 
 describe('providerMove', () => {
@@ -21,8 +23,10 @@ describe('providerMove', () => {
     expect(providerMove(context({}), 3)).toEqual({
       providerThreadId: 'pthr_codex',
       handoff: null,
+      transferId: null,
       create: null,
       assign: {},
+      outputs: [],
     });
     const stored = context({ parkedProviderThreads: undefined, nextProviderThreadId: undefined });
     expect(providerMove(stored, 3).providerThreadId).toBe('pthr_codex');

@@ -99,7 +99,8 @@ export class AcpThreadAdapter {
         }
         if (session.normalizer.active)
           throw new BatonError('conflict', 'the ACP agent is still running a prompt on this thread');
-        await applyAcpTurnSettings(agent.name, session.nativeSessionId!, session.settings, turnSettingsOf(p), {
+        const settings = turnSettingsOf(p);
+        await applyAcpTurnSettings(agent.name, session.nativeSessionId!, session.settings, settings, {
           request: (method, params) => session.connection!.agent.request(method, params),
         });
         const ref = {
@@ -107,6 +108,8 @@ export class AcpThreadAdapter {
           attemptId: p.attemptId,
           rootNodeId: p.rootNodeId,
           providerThreadId: p.providerThreadId ?? null,
+          // A plan-mode turn: the agent's ask to leave plan mode is its proposed plan (acp-proposed-plan.ts).
+          planning: settings.interactionMode === 'plan',
         };
         this.forward(session.normalizer.begin(ref));
         this.prompt(session, p.text);

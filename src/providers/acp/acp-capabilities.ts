@@ -66,8 +66,9 @@ export function acpAgentFeatures(response: unknown): AcpAgentFeatures {
 /**
  * Measured, not advertised: codex-acp (0.16.0) offers no reject option that lets the turn go
  * on. Its only one, `abort`, ends the prompt `cancelled` without asking the model again, so a
- * declined command ends its run interrupted; Baton cannot offer "decline and carry on" there
- * and does not declare command approval (the asks still reach Baton: acp-requests-live).
+ * declined command does not run and its run ends interrupted: command approval is declared
+ * (the asks reach Baton and are answered), a decline that carries on is not
+ * (`declineContinuesTurn`; its scenario is approval_decline_ends_turn).
  */
 const declineEndsTurn = (features: AcpAgentFeatures): boolean => features.agent === 'codex-acp';
 
@@ -96,6 +97,15 @@ const forksAcrossThreads = (features: AcpAgentFeatures): boolean =>
  */
 const runsMcpTools = (features: AcpAgentFeatures): boolean =>
   features.agent === '@zed-industries/claude-agent-acp' || features.agent === 'codex-acp';
+
+/**
+ * Measured, not advertised (plan mode is a session mode, offered after `initialize`): in a
+ * plan-mode thread, claude-agent-acp asks to leave plan mode with a `switch_mode` tool call
+ * carrying the plan, which Baton records as the proposed plan and answers "keep planning"
+ * (acp-proposed-plan.ts): proposed_plan passes on it live and replayed. codex-acp offers no
+ * plan mode (acp-turn-settings.ts); other agents' plan modes are unmeasured.
+ */
+const proposesPlans = (features: AcpAgentFeatures): boolean => features.agent === '@zed-industries/claude-agent-acp';
 
 /** Baton's declaration for threads on this agent (see the header). */
 export function acpCapabilities(features: AcpAgentFeatures): ProviderCapabilities {
@@ -149,19 +159,21 @@ export function acpCapabilities(features: AcpAgentFeatures): ProviderCapabilitie
     },
     // session/request_permission, whatever the tool: the request's kind follows the tool call's kind.
     approvals: {
-      supportsCommandApproval: !declineEndsTurn(features),
+      supportsCommandApproval: true,
       supportsFileReadApproval: false,
       supportsFileChangeApproval: true,
       supportsApplyPatchApproval: false,
       approvalsHaveNativeRequestIds: false,
       approvalCallbacksAreLiveOnly: true,
       approvalsCanOriginateFromSubagents: false,
+      declineContinuesTurn: !declineEndsTurn(features),
     },
     planning: {
       // The agent's `plan` updates are the todo list.
       emitsPlanUpdated: true,
       emitsTodoList: true,
-      emitsProposedPlan: false,
+      emitsProposedPlan: proposesPlans(features),
+      // Neither built-in agent can ask over ACP (docs/acp.md, "Measured on this machine").
       supportsStructuredQuestions: false,
       planDeltasHaveItemIds: false,
     },

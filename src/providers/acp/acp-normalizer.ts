@@ -14,6 +14,8 @@ import { AcpModes, type AcpMode } from './acp-modes.js';
  * or at the end), thought chunks stream into a reasoning node, `tool_call` /
  * `tool_call_update` are tool nodes with their status, content and locations (an MCP call's
  * also with its server, tool, arguments and result: acp-mcp.ts), `plan` is the todo list.
+ * In a plan-mode turn a `switch_mode` tool call is no tool node: its ask is the proposed plan
+ * (acp-proposed-plan.ts, `planProposed`), as Claude's ExitPlanMode is on the Claude provider.
  * An update with no turn running (a `session/load` replaying history) is no event, except
  * the session's mode (`current_mode_update`, a `mode` config option: acp-modes.ts), which is
  * the session's and not a turn's: `mode.updated` whenever it changes.
@@ -25,6 +27,8 @@ export interface AcpTurnRef {
   attemptId: RunAttemptId;
   rootNodeId: NodeId;
   providerThreadId: ProviderThreadId | null;
+  /** The thread's interactionMode is `plan` for this turn. */
+  planning?: boolean;
 }
 
 const Text = z.looseObject({ type: z.literal('text'), text: z.string() });
@@ -81,6 +85,8 @@ export class AcpNormalizer implements ProviderNormalizer {
   /** The tool calls of the active prompt; `mcp`: its first frame named an MCP server's tool. */
   private readonly tools = new Map<string, { nodeId: NodeId; done: boolean; mcp: boolean }>();
   private plan: PlanArtifactId | null = null;
+  /** A plan-mode turn's `switch_mode` tool calls: the plan's proposal, not tool nodes. */
+  private readonly planExits = new Set<string>();
   private readonly modes = new AcpModes();
 
   constructor(private readonly scope: NormalizerScope) {}
@@ -172,8 +178,18 @@ export class AcpNormalizer implements ProviderNormalizer {
         return events;
       }
       case 'tool_call':
-      case 'tool_call_update':
-        return [...this.closeMessage(ref), ...this.closeThought(ref, 'completed'), ...this.tool(u, ref)];
+      case 'tool_call_update': {
+        const closed = [...this.closeMessage(ref), ...this.closeThought(ref, 'completed')];
+        if (
+          ref.planning &&
+          (u.kind === 'switch_mode' || this.planExits.has(u.toolCallId)) &&
+          !this.tools.has(u.toolCallId)
+        ) {
+          this.planExits.add(u.toolCallId);
+          return closed;
+        }
+        return [...closed, ...this.tool(u, ref)];
+      }
       case 'plan':
         this.plan ??= this.scope.ids.next('plan');
         return [
@@ -188,6 +204,26 @@ export class AcpNormalizer implements ProviderNormalizer {
           },
         ];
     }
+  }
+
+  /** The agent proposed its plan (acp-proposed-plan.ts): a final proposed plan of the active turn. */
+  planProposed(text: string): ProviderEvent[] {
+    const ref = this.active;
+    if (!ref) return [];
+    return [
+      ...this.closeMessage(ref),
+      ...this.closeThought(ref, 'completed'),
+      {
+        type: 'plan.updated',
+        ...this.on(ref),
+        nodeId: ref.rootNodeId,
+        planId: this.scope.ids.next('plan'),
+        kind: 'proposed_plan',
+        text,
+        steps: [],
+        final: true,
+      },
+    ];
   }
 
   /** A tool call or its update: the node (started on first sight), what it says, and its end. */
@@ -250,6 +286,7 @@ export class AcpNormalizer implements ProviderNormalizer {
     for (const tool of this.tools.values())
       if (!tool.done) events.push({ type: 'node.completed', ...this.on(ref), nodeId: tool.nodeId, status: nodeEnd });
     this.tools.clear();
+    this.planExits.clear();
     this.plan = null;
     this.active = null;
     this.interruptRequested = false;

@@ -5,6 +5,7 @@ import type { ProviderSessionId, RuntimeRequestId, ThreadId } from '../../domain
 import type { ProviderEvent } from '../../domain/provider-events.js';
 import type { ApprovalDecision, RuntimeRequestKind } from '../../domain/statuses.js';
 import type { AcpNormalizer } from './acp-normalizer.js';
+import { proposedPlanOf } from './acp-proposed-plan.js';
 
 /** The session an ask comes from, as the permissions see it. */
 export interface PermissionSession {
@@ -64,7 +65,8 @@ export interface AcpPermissionsOptions {
  * `session/request_permission` -> an approval request on the tool call's node, waiting for
  * the user's answer (`respond`, from `provider.runtime-request.respond`). An interrupt, a
  * stop or the agent's end answers every pending one `cancelled` (`cancelAll`), as ACP asks
- * of a client that cancels a prompt.
+ * of a client that cancels a prompt. In a plan-mode turn, the agent's ask to leave plan mode
+ * is its proposed plan, answered by Baton at once (acp-proposed-plan.ts).
  */
 export class AcpPermissions {
   private readonly asks = new Map<RuntimeRequestId, PendingAsk>();
@@ -78,6 +80,11 @@ export class AcpPermissions {
   ask(session: PermissionSession, params: acp.RequestPermissionRequest): Promise<acp.RequestPermissionResponse> {
     const ref = session.normalizer.active;
     if (!ref) return Promise.resolve(CANCELLED);
+    const proposal = proposedPlanOf(params, ref.planning === true);
+    if (proposal) {
+      this.options.forward(session.normalizer.planProposed(proposal.text));
+      return Promise.resolve(proposal.answer);
+    }
     const { host, threadId } = this.options;
     const requestId = host.ids.next('request');
     const nodeId = host.ids.next('node');

@@ -72,7 +72,7 @@ export class AcpProvider {
    * The declaration for threads on `agent`: computed from its last `initialize` answer, in
    * this Baton or an earlier one on the same data dir (acp-negotiations.ts). Before any
    * process of it ever answered, it is the base declaration (agent `any`): nothing the agent must advertise (no session resume, load or fork; text-only
-   * prompts), and command approval as most agents do it (codex-acp's own withdraws it). The
+   * prompts), and declines that carry the turn on, as most agents do (codex-acp's own does not). The
    * dispatch flags (steering, interrupt, rollback) do not depend on `initialize`, so what a
    * thread's supervisor took at creation holds either way (test/actors/agent-capabilities.test.ts).
    */

@@ -69,6 +69,8 @@ export const claudeCapabilities: ProviderCapabilities = ProviderCapabilities.par
     approvalCallbacksAreLiveOnly: true,
     // A subagent's asks reach `canUseTool` (with its agent id): requests under its tool's node (claude-subagents.ts).
     approvalsCanOriginateFromSubagents: true,
+    // A declined tool use is a tool result the model reads and answers (approval_decline).
+    declineContinuesTurn: true,
   },
   planning: {
     emitsPlanUpdated: true,

@@ -239,6 +239,9 @@ export class CodexThreadAdapter {
       this.options.host.nativeTurnRef(attemptId) ??
       (await normalizer.whenTurnBound(attemptId, this.interruptTimeoutMs));
     if (!turnId) return this.escalate(session, unanswered);
+    // Codex leaves its subagents running when their root turn is interrupted (measured): they are stopped too.
+    for (const child of normalizer.subagents.runningTurns())
+      session.turnInterrupt(child.threadId, child.turnId, this.interruptTimeoutMs).catch(() => undefined);
     try {
       await session.turnInterrupt(this.nativeThreadId!, turnId, this.interruptTimeoutMs, () => {
         if (runId) this.forward([{ type: 'interrupt.acknowledged', threadId: this.threadId, runId }]);
@@ -396,7 +399,7 @@ export class CodexThreadAdapter {
         },
       ]),
     );
-    this.watchExit(session, sessionId);
+    this.watchExit(session, sessionId, normalizer);
     this.session = session;
     await host.emit({
       type: 'session.status',
@@ -467,8 +470,10 @@ export class CodexThreadAdapter {
   }
 
   /** The process going away is the runtime lost: the active run ends by policy, callbacks die. */
-  private watchExit(session: CodexSession, sessionId: ProviderSessionId): void {
+  private watchExit(session: CodexSession, sessionId: ProviderSessionId, normalizer: CodexNormalizer): void {
     session.rpc.onClose((reason) => {
+      // Its subagents die with it: no end of theirs will come.
+      this.forward(normalizer.subagents.closeAll());
       if (this.session !== session) {
         // Released on purpose (see stop) or already replaced: its end concerns no turn of now.
         this.forward([

@@ -4,8 +4,9 @@ import { ProviderCapabilities } from '../../domain/capabilities.js';
  * What Baton's Codex adapter carries out, versioned by the protocol it was verified
  * against (DESIGN.md section 5); each true flag is backed by a test
  * (test/providers/codex-capabilities.test.ts names them). What the adapter does not do
- * is false even where Codex itself could (subagents and dynamic tool callbacks are not
- * mapped yet). It is re-declared when Codex's protocol version changes.
+ * is false even where Codex itself could (dynamic tool callbacks are not answered; Baton
+ * neither waits on, closes nor forks a subagent itself). It is re-declared when Codex's
+ * protocol version changes.
  */
 export const codexCapabilities: ProviderCapabilities = ProviderCapabilities.parse({
   version: 'codex-app-server/0.169.0',
@@ -59,7 +60,10 @@ export const codexCapabilities: ProviderCapabilities = ProviderCapabilities.pars
     supportsApplyPatchApproval: true,
     approvalsHaveNativeRequestIds: true,
     approvalCallbacksAreLiveOnly: true,
-    approvalsCanOriginateFromSubagents: false,
+    // A subagent's approvals come on the same connection, on its own thread: requests on its nodes.
+    approvalsCanOriginateFromSubagents: true,
+    // A declined command is reported to the model, which answers on (approval_decline).
+    declineContinuesTurn: true,
   },
   planning: {
     emitsPlanUpdated: true,
@@ -68,10 +72,11 @@ export const codexCapabilities: ProviderCapabilities = ProviderCapabilities.pars
     supportsStructuredQuestions: true,
     planDeltasHaveItemIds: true,
   },
+  // Multi-agent subagents are subagent nodes, each bound to its native child thread (codex-subagents.ts).
   subagents: {
-    supportsSubagents: false,
-    exposesSubagentThreadIds: false,
-    emitsSubagentLifecycle: false,
+    supportsSubagents: true,
+    exposesSubagentThreadIds: true,
+    emitsSubagentLifecycle: true,
     canWaitForSubagents: false,
     canCloseSubagents: false,
     canForkSubagentThread: false,

@@ -57,7 +57,13 @@ const onItem = { ...onTurn, itemId: z.string() };
 
 const TurnNote = z.looseObject({
   threadId: z.string(),
-  turn: z.looseObject({ id: z.string(), status: z.string(), error: nullable(z.looseObject({ message: z.string() })) }),
+  turn: z.looseObject({
+    id: z.string(),
+    status: z.string(),
+    error: nullable(z.looseObject({ message: z.string() })),
+    /** The first turn of the chain of work: a subagent's turn names its root thread's turn. */
+    rootTurnId: nullable(z.string()),
+  }),
 });
 const ItemNote = z.looseObject({ ...onTurn, item: z.looseObject({ type: z.string(), id: z.string() }) });
 const ItemDelta = z.looseObject({ ...onItem, delta: z.string() });
@@ -140,6 +146,24 @@ export const itemFrames = tiedTo<Items>()({
     durationMs: nullable(z.number()),
   }),
   webSearch: z.looseObject({ query: z.string(), action: z.unknown(), results: z.unknown() }),
+  /** A multi-agent tool call (v1's spawn_agent, and every wait / close / send of v1 and v2). */
+  collabAgentToolCall: z.looseObject({
+    tool: z.string(),
+    status: z.string(),
+    receiverThreadIds: z.array(z.string()),
+    prompt: nullable(z.string()),
+    model: nullable(z.string()),
+    reasoningEffort: nullable(z.string()),
+    agentsStates: z.record(z.string(), z.looseObject({ status: z.string(), message: nullable(z.string()) }).optional()),
+  }),
+  /** A subagent's lifecycle as its parent's thread tells it (v2's spawn_agent is its `started`). */
+  subAgentActivity: z.looseObject({
+    kind: z.string(),
+    agentThreadId: z.string(),
+    agentPath: z.string(),
+    model: nullable(z.string()),
+    reasoningEffort: nullable(z.string()),
+  }),
 });
 
 const ThreadResult = z.looseObject({ thread: z.looseObject({ id: z.string() }) });

@@ -33,7 +33,14 @@ function modelCatalog(model: string): string {
   });
 }
 
-/** Baton's config.toml: one Responses-API endpoint, no retries, update checks, analytics or plugins. */
+/**
+ * Baton's config.toml: one Responses-API endpoint, no retries, update checks, analytics or
+ * plugins; Codex's multi-agent runtime v2 (`multi_agent_v2`, the one its newest bundled
+ * models declare): the `collaboration` tools are offered up front, a subagent goes by the
+ * task name its spawn gives it and `wait_agent` waits on any of them, so a spawn and its wait
+ * fit in one model response (v1, Codex's default otherwise, defers its tools behind
+ * tool_search and waits by the child's thread id). Both are mapped (docs/codex.md).
+ */
 export function codexConfigToml(catalogPath: string, endpoint: CodexModelEndpoint): string {
   return [
     `model = ${toml(endpoint.model)}`,
@@ -59,6 +66,7 @@ export function codexConfigToml(catalogPath: string, endpoint: CodexModelEndpoin
     'remote_plugin = false',
     'apps = false',
     'unbounded_connection_retries = false',
+    'multi_agent_v2 = true',
     '',
     '[tools.update_plan]',
     'enabled = true',

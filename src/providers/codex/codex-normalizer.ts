@@ -8,6 +8,7 @@ import type { NormalizerScope, ProviderNormalizer } from '../provider.js';
 import type { RpcId } from '../transport/json-rpc.js';
 import { inboundFrame, notificationFrames, requestFrames, type RequestMethod } from './codex-frames.js';
 import { CodexItems, summarySeparator, type TurnRef } from './codex-items.js';
+import { CodexSubagents } from './codex-subagents.js';
 import { serverNotificationMethods } from './protocol-methods.js';
 
 /**
@@ -45,6 +46,8 @@ export class CodexNormalizer implements ProviderNormalizer {
   private readonly sessionId: ProviderSessionId;
   private readonly ids: IdSource;
   private readonly items: CodexItems;
+  /** The subagents Codex runs for our turns, each a child thread on this connection. */
+  readonly subagents: CodexSubagents;
   private readonly plans = new Map<string, PlanArtifactId>();
   readonly requests = new Map<string, PendingRequest>();
   /** Frames that were valid JSON-RPC but not understood. */
@@ -56,6 +59,12 @@ export class CodexNormalizer implements ProviderNormalizer {
     this.sessionId = scope.sessionId;
     this.ids = scope.ids;
     this.items = new CodexItems(scope.threadId, scope.ids);
+    this.subagents = new CodexSubagents(scope.threadId, scope.ids, this);
+  }
+
+  /** The attempt of a native turn of our thread, if it is bound (a subagent's turns name their root turn). */
+  turnOf(nativeTurnId: string): TurnRef | undefined {
+    return this.turns.get(nativeTurnId);
   }
 
   /**
@@ -122,6 +131,9 @@ export class CodexNormalizer implements ProviderNormalizer {
 
   notification(method: string, params: unknown): ProviderEvent[] {
     const t = this.threadId;
+    // A child thread's frames are its subagent node's, never our turn's.
+    const child = this.subagents.notification(method, params);
+    if (child) return child;
     switch (method) {
       case 'turn/started': {
         const p = notificationFrames[method].safeParse(params);
@@ -164,7 +176,9 @@ export class CodexNormalizer implements ProviderNormalizer {
       case 'item/started':
       case 'item/completed':
         return this.onTurn(notificationFrames[method], params, (p, ref) =>
-          this.items.item(method === 'item/started', p.item, ref),
+          CodexSubagents.isCollab(p.item)
+            ? this.subagents.item(method === 'item/started', p.item, ref)
+            : this.items.item(method === 'item/started', p.item, ref),
         );
       case 'item/agentMessage/delta':
         return this.onTurn(notificationFrames[method], params, (p, ref) =>
@@ -309,15 +323,18 @@ export class CodexNormalizer implements ProviderNormalizer {
     rpcId: RpcId,
     method: RequestMethod,
     kind: RuntimeRequestKind,
-    details: { turnId: string; itemId: string } & Record<string, unknown>,
+    details: { threadId: string; turnId: string; itemId: string } & Record<string, unknown>,
     prompt: string,
     questions?: unknown[],
   ): ProviderEvent[] {
-    const ref = this.turn(details.turnId);
+    // A subagent's ask is on its node (or its item's); ours on the item's node, else the turn's.
+    const child = this.subagents.requestAt(details.threadId, details.turnId, details.itemId);
+    const ours = this.nativeThreadId === null || details.threadId === this.nativeThreadId;
+    const ref = child?.ref ?? (ours ? this.turn(details.turnId) : null);
     if (!ref) return [];
     const requestId = this.ids.next('request');
     this.requests.set(requestId, { requestId, rpcId, method });
-    const parentNodeId = this.items.nodeOf(details.itemId) ?? ref.rootNodeId;
+    const parentNodeId = child?.parentNodeId ?? this.items.nodeOf(details.itemId) ?? ref.rootNodeId;
     const nodeId = this.ids.next('node');
     const on = { threadId: this.threadId, runId: ref.runId };
     const opened: ProviderEvent = {

@@ -30,8 +30,9 @@ describe('the scenario kit', () => {
     const turnInterrupt = named('turn_interrupt')[0]!;
     expect(missingCapabilities(turnInterrupt, cannotInterruptOrSteer)).toEqual(['turns.supportsInterrupt']);
     const left = providerScenarios.filter((s) => !applicableScenarios(limited).includes(s)).map((s) => s.name);
-    // The `limited` declaration is Codex's with interrupts and native steering off; Codex does not declare subagents.
-    expect(left).toEqual(['turn_interrupt', 'message_steering', 'subagent', 'subagent_checkpoint']);
+    // The `limited` declaration is Codex's with interrupts and native steering off; its declines carry on
+    // (the fallback where a decline ends the turn is not its own).
+    expect(left).toEqual(['turn_interrupt', 'message_steering', 'approval_decline_ends_turn']);
   });
 });
 

@@ -11,6 +11,8 @@ export interface ProviderScenario {
   name: string;
   /** The capability flags the scenario exercises: a provider declaring any of them false does not run it. */
   needs: readonly CapabilityFlag[];
+  /** A fallback's scenario: a provider declaring any of these true takes the native path instead, not this one. */
+  unless?: readonly CapabilityFlag[];
   /** The scripted model's behaviour, one step per model request. */
   model: readonly ModelStep[];
   /** MCP servers configured for the agent (stdio commands, by name). */
@@ -58,6 +60,14 @@ export function missingCapabilities(
   capabilities: ProviderCapabilities,
 ): CapabilityFlag[] {
   return scenario.needs.filter((flag) => !declares(capabilities, flag));
+}
+
+/** The flags of a fallback's scenario that a provider declares true (it takes the native path): empty when it applies. */
+export function nativeInstead(
+  scenario: Pick<ProviderScenario, 'unless'>,
+  capabilities: ProviderCapabilities,
+): CapabilityFlag[] {
+  return (scenario.unless ?? []).filter((flag) => declares(capabilities, flag));
 }
 
 /** A scenario's check: fails the scenario with a message saying what did not hold. */

@@ -1,5 +1,5 @@
 import type { ScenarioProvider } from './channels.js';
-import { missingCapabilities, type ProviderScenario } from './scenario.js';
+import { missingCapabilities, nativeInstead, type ProviderScenario } from './scenario.js';
 import { forkScenarios } from './scenarios/forks.js';
 import { itemScenarios } from './scenarios/items.js';
 import { requestScenarios } from './scenarios/requests.js';
@@ -25,4 +25,9 @@ export const providerScenarios: readonly ProviderScenario[] = [
 export const applicableScenarios = (
   provider: ScenarioProvider,
   scenarios: readonly ProviderScenario[] = providerScenarios,
-): ProviderScenario[] => scenarios.filter((s) => missingCapabilities(s, provider.capabilities).length === 0);
+): ProviderScenario[] =>
+  scenarios.filter(
+    (s) =>
+      missingCapabilities(s, provider.capabilities).length === 0 &&
+      nativeInstead(s, provider.capabilities).length === 0,
+  );

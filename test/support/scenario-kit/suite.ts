@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { TempFolders } from '../temp.js';
 import type { ScenarioChannel, ScenarioProvider } from './channels.js';
 import { runScenario, type ScenarioOutcome } from './runner.js';
-import { declares, missingCapabilities, type ProviderScenario } from './scenario.js';
+import { declares, missingCapabilities, nativeInstead, type ProviderScenario } from './scenario.js';
 import { providerScenarios } from './scenarios.js';
 
 /**
@@ -26,9 +26,15 @@ export function describeScenarios(
   describe(title, () => {
     for (const scenario of options.scenarios ?? providerScenarios) {
       const missing = missingCapabilities(scenario, provider.capabilities);
-      if (missing.length > 0) {
-        it(`${scenario.name}: not applicable because ${missing.map((f) => `capability ${f} is false`).join(', ')}`, () => {
+      const native = nativeInstead(scenario, provider.capabilities);
+      if (missing.length > 0 || native.length > 0) {
+        const why = [
+          ...missing.map((f) => `capability ${f} is false`),
+          ...native.map((f) => `capability ${f} is true (the native path runs instead)`),
+        ];
+        it(`${scenario.name}: not applicable because ${why.join(', ')}`, () => {
           expect(missing.map((f) => declares(provider.capabilities, f))).toEqual(missing.map(() => false));
+          expect(native.map((f) => declares(provider.capabilities, f))).toEqual(native.map(() => true));
         });
         continue;
       }

@@ -46,7 +46,7 @@ export const requestScenarios: ProviderScenario[] = [
   },
   {
     name: 'approval_decline',
-    needs: ['approvals.supportsCommandApproval'],
+    needs: ['approvals.supportsCommandApproval', 'approvals.declineContinuesTurn'],
     model: [
       { kind: 'command', command: 'echo nope > declined.txt', needsApproval: true, callId: 'call_decline' },
       { kind: 'text', text: 'Understood.' },
@@ -62,6 +62,32 @@ export const requestScenarios: ProviderScenario[] = [
       );
       await h.until(() => status(h, runId) === 'completed');
       check(!existsSync(join(cwd, 'declined.txt')), 'the declined command did not run');
+    },
+  },
+  {
+    // The fallback where a decline ends the agent's turn (codex-acp): the command does not run, the run ends interrupted, the thread goes on.
+    name: 'approval_decline_ends_turn',
+    needs: ['approvals.supportsCommandApproval'],
+    unless: ['approvals.declineContinuesTurn'],
+    model: [
+      { kind: 'command', command: 'echo nope > declined.txt', needsApproval: true, callId: 'call_decline_end' },
+      { kind: 'text', text: 'Next turn.' },
+    ],
+    async drive({ h, cwd }) {
+      const threadId = await h.thread({ threadId: 'thr_decline_end', cwd });
+      const runId = await send(h, threadId, 'try it');
+      await h.until(() => h.store.projections.list('requests', threadId).some((r) => r.status === 'pending'));
+      const request = h.store.projections.list('requests', threadId)[0]!;
+      check(
+        (await h.command({ type: 'runtime-request.respond', requestId: request.id, decision: 'decline' })).ok,
+        'declined',
+      );
+      await h.until(() => status(h, runId) === 'interrupted');
+      check(!existsSync(join(cwd, 'declined.txt')), 'the declined command did not run');
+      check(h.store.projections.get('requests', request.id)!.status === 'resolved', 'the request resolved');
+      const next = await send(h, threadId, 'carry on');
+      await h.until(() => status(h, next) === 'completed');
+      check(assistantTexts(h, threadId).at(-1) === 'Next turn.', 'the thread answers the next message');
     },
   },
   {

@@ -1,0 +1,249 @@
+import { pino } from 'pino';
+import { Runtime } from '../actors/runtime.js';
+import { Store } from '../persistence/store.js';
+import { TRANSPORT_MAX_BYTES } from '../server/limits.js';
+import { MCP_PATH } from './http-endpoint.js';
+import { orchestratorTools } from './orchestrator.js';
+
+// The "Orchestrator MCP server" section of docs/protocol.md (scripts/write-protocol-doc.ts):
+// each tool's description and inputs from its zod schema (as tools/list gives them), and an
+// example call, parsed by that schema, with the result it gets.
+
+const ws = '/home/me/project';
+const thread = {
+  threadId: 'thr_01',
+  title: 'Parser',
+  status: 'active',
+  provider: 'codex',
+  model: null,
+  acpAgent: null,
+  runtimeMode: 'workspace_write',
+  interactionMode: 'default',
+  cwd: ws,
+  parentThreadId: null,
+  relationshipToParent: null,
+  runCount: 1,
+  activeRunId: null,
+  activeRunStatus: null,
+  queuedRunCount: 0,
+  queueHeld: false,
+  pendingRequestCount: 0,
+  updatedAt: 1767225600000,
+};
+const run = {
+  runId: 'run_01',
+  ordinal: 1,
+  status: 'completed',
+  provider: 'codex',
+  model: null,
+  queuePosition: null,
+  error: null,
+};
+
+const examples = (
+  tools: string[],
+): Record<string, { input: Record<string, unknown>; result: Record<string, unknown> }> => ({
+  orchestrator_capabilities: {
+    input: {},
+    result: {
+      providers: [
+        {
+          id: 'codex',
+          capabilities: {
+            threads: ['canCreateEmptyThread', 'canReadThreadSnapshot', 'canRollbackThread', 'canForkThread', '…'],
+            identity: ['nativeThreadIds=strong', 'nativeTurnIds=strong', '…'],
+            '…': [],
+          },
+          agents: [],
+        },
+        { id: 'claude', capabilities: { '…': [] }, agents: [] },
+        {
+          id: 'acp',
+          capabilities: { '…': [] },
+          agents: [
+            { name: 'claude-agent-acp', capabilities: { '…': [] } },
+            { name: 'codex-acp', capabilities: { '…': [] } },
+          ],
+        },
+      ],
+      runtimeModes: ['read_only', 'workspace_write', 'full_access'],
+      interactionModes: ['default', 'plan'],
+      dispatchModes: ['start_immediately', 'steer_active', 'restart_active', 'queue_after_active', 'auto'],
+      tools,
+    },
+  },
+  create_threads: {
+    input: {
+      threads: [
+        { cwd: ws, title: 'Parser' },
+        { cwd: ws, title: 'Docs', provider: 'claude', runtimeMode: 'read_only' },
+      ],
+      clientRequestId: 'plan-7-threads',
+    },
+    result: {
+      threads: [
+        { ok: true, threadId: 'thr_01' },
+        { ok: true, threadId: 'thr_02' },
+      ],
+    },
+  },
+  thread_start: {
+    input: {
+      cwd: ws,
+      title: 'Parser',
+      provider: 'codex',
+      text: 'Make the tests pass',
+      clientRequestId: 'plan-7-start',
+    },
+    result: { threadId: 'thr_01', runId: 'run_01', messageId: 'msg_01', dispatched: 'started' },
+  },
+  thread_list: {
+    input: { limit: 10 },
+    result: { threads: [thread], total: 1 },
+  },
+  thread_read: {
+    input: { threadId: 'thr_01', items: 2 },
+    result: {
+      thread,
+      runs: [run],
+      items: [
+        { itemId: 'msg_01', runId: 'run_01', kind: 'user_message', status: 'completed', text: 'Make the tests pass' },
+        { itemId: 'msg_02', runId: 'run_01', kind: 'assistant_message', status: 'completed', text: 'All tests pass.' },
+      ],
+      totalItems: 6,
+      pendingRequests: [],
+    },
+  },
+  thread_send: {
+    input: { threadId: 'thr_01', text: 'Also update the docs', mode: 'queue', clientRequestId: 'plan-7-docs' },
+    result: { runId: 'run_02', messageId: 'msg_03', dispatched: 'queued' },
+  },
+  thread_wait: {
+    input: { threadId: 'thr_01', runId: 'run_01', timeoutMs: 30000 },
+    result: {
+      threadId: 'thr_01',
+      done: true,
+      timedOut: false,
+      run,
+      lastAssistantMessage: 'All tests pass.',
+      pendingRequests: [],
+    },
+  },
+  thread_interrupt: {
+    input: { threadId: 'thr_01', holdQueue: true, clientRequestId: 'plan-7-stop' },
+    result: { runId: 'run_02', holdQueue: true },
+  },
+  thread_fork: {
+    input: { threadId: 'thr_01', title: 'Try another fix', clientRequestId: 'plan-7-fork' },
+    result: {
+      threadId: 'thr_03',
+      provider: 'codex',
+      cwd: '/home/me/.baton/workspaces/thr_03',
+      transferId: 'xfer_01',
+      forkedFrom: { threadId: 'thr_01', runId: 'run_01', runOrdinal: 1 },
+    },
+  },
+});
+
+const json = (v: unknown) => '```json\n' + JSON.stringify(v, null, 2) + '\n```';
+
+interface JsonProperty {
+  type?: string;
+  enum?: unknown[];
+  description?: string;
+  minimum?: number;
+  maximum?: number;
+  maxLength?: number;
+  pattern?: string;
+  items?: unknown;
+}
+
+/** One input's type as the table shows it: its enum, else its JSON type with its bounds. */
+function typeOf(p: JsonProperty): string {
+  if (p.enum) return p.enum.map((v) => `\`${String(v)}\``).join(' / ');
+  const bounds = [
+    p.minimum !== undefined && p.maximum !== undefined ? `${p.minimum}..${p.maximum}` : null,
+    p.maxLength !== undefined ? `≤ ${p.maxLength} chars` : null,
+    p.pattern ? `\`${p.pattern}\`` : null,
+  ].filter(Boolean);
+  const type = p.type === 'array' ? 'array of objects (below)' : (p.type ?? 'any');
+  return bounds.length ? `${type}, ${bounds.join(', ')}` : type;
+}
+
+function inputTable(schema: { properties?: Record<string, JsonProperty>; required?: string[] }): string[] {
+  const props = Object.entries(schema.properties ?? {});
+  if (props.length === 0) return ['No input.', ''];
+  const rows = props.map(
+    ([name, p]) =>
+      `| \`${name}\` | ${typeOf(p)} | ${schema.required?.includes(name) ? 'yes' : ''} | ${(p.description ?? '').replace(/\|/g, '\\|')} |`,
+  );
+  return ['| input | type | required | |', '|---|---|---|---|', ...rows, ''];
+}
+
+/** The section's lines; throws when a tool has no example or an example fails the tool's schema. */
+export function mcpProtocolSection(): string[] {
+  const store = Store.open(':memory:');
+  try {
+    const logger = pino({ level: 'silent' });
+    const registry = orchestratorTools(new Runtime({ store, logger }), logger);
+    const lines = [
+      '## Orchestrator MCP server',
+      '',
+      `An MCP server (Streamable HTTP, [\`@modelcontextprotocol/sdk\`](https://github.com/modelcontextprotocol/typescript-sdk)) at \`${MCP_PATH}\` on Baton's own port, for agents and MCP hosts to drive Baton with. Every request carries \`Authorization: Bearer <token>\`; Baton's own token (\`BATON_TOKEN\`, the one the Socket.IO handshake takes) has full scope. A missing or wrong token is refused before any MCP processing with \`401\`, \`WWW-Authenticate: Bearer\` and \`{ ok: false, error: { code: "unauthorized", message } }\`; a browser origin that is not allowed gets \`403\`, as at the Socket.IO handshake. The transport is stateless: each POST is authenticated and served on its own (no \`Mcp-Session-Id\`), \`GET\` and \`DELETE\` answer \`405\`. Request bodies up to ${TRANSPORT_MAX_BYTES / (1024 * 1024)} MiB (else \`413\`).`,
+      '',
+      '```ts',
+      "const client = new Client({ name: 'my-host', version: '1.0.0' });",
+      `await client.connect(new StreamableHTTPClientTransport(new URL('http://127.0.0.1:7420${MCP_PATH}'), {`,
+      '  requestInit: { headers: { Authorization: `Bearer ${token}` } },',
+      '}));',
+      "const { structuredContent } = await client.callTool({ name: 'thread_start', arguments: { cwd, text } });",
+      '```',
+      '',
+      "A tool's result is its value as `structuredContent` (and as JSON text in `content`). Every refusal is a tool result with `isError: true` whose `structuredContent` is Baton's typed error `{ code, message, details? }` (the codes of [Commands](#commands)): an input that fails the tool's schema is `invalid_payload` with `details.issues` and changes nothing, an unknown tool is `not_found`, a command Baton refuses carries the command's own error.",
+      '',
+      "**Retries.** Every mutating tool takes an optional `clientRequestId` (letters, digits, `_ . -`, up to 100). Each command the call sends gets a command id derived from it (`mcp:<caller>:<tool>:<clientRequestId>:<part>`), so a retried call sends the same commands and Baton answers each from its receipt: the first call's result, nothing created or started again. Without one, every call is new.",
+      '',
+      '```json',
+      JSON.stringify(
+        {
+          isError: true,
+          content: [{ type: 'text', text: 'not_found: no thread thr_nope' }],
+          structuredContent: { code: 'not_found', message: 'no thread thr_nope' },
+        },
+        null,
+        2,
+      ),
+      '```',
+      '',
+      'Not built yet (issue 16): `delegate_task`, `task_status`, `task_cancel`, credentials scoped to one provider session, and the stop cascade over delegated threads.',
+      '',
+    ];
+    for (const name of registry.names()) {
+      const { tool, listed } = registry.get(name)!;
+      const example = examples(registry.names())[name];
+      if (!example) throw new Error(`the MCP tool ${name} has no example in src/mcp/protocol-section.ts`);
+      tool.input.parse(example.input);
+      const schema = listed.inputSchema as Parameters<typeof inputTable>[0];
+      const nested = Object.values(schema.properties ?? {}).find((p) => p.type === 'array')?.items;
+      lines.push(
+        `### \`${name}\``,
+        '',
+        tool.description,
+        '',
+        ...inputTable(schema),
+        ...(nested ? ['Each item:', '', ...inputTable(nested as Parameters<typeof inputTable>[0])] : []),
+        'Call (`arguments`):',
+        '',
+        json(example.input),
+        '',
+        'Result (`structuredContent`):',
+        '',
+        json(example.result),
+        '',
+      );
+    }
+    return lines;
+  } finally {
+    store.close();
+  }
+}
