@@ -11,6 +11,19 @@ import type { MachineOutput } from './outputs.js';
  * taken up again and told only the runs it has not seen, else a new one is told them all.
  */
 
+/** A new provider thread of the app thread (a switch's target, a replacement, the first one). */
+export function spawnProviderThread(
+  threadId: ThreadId,
+  id: ProviderThreadId,
+  provider: ProviderKind,
+  forkedFrom: ProviderThreadId | null = null,
+): MachineOutput {
+  return {
+    type: 'spawn',
+    entity: { kind: 'provider_thread', id, input: { providerThreadId: id, threadId, provider, forkedFrom } },
+  };
+}
+
 /** What the supervisor keeps for switches (optional: a supervisor stored before them has none). */
 export interface SwitchState {
   threadId: ThreadId;
@@ -64,15 +77,7 @@ export function providerMove(c: SwitchState, ordinal: number): ProviderMove {
       to: { kind: 'context_transfer', id: pending },
       event: { type: 'SUPERSEDE', reason: 'the provider thread the run went to holds every earlier run' },
     });
-  if (move.create)
-    outputs.push({
-      type: 'spawn',
-      entity: {
-        kind: 'provider_thread',
-        id: move.create,
-        input: { providerThreadId: move.create, threadId: c.threadId, provider: c.provider, forkedFrom: null },
-      },
-    });
+  if (move.create) outputs.push(spawnProviderThread(c.threadId, move.create, c.provider));
   return {
     ...move,
     transferId: move.handoff ? pending : null,

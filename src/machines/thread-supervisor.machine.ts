@@ -11,13 +11,14 @@ import type {
 } from './entity-messages.js';
 import type { ForkOrigin } from '../domain/entities.js';
 import {
-  afterNativeRollback,
   parkedAfterRollback,
   providerMove,
   recordSwitch,
+  spawnProviderThread,
   withSeededRun,
   type SwitchState,
 } from './provider-switching.js';
+import { replaceFailedProviderThread, rollbackProviderThread } from './provider-thread-recovery.js';
 import type { RunId } from '../domain/ids.js';
 
 /**
@@ -291,58 +292,9 @@ export const threadSupervisorMachine = setup({
       if (context.pendingMergeBacks?.length) enqueue.assign({ pendingMergeBacks: [] });
       if (later.length === 0) return;
       enqueue.assign(parkedAfterRollback(context, event.runOrdinal));
-      // The provider thread rolled back is the current one, whatever provider a waiting switch names.
-      const threadProvider = context.providerThreadProvider ?? context.provider;
-      const threadCapabilities = context.providerThreadCapabilities ?? context.capabilities;
-      if (threadCapabilities.canRollbackThread) {
-        enqueue.assign(afterNativeRollback(context, event.runOrdinal));
-        enqueue.emit({
-          type: 'effect',
-          effect: {
-            kind: 'provider.thread.rollback',
-            provider: threadProvider,
-            runId: null,
-            nodeId: null,
-            payload: {
-              providerThreadId: context.providerThreadId,
-              runOrdinal: event.runOrdinal,
-            },
-          },
-        });
-      } else {
-        // No provider rollback: its conversation has diverged from the files; the next run reseeds a replacement.
-        enqueue.assign({ reseedNext: true });
-        const replacement = event.replacementProviderThreadId;
-        if (replacement) {
-          enqueue.emit({
-            type: 'send',
-            to: { kind: 'provider_thread', id: context.providerThreadId },
-            event: { type: 'FAILED', reason: 'diverged: the provider cannot roll back its conversation' },
-          });
-          enqueue.emit({
-            type: 'spawn',
-            entity: {
-              kind: 'provider_thread',
-              id: replacement,
-              input: {
-                providerThreadId: replacement,
-                threadId: context.threadId,
-                provider: threadProvider,
-                forkedFrom: null,
-              },
-            },
-          });
-          enqueue.assign({ providerThreadId: replacement, currentToldThrough: null });
-        }
-        enqueue.emit(
-          domain('runtime.warning', {
-            threadId: context.threadId,
-            runId: null,
-            message:
-              'the provider cannot roll back its conversation: it is marked divergent and the next run reseeds it',
-          }),
-        );
-      }
+      const recovery = rollbackProviderThread(context, event.runOrdinal, event.replacementProviderThreadId);
+      enqueue.assign(recovery.assign);
+      for (const o of recovery.outputs) enqueue.emit(o);
     }),
     markActiveRunEnding: assign({ activeRunEnding: true }),
     reorderQueue: enqueueActions(({ event, enqueue, context }) => {
@@ -353,53 +305,9 @@ export const threadSupervisorMachine = setup({
     /** The failed provider thread is replaced; the active run goes on in the replacement, or the next run reseeds it. */
     replaceProviderThread: enqueueActions(({ context, event, enqueue }) => {
       if (event.type !== 'PROVIDER_THREAD_FAILED') return;
-      enqueue.emit({
-        type: 'send',
-        to: { kind: 'provider_thread', id: context.providerThreadId },
-        event: { type: 'FAILED', reason: event.reason },
-      });
-      enqueue.emit({
-        type: 'spawn',
-        entity: {
-          kind: 'provider_thread',
-          id: event.replacementProviderThreadId,
-          input: {
-            providerThreadId: event.replacementProviderThreadId,
-            threadId: context.threadId,
-            provider: context.provider,
-            forkedFrom: null,
-          },
-        },
-      });
-      // The active run goes on in the replacement (reseeded there); with none, the next run reseeds it.
-      const recovering = context.activeRunEnding ? null : context.activeRunId;
-      enqueue.assign({
-        providerThreadId: event.replacementProviderThreadId,
-        reseedNext: recovering === null,
-        currentToldThrough: null,
-      });
-      if (recovering === null)
-        enqueue.emit(
-          domain('runtime.warning', {
-            threadId: context.threadId,
-            runId: null,
-            message: `the provider thread failed (${event.reason}); the next run goes to a replacement seeded from Baton's record`,
-          }),
-        );
-      else {
-        enqueue.emit({
-          type: 'send',
-          to: { kind: 'run', id: recovering },
-          event: {
-            type: 'PROVIDER_RECOVERY',
-            failedProviderThreadId: event.failedProviderThreadId,
-            providerThreadId: event.replacementProviderThreadId,
-            attemptId: event.recoveryAttemptId,
-            rootNodeId: event.recoveryRootNodeId,
-            reason: event.reason,
-          },
-        });
-      }
+      const recovery = replaceFailedProviderThread(context, event);
+      enqueue.assign(recovery.assign);
+      for (const o of recovery.outputs) enqueue.emit(o);
     }),
     /** A fork's work to tell the next run: its transfer is recorded now, pending until that run starts. */
     recordMergeBack: enqueueActions(({ context, event, enqueue }) => {
@@ -452,19 +360,14 @@ export const threadSupervisorMachine = setup({
           },
         }),
       );
-      enqueue.emit({
-        type: 'spawn',
-        entity: {
-          kind: 'provider_thread',
-          id: context.providerThreadId,
-          input: {
-            providerThreadId: context.providerThreadId,
-            threadId: context.threadId,
-            provider: context.provider,
-            forkedFrom: context.pendingFork?.sourceProviderThreadId ?? null,
-          },
-        },
-      });
+      enqueue.emit(
+        spawnProviderThread(
+          context.threadId,
+          context.providerThreadId,
+          context.provider,
+          context.pendingFork?.sourceProviderThreadId ?? null,
+        ),
+      );
     }),
     markArchived: enqueueActions(({ context, enqueue }) => {
       enqueue.assign({ status: 'archived' });

@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { BatonClient, type CommandPayload } from '../../src/client/baton-client.js';
 import { RunId, ThreadId } from '../../src/domain/ids.js';
-import { ScriptedMessagesServer } from '../../src/providers/model/scripted-messages-server.js';
-import { ScriptedModelServer, type RecordedRequest } from '../../src/providers/model/scripted-model-server.js';
+import { responsesUserTexts, startScriptedModels, type ScriptedModels } from '../support/scripted-models.js';
 import { userTexts } from '../support/messages-request.js';
 import { useApiBatons } from '../support/api-batons.js';
 import { assistantTexts, ok, type ThreadClient } from '../support/thread-client.js';
@@ -17,19 +16,8 @@ const token = 'fork-api-test-token-0123456789';
 const api = useApiBatons({ token, prefix: 'baton-fork-api', agentComms: ['node', 'claude', 'codex', 'codex-acp'] });
 const { workspace, onCleanup } = api;
 
-/** Every text of a Responses-API request's input (Codex and codex-acp). */
-const inputTexts = (request: RecordedRequest): string[] =>
-  (Array.isArray(request.body.input) ? (request.body.input as Record<string, unknown>[]) : [])
-    .filter((i) => i.role === 'user')
-    .flatMap((i) => (Array.isArray(i.content) ? (i.content as { text?: string }[]) : []).map((c) => c.text ?? ''));
-
-async function models(): Promise<{ messages: ScriptedMessagesServer; responses: ScriptedModelServer }> {
-  const messages = await new ScriptedMessagesServer(undefined, {
-    isSideRequest: (r) => r.body.max_tokens === 1,
-  }).start();
-  const responses = await new ScriptedModelServer().start();
-  onCleanup(() => Promise.all([messages.stop(), responses.stop()]).then(() => undefined));
-  return { messages, responses };
+async function models(): Promise<ScriptedModels> {
+  return startScriptedModels(onCleanup);
 }
 
 /** Two runs on the source: the fork is taken after the first. */
@@ -108,7 +96,7 @@ describe('portable forks across providers, through the Socket.IO API', () => {
     responses.enqueue({ kind: 'text', text: 'The number was 42.' });
     const forkRun = await forked.send('what was the number?');
     expect(await forked.ended(forkRun)).toBe('completed');
-    expectToldUpToTheForkPoint(inputTexts(responses.requests.at(-1)!).join('\n'));
+    expectToldUpToTheForkPoint(responsesUserTexts(responses.requests.at(-1)!).join('\n'));
     expect(assistantTexts(await forked.snapshot())).toEqual(['The number was 42.']);
   }, 120_000);
 

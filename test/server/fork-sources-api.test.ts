@@ -3,8 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BatonClient } from '../../src/client/baton-client.js';
 import { CheckpointId } from '../../src/domain/ids.js';
-import { ScriptedMessagesServer } from '../../src/providers/model/scripted-messages-server.js';
-import { ScriptedModelServer } from '../../src/providers/model/scripted-model-server.js';
+import { startScriptedModels } from '../support/scripted-models.js';
 import { userTexts } from '../support/messages-request.js';
 import { useApiBatons } from '../support/api-batons.js';
 import { ok } from '../support/thread-client.js';
@@ -36,12 +35,8 @@ interface ThreadSnapshot {
 
 describe('forks from a checkpoint, through the Socket.IO API', () => {
   it("a Codex run's checkpoint forked onto Claude: Claude is told run 1 and not run 2; the snapshot starts with run 1, inherited", async () => {
-    const messages = await new ScriptedMessagesServer(undefined, {
-      isSideRequest: (r) => r.body.max_tokens === 1,
-    }).start();
-    const responses = await new ScriptedModelServer().start();
-    onCleanup(() => Promise.all([messages.stop(), responses.stop()]).then(() => undefined));
-    const app = await api.baton({ claudeBaseUrl: messages.baseUrl, codexBaseUrl: responses.baseUrl });
+    const { messages, responses, config } = await startScriptedModels(onCleanup);
+    const app = await api.baton(config);
     const ws = workspace();
     writeFileSync(join(ws, 'a.txt'), 'before\n');
     const source = await api.create(app.url, { cwd: ws, provider: 'codex' });

@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { BatonClient } from '../../src/client/baton-client.js';
 import { RunId, ThreadId } from '../../src/domain/ids.js';
-import { ScriptedMessagesServer } from '../../src/providers/model/scripted-messages-server.js';
-import { ScriptedModelServer, type RecordedRequest } from '../../src/providers/model/scripted-model-server.js';
+import { responsesUserTexts, startScriptedModels } from '../support/scripted-models.js';
 import { useApiBatons } from '../support/api-batons.js';
 import { ok, type ThreadClient } from '../support/thread-client.js';
 
@@ -16,22 +15,12 @@ const token = 'merge-api-test-token-0123456789';
 const api = useApiBatons({ token, prefix: 'baton-merge-api', agentComms: ['node', 'claude', 'codex'] });
 const { workspace, onCleanup } = api;
 
-/** The user texts of a Responses-API request (Codex), each item's texts joined. */
-const inputTexts = (request: RecordedRequest): string[] =>
-  (Array.isArray(request.body.input) ? (request.body.input as Record<string, unknown>[]) : [])
-    .filter((i) => i.role === 'user')
-    .map((i) => (Array.isArray(i.content) ? (i.content as { text?: string }[]) : []).map((c) => c.text ?? '').join(''));
-
 async function setup() {
-  const messages = await new ScriptedMessagesServer(undefined, {
-    isSideRequest: (r) => r.body.max_tokens === 1,
-  }).start();
-  const responses = await new ScriptedModelServer().start();
-  onCleanup(() => Promise.all([messages.stop(), responses.stop()]).then(() => undefined));
-  const app = await api.baton({ claudeBaseUrl: messages.baseUrl, codexBaseUrl: responses.baseUrl });
+  const models = await startScriptedModels(onCleanup);
+  const app = await api.baton(models.config);
   const client = await BatonClient.connect(app.url, token);
   onCleanup(() => client.close());
-  return { url: app.url, messages, responses, client };
+  return { ...models, url: app.url, client };
 }
 
 async function completes(t: ThreadClient, text: string, fields: Record<string, unknown> = {}): Promise<RunId> {
@@ -74,7 +63,7 @@ describe('merge-back through the Socket.IO API', () => {
     expect(merged.throughRunOrdinal).toBe(1);
     s.responses.enqueue({ kind: 'text', text: 'Blue it is.' });
     const next = await completes(source, 'what did the fork decide?');
-    const last = inputTexts(s.responses.requests.at(-1)!).at(-1)!;
+    const last = responsesUserTexts(s.responses.requests.at(-1)!).at(-1)!;
     expect(last).toContain('try blue in the fork');
     expect(last).toContain('Fork decided: blue.');
     expect(last).toContain('what did the fork decide?');
@@ -94,7 +83,7 @@ describe('merge-back through the Socket.IO API', () => {
     const { source, fork } = await sourceAndFork(s, 'claude');
     s.responses.enqueue({ kind: 'text', text: 'Blue it is.' });
     await completes(source, 'what did the fork decide?', { mergeBackFromThreadId: fork.threadId });
-    const last = inputTexts(s.responses.requests.at(-1)!).at(-1)!;
+    const last = responsesUserTexts(s.responses.requests.at(-1)!).at(-1)!;
     expect(last).toContain('Fork decided: blue.');
     expect(last).toContain('merged back into this thread');
   }, 180_000);
@@ -116,7 +105,7 @@ describe('merge-back through the Socket.IO API', () => {
     expect(superseded).toMatchObject({ to: 'superseded', reason: 'rolled back to run 1' });
     s.responses.enqueue({ kind: 'text', text: 'No fork news.' });
     await completes(source, 'anything new?');
-    expect(inputTexts(s.responses.requests.at(-1)!).join('\n')).not.toContain('Fork decided: blue.');
+    expect(responsesUserTexts(s.responses.requests.at(-1)!).join('\n')).not.toContain('Fork decided: blue.');
   }, 180_000);
 
   it('refusals: a thread that is not a fork, a fork with a run going; nothing changes', async () => {

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ScriptedMessagesServer } from '../../src/providers/model/scripted-messages-server.js';
-import { ScriptedModelServer, type RecordedRequest } from '../../src/providers/model/scripted-model-server.js';
+import { responsesUserTexts, startScriptedModels, type ScriptedModels } from '../support/scripted-models.js';
 import { RunId } from '../../src/domain/ids.js';
 import { userTexts } from '../support/messages-request.js';
 import { useApiBatons } from '../support/api-batons.js';
@@ -17,24 +16,10 @@ const token = 'switch-api-test-token-0123456789';
 const api = useApiBatons({ token, prefix: 'baton-switch-api', agentComms: ['node', 'claude', 'codex', 'codex-acp'] });
 const { workspace, onCleanup } = api;
 
-/** The user texts of a Responses-API request (Codex, codex-acp), each item's texts joined. */
-const inputTexts = (request: RecordedRequest): string[] =>
-  (Array.isArray(request.body.input) ? (request.body.input as Record<string, unknown>[]) : [])
-    .filter((i) => i.role === 'user')
-    .map((i) => (Array.isArray(i.content) ? (i.content as { text?: string }[]) : []).map((c) => c.text ?? '').join(''));
-
-async function setup(): Promise<{
-  url: string;
-  messages: ScriptedMessagesServer;
-  responses: ScriptedModelServer;
-}> {
-  const messages = await new ScriptedMessagesServer(undefined, {
-    isSideRequest: (r) => r.body.max_tokens === 1,
-  }).start();
-  const responses = await new ScriptedModelServer().start();
-  onCleanup(() => Promise.all([messages.stop(), responses.stop()]).then(() => undefined));
-  const app = await api.baton({ claudeBaseUrl: messages.baseUrl, codexBaseUrl: responses.baseUrl });
-  return { url: app.url, messages, responses };
+async function setup(): Promise<ScriptedModels & { url: string }> {
+  const models = await startScriptedModels(onCleanup);
+  const app = await api.baton(models.config);
+  return { ...models, url: app.url };
 }
 
 async function sendOn(t: ThreadClient, text: string, fields: Record<string, unknown> = {}): Promise<RunId> {
@@ -66,7 +51,7 @@ describe('provider switches through the Socket.IO API', () => {
     responses.enqueue({ kind: 'text', text: 'Codex four.' });
     await completes(t, await sendOn(t, 'fourth, back on codex', { provider: 'codex' }));
     const request = responses.requests.at(-1)!;
-    const items = inputTexts(request);
+    const items = responsesUserTexts(request);
     const last = items.at(-1)!;
     // The delta: Claude's run only, then the message.
     expect(last).toContain('Claude three.');
@@ -105,7 +90,7 @@ describe('provider switches through the Socket.IO API', () => {
 
     responses.enqueue({ kind: 'text', text: 'ACP two.' });
     await completes(t, await sendOn(t, 'second, on codex-acp', { provider: 'acp', acpAgent: 'codex-acp' }));
-    const toAcp = inputTexts(responses.requests.at(-1)!).join('\n');
+    const toAcp = responsesUserTexts(responses.requests.at(-1)!).join('\n');
     expect(toAcp).toContain('first on claude');
     expect(toAcp).toContain('Claude one.');
 
