@@ -14,6 +14,8 @@ import {
   type Handler,
   type HandlerEnv,
 } from './command-checks.js';
+import { queueDelegatedStop } from './delegated-tasks-stop.js';
+import { delegatedLineage, delegatingParent, recordSubagentSpawn } from './delegated-threads.js';
 import { forkThread } from './fork-command.js';
 import { providerSwitch } from './provider-switch.js';
 import { recordMergeBack } from './merge-back-command.js';
@@ -32,23 +34,24 @@ export const commandHandlers: { [K in CommandType]: Handler<K> } = {
     requireAvailable(provider, env);
     requireAcpAgent(provider, c.acpAgent, 'create', env);
     requireApplied(provider, c, env);
+    // A delegated thread: never broader than its parent (see delegated-threads.ts).
+    const parent = c.parentThreadId ? delegatingParent(c.parentThreadId, c, env.store) : null;
     claimNewThreadId(thread, env.store);
     thread.spawn('thread_supervisor', thread.threadId, {
       threadId: thread.threadId,
       title: c.title ?? 'New thread',
       provider,
       model: c.model ?? null,
-      runtimeMode: c.runtimeMode ?? 'workspace_write',
-      interactionMode: c.interactionMode ?? 'default',
+      runtimeMode: c.runtimeMode ?? parent?.runtimeMode ?? 'workspace_write',
+      interactionMode: c.interactionMode ?? parent?.interactionMode ?? 'default',
       acpAgent: c.acpAgent ?? null,
       cwd: c.cwd,
-      parentThreadId: null,
-      relationshipToParent: null,
-      rootThreadId: thread.threadId,
+      ...delegatedLineage(thread.threadId, parent),
       providerThreadId: thread.current.newId('providerThread'),
       capabilities: dispatchCapabilities(env.capabilities(provider, c.acpAgent)),
       createdAt: thread.current.at,
     });
+    if (parent) recordSubagentSpawn(thread, parent, provider, env.store);
     return { threadId: thread.threadId };
   },
 
@@ -122,7 +125,7 @@ export const commandHandlers: { [K in CommandType]: Handler<K> } = {
       : { runId: sup.activeRunId, messageId, dispatched: 'steered', ...mergeBack };
   },
 
-  'run.interrupt': (thread, c) => {
+  'run.interrupt': (thread, c, env) => {
     const run = thread.require({ kind: 'run', id: c.runId });
     const ctx = run.context;
     if (isSettled(run)) return { runId: c.runId, status: ctx.status, alreadyTerminal: true };
@@ -131,12 +134,15 @@ export const commandHandlers: { [K in CommandType]: Handler<K> } = {
       { type: 'INTERRUPT', runId: c.runId, holdQueue: c.holdQueue ?? false },
       { mustAccept: true },
     );
+    // The Stop button: the threads it delegated stop too, after commit (delegated-tasks-stop.ts).
+    if (c.holdQueue) queueDelegatedStop(thread, env.store, 'interrupt');
     return { runId: c.runId, holdQueue: c.holdQueue ?? false };
   },
 
-  'thread.stop': (thread) => {
+  'thread.stop': (thread, _c, env) => {
     supervisorContext(thread);
     thread.deliver(supervisorOf(thread), { type: 'STOP' }, { mustAccept: true });
+    queueDelegatedStop(thread, env.store, 'stop');
     return { threadId: thread.threadId, queueHeld: true };
   },
 

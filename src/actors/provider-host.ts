@@ -29,6 +29,26 @@ export interface ProviderHost {
   threadCwd(threadId: string): string;
   /** The thread's active run, if any. */
   activeRunId(threadId: string): string | null;
+  /**
+   * A credential of its own for a provider session of the thread, on Baton's orchestrator MCP
+   * server (null: this Baton serves none). Revoke it when that session stops.
+   */
+  orchestratorMcp?(threadId: string): OrchestratorMcpSession | null;
+}
+
+/** Baton's orchestrator MCP server as one provider session reaches it (DESIGN.md section 8). */
+export interface OrchestratorMcpSession {
+  /** Where it is: `http://127.0.0.1:<port>/mcp` (Streamable HTTP). */
+  url: string;
+  /** The session's own bearer credential. */
+  token: string;
+  /** Ends the credential (idempotent): the session has stopped. */
+  revoke(): void;
+}
+
+/** Mints those credentials (the MCP server's side of the port). */
+export interface OrchestratorMcpAccess {
+  open(threadId: string): OrchestratorMcpSession | null;
 }
 
 /** What a provider is built on: the runtime, seen only as the source of its host port. */

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { IdSource } from '../domain/sources.js';
 import type { ProviderKind } from '../domain/statuses.js';
 import type { Store } from '../persistence/store.js';
-import type { ProviderHost } from './provider-host.js';
+import type { OrchestratorMcpAccess, ProviderHost } from './provider-host.js';
 import type { StepOutcome } from './step-outcome.js';
 
 /** What the host port is made of: the runtime's store, ids, log and provider-event entry. */
@@ -12,6 +12,8 @@ export interface ProviderHostSource {
   readonly ids: IdSource;
   readonly logger: Logger;
   ingest(raw: unknown): Promise<StepOutcome<Record<string, unknown>>>;
+  /** Baton's orchestrator MCP server, once it serves one. */
+  readonly orchestratorMcp?: OrchestratorMcpAccess | null;
 }
 
 /** The host port over a runtime, for one provider's adapters (`provider` names it in the log). */
@@ -31,6 +33,7 @@ export function providerHostOf(runtime: ProviderHostSource, provider: ProviderKi
     runs: (threadId) => store.projections.list('runs', threadId),
     threadCwd: (threadId) => store.projections.get('threads', threadId)?.workspace.cwd ?? process.cwd(),
     activeRunId: (threadId) => store.projections.get('threads', threadId)?.activeRunId ?? null,
+    orchestratorMcp: (threadId) => runtime.orchestratorMcp?.open(threadId) ?? null,
   };
 }
 

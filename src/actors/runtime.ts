@@ -18,7 +18,7 @@ import { handleCommand } from './command-handlers.js';
 import { commitRollbackNode, commitRollbackToRun, prepareRollbackNode, prepareRollbackToRun } from './rollback.js';
 import type { CheckpointStore } from '../checkpoints/checkpoint-store.js';
 import type { CapabilitySource } from './policy.js';
-import type { ProviderHost, ProviderRuntime } from './provider-host.js';
+import type { OrchestratorMcpAccess, ProviderHost, ProviderRuntime } from './provider-host.js';
 import { routeProviderEvent } from './provider-routing.js';
 import { providerHostOf } from './runtime-provider-host.js';
 import { replayReceipt } from './receipt-replay.js';
@@ -78,6 +78,8 @@ export class Runtime implements ProviderRuntime {
   private readonly protectedDirs: string[];
   /** Where forks' own workspaces are made (`<dataDir>/workspaces`): inside the data dir, and workspaces all the same. */
   readonly forkWorkspaces: string | null;
+  /** Baton's orchestrator MCP server, set once it listens: each provider session gets a credential of its own there. */
+  orchestratorMcp: OrchestratorMcpAccess | null = null;
   private readonly threads = new Map<string, ThreadActor>();
   private readonly listeners = new Set<(events: DomainEvent[]) => void>();
   private readonly effectListeners = new Set<() => void>();

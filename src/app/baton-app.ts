@@ -7,14 +7,16 @@ import { CheckpointStore } from '../checkpoints/checkpoint-store.js';
 import { databasePath, type Config } from '../config.js';
 import { Store } from '../persistence/store.js';
 import type { CodexProvider } from '../providers/codex/codex-provider.js';
+import type { MessagesResponder } from '../providers/model/scripted-messages-server.js';
 import type { Responder } from '../providers/model/scripted-model-server.js';
 import { ProviderRegistry } from '../providers/registry.js';
 import { lockDataDir, type DataDirLock } from '../server/data-dir-lock.js';
 import { preparePrivateDataDir } from '../server/data-dir.js';
 import { BatonServer } from '../server/server.js';
-import { ownerCredentials } from '../mcp/credentials.js';
+import { delegatedTasksStopHandler } from '../actors/delegated-tasks-stop.js';
+import { watchDelegatedTasks } from '../actors/delegated-tasks.js';
 import { MCP_PATH } from '../mcp/http-endpoint.js';
-import { orchestratorMcp } from '../mcp/orchestrator.js';
+import { batonMcp } from '../mcp/orchestrator.js';
 import { resolveToken } from './access-token.js';
 import { openClaudeEndpoint, openModelEndpoint, type ModelEndpoint } from './model-endpoint.js';
 import { registerProviders } from './providers.js';
@@ -36,6 +38,8 @@ export interface BatonApp {
 export interface StartOptions {
   /** What the offline scripted model answers (when no model endpoint is configured). */
   responder?: Responder;
+  /** What the offline scripted Messages-API model (Claude's, and claude-agent-acp's) answers. */
+  claudeResponder?: MessagesResponder;
 }
 
 /**
@@ -70,9 +74,13 @@ async function assemble(config: Config, logger: Logger, options: StartOptions, l
     checkpoints: new CheckpointStore({ root: join(config.dataDir, 'checkpoints'), gitTimeoutMs: config.gitTimeoutMs }),
   });
   const endpoint = await openModelEndpoint(config, options.responder);
-  const claudeEndpoint = await openClaudeEndpoint(config);
+  const claudeEndpoint = await openClaudeEndpoint(config, options.claudeResponder);
   const providers = registerProviders(registry, runtime, config, endpoint.model, claudeEndpoint);
-  const worker = new EffectWorker(runtime, checkpointHandlers(runtime.checkpoints), `baton-${process.pid}`);
+  const worker = new EffectWorker(
+    runtime,
+    { ...checkpointHandlers(runtime.checkpoints), 'delegated-tasks.stop': delegatedTasksStopHandler(runtime) },
+    `baton-${process.pid}`,
+  );
   const timers = startTimerPump(runtime, logger);
 
   // Recovery ends what the last Baton left running, and cancels those runs' effects, before
@@ -85,14 +93,11 @@ async function assemble(config: Config, logger: Logger, options: StartOptions, l
     );
   const released = store.outbox.releaseLeases(runtime.clock.nowMs());
   if (released) logger.info({ effects: released }, 'effects leased by the last run of Baton are claimable again');
-  // The worker claims by itself (after each commit, when a thread's lane frees, on a beat) and
-  // never waits for one thread's effects before another's. Timers fire after commits and on
-  // the same slow beat.
-  const stopWorker = worker.start();
-  timers.pump();
+  // Delegated tasks' ends are recorded on their parents as they commit (and those missed while stopped, now).
+  const stopWatchingTasks = watchDelegatedTasks(runtime);
 
-  // Baton's own token opens the orchestrator MCP server with full scope.
-  const mcp = orchestratorMcp(runtime, ownerCredentials(token), logger);
+  // Baton's own token opens the orchestrator MCP server with full scope; each provider session gets a credential of its own.
+  const { endpoint: mcp, listening } = batonMcp(runtime, token, logger);
   const server = new BatonServer({
     runtime,
     host: config.host,
@@ -103,6 +108,13 @@ async function assemble(config: Config, logger: Logger, options: StartOptions, l
     routes: { [MCP_PATH]: mcp.route },
   });
   const address = await server.listen();
+  listening(address.host, address.port);
+  // Only now may sessions start (the worker starts them): each is told where Baton's MCP server is.
+  // The worker claims by itself (after each commit, when a thread's lane frees, on a beat) and
+  // never waits for one thread's effects before another's. Timers fire after commits and on
+  // the same slow beat.
+  const stopWorker = worker.start();
+  timers.pump();
 
   return {
     url: `http://${address.host}:${address.port}`,
@@ -118,6 +130,7 @@ async function assemble(config: Config, logger: Logger, options: StartOptions, l
       await server.close();
       const timersStopped = timers.stop();
       stopWorker();
+      stopWatchingTasks();
       await timersStopped;
       // Provider processes go first (nothing more is reported), then the steps already in
       // the mailboxes finish and commit, then the database closes.

@@ -48,6 +48,11 @@ export const commandSchemas = {
     runtimeMode: RuntimeMode.optional(),
     interactionMode: InteractionMode.optional(),
     acpAgent: AcpAgentName.optional(),
+    /**
+     * Delegation: the new thread is a subagent of this thread (lineage `subagent`, in its
+     * tree). Its modes default to the parent's, and a broader one is refused.
+     */
+    parentThreadId: ThreadId.optional(),
   }),
   'thread.message.send': command('thread.message.send', {
     threadId: ThreadId,

@@ -14,6 +14,7 @@ export const MCP_PATH = '/mcp';
 const INSTRUCTIONS =
   'Baton runs coding agents (Codex, Claude, ACP agents) in durable threads. Start a thread with thread_start, ' +
   'wait for its answer with thread_wait, read it with thread_read; thread_send, thread_interrupt and thread_fork act on it. ' +
+  'Hand a task to another agent with delegate_task, follow it with task_status or thread_wait, stop it with task_cancel. ' +
   'Pass a clientRequestId to every mutating tool so a retry changes nothing.';
 
 export interface McpEndpointOptions {

@@ -2,6 +2,8 @@ import { pino } from 'pino';
 import { Runtime } from '../actors/runtime.js';
 import { Store } from '../persistence/store.js';
 import { TRANSPORT_MAX_BYTES } from '../server/limits.js';
+import { ThreadId } from '../domain/ids.js';
+import type { McpScope } from './credentials.js';
 import { MCP_PATH } from './http-endpoint.js';
 import { orchestratorTools } from './orchestrator.js';
 
@@ -10,6 +12,13 @@ import { orchestratorTools } from './orchestrator.js';
 // example call, parsed by that schema, with the result it gets.
 
 const ws = '/home/me/project';
+const agentScope: McpScope = {
+  kind: 'session',
+  principal: 'thr_01',
+  threadId: ThreadId.parse('thr_01'),
+  runtimeMode: 'workspace_write',
+  interactionMode: 'default',
+};
 const thread = {
   threadId: 'thr_01',
   title: 'Parser',
@@ -145,6 +154,46 @@ const examples = (
   },
 });
 
+const task = {
+  taskId: 'thr_04',
+  threadId: 'thr_04',
+  parentThreadId: 'thr_01',
+  provider: 'claude',
+};
+
+/** The delegation tools' examples: a task handed to Claude, its status once done, a cancel of a finished one. */
+const delegationExamples = {
+  delegate_task: {
+    input: { task: 'Write the README section on the parser', provider: 'claude', clientRequestId: 'readme-1' },
+    result: { ...task, runId: 'run_04' },
+  },
+  task_status: {
+    input: { taskId: 'thr_04' },
+    result: {
+      ...task,
+      status: 'completed',
+      done: true,
+      run: { ...run, runId: 'run_04', provider: 'claude' },
+      result: 'The README now has a Parser section.',
+      pendingRequests: [],
+      stopped: false,
+    },
+  },
+  task_cancel: {
+    input: { taskId: 'thr_04', clientRequestId: 'readme-1-cancel' },
+    result: {
+      ...task,
+      status: 'completed',
+      done: true,
+      run: { ...run, runId: 'run_04', provider: 'claude' },
+      result: 'The README now has a Parser section.',
+      pendingRequests: [],
+      stopped: false,
+      cancelled: false,
+    },
+  },
+};
+
 const json = (v: unknown) => '```json\n' + JSON.stringify(v, null, 2) + '\n```';
 
 interface JsonProperty {
@@ -215,12 +264,16 @@ export function mcpProtocolSection(): string[] {
       ),
       '```',
       '',
-      'Not built yet (issue 16): `delegate_task`, `task_status`, `task_cancel`, credentials scoped to one provider session, and the stop cascade over delegated threads.',
+      "**Agents' credentials.** Every provider session Baton starts (a Codex process, a Claude query, an ACP agent process) gets Baton's MCP server as its `baton` MCP server, with a credential of its own: a random bearer token minted for that session, kept only as a hash in Baton's memory, and revoked when the session stops (the agent process exits, is released or Baton stops), after which it is a `401` like any unknown token. Codex finds it in its home's `[mcp_servers.baton]` (`url`, `bearer_token_env_var = \"BATON_MCP_TOKEN\"`: the token is in that process's environment only), Claude in the SDK's `mcpServers` (`type: \"http\"`, the `Authorization` header, handed over stdin), an ACP agent that advertises http MCP servers in `session/new`'s `mcpServers` (`type: \"http\"`). Such a credential acts for its session's thread: it sees `orchestrator_capabilities`, `delegate_task`, `task_status`, `task_cancel`, and `thread_read` / `thread_wait` on the threads its thread delegated (any other thread is `not_found`); the other tools are Baton's own token's. Its `clientRequestId`s are its thread's, so a retry by a restarted agent of the same thread is still a retry.",
+      '',
+      "**Delegation.** `delegate_task` makes a thread a subagent of the delegating thread (`thread.create { parentThreadId }`: lineage `subagent`, the delegating thread's root), in the delegating thread's workspace (the task works on the same files, and the parent sees its changes), and sends it the task as its first message: that run is the task. A child never gets a broader mode than its parent (`read_only` < `workspace_write` < `full_access`; `plan` < `default`), nor than the session asking (the modes it started with): a broader one is `invalid_command` with `details.escalation`, and nothing is created. Its modes default to the parent's. The child's `subagent_spawn` context transfer (source point: the parent's active run) is recorded with it; when the task's run ends the parent records a `subagent_result` transfer (source point: the task's run). Delegated during a run of the parent, the task is a `subagent` node of that run's graph, under its root turn (detail `{ tool: \"delegate_task\", taskId, runId, provider }`), ending as the task's run ends.",
+      '',
+      '**Stop cascade.** `thread.stop` and `run.interrupt { holdQueue: true }` (the Stop button) on a thread that delegated tasks queue a `delegated-tasks.stop` effect after commit. Its handler sends `thread.stop` to every delegated thread under it that is still working (a run active or queued and its queue not held), children of children first, each with a command id derived from the effect (a retried effect changes nothing). A thread that has finished is left alone. Each stopped child with tasks of its own cascades in turn and finds them stopped already. Baton owes a parent no automatic wake-ups from its tasks (it reads their ends with `task_status` or `thread_wait`), so there are none to drop.',
       '',
     ];
     for (const name of registry.names()) {
       const { tool, listed } = registry.get(name)!;
-      const example = examples(registry.names())[name];
+      const example = { ...examples(registry.names()), ...delegationExamples }[name];
       if (!example) throw new Error(`the MCP tool ${name} has no example in src/mcp/protocol-section.ts`);
       tool.input.parse(example.input);
       const schema = listed.inputSchema as Parameters<typeof inputTable>[0];
@@ -229,6 +282,8 @@ export function mcpProtocolSection(): string[] {
         `### \`${name}\``,
         '',
         tool.description,
+        '',
+        `Who may call it: ${tool.available && !tool.available(agentScope) ? 'Baton’s own token' : 'Baton’s own token, and an agent’s credential'}.`,
         '',
         ...inputTable(schema),
         ...(nested ? ['Each item:', '', ...inputTable(nested as Parameters<typeof inputTable>[0])] : []),

@@ -5,8 +5,16 @@ import { ThreadId } from '../domain/ids.js';
 import type { ProjectionRow } from '../domain/projections.js';
 import { DispatchMode, InteractionMode, RuntimeMode } from '../domain/statuses.js';
 import { streamSnapshot } from '../server/streams.js';
+import type { McpScope } from './credentials.js';
 import { defineTool, type McpTool } from './tool-registry.js';
-import { itemView, pendingRequests, requireThread, runSummary, threadSummary } from './thread-views.js';
+import {
+  itemView,
+  ownerOnly,
+  pendingRequests,
+  requireVisibleThread,
+  runSummary,
+  threadSummary,
+} from './thread-views.js';
 
 /** Per group, the flags that hold and the values that are not flags (`nativeThreadIds=strong`). */
 function summarize(c: ProviderCapabilities): Record<string, string[]> {
@@ -19,7 +27,7 @@ function summarize(c: ProviderCapabilities): Record<string, string[]> {
 }
 
 /** What an agent reads before it orchestrates: the providers, the threads, one thread's state. */
-export function readTools(runtime: Runtime, toolNames: () => string[]): McpTool[] {
+export function readTools(runtime: Runtime, toolNames: (scope: McpScope) => string[]): McpTool[] {
   const store = runtime.store;
   return [
     defineTool({
@@ -29,7 +37,7 @@ export function readTools(runtime: Runtime, toolNames: () => string[]): McpTool[
         'The providers this Baton runs (codex, claude, acp), what each declares it can do (per group, the capability flags that hold; `detail: "full"` for the whole declaration), the ACP agents a thread can name, the modes threads take, and the tools here.',
       readOnly: true,
       input: z.object({ detail: z.enum(['summary', 'full']).optional() }).strict(),
-      async run({ detail }) {
+      async run({ detail }, call) {
         const declared = (c: ProviderCapabilities) => (detail === 'full' ? c : summarize(c));
         const providers = runtime.providers.ids().map((id) => ({
           id,
@@ -43,7 +51,7 @@ export function readTools(runtime: Runtime, toolNames: () => string[]): McpTool[
           runtimeModes: RuntimeMode.options,
           interactionModes: InteractionMode.options,
           dispatchModes: DispatchMode.options,
-          tools: toolNames(),
+          tools: toolNames(call.scope),
         };
       },
     }),
@@ -52,6 +60,7 @@ export function readTools(runtime: Runtime, toolNames: () => string[]): McpTool[
       title: 'List threads',
       description: 'Baton’s threads, the most recently updated first, each with its settings and run state.',
       readOnly: true,
+      available: ownerOnly,
       input: z
         .object({
           status: z.enum(['active', 'archived', 'all']).optional().describe('Default: active'),
@@ -80,8 +89,8 @@ export function readTools(runtime: Runtime, toolNames: () => string[]): McpTool[
           maxTextChars: z.number().int().min(100).max(100_000).optional().describe('Per item (default 4000)'),
         })
         .strict(),
-      async run({ threadId, items = 20, runs = 10, maxTextChars = 4_000 }) {
-        const thread = requireThread(store, threadId);
+      async run({ threadId, items = 20, runs = 10, maxTextChars = 4_000 }, call) {
+        const thread = requireVisibleThread(store, call.scope, threadId);
         // The conversation as it stands: rolled-back runs' items out, a fork's inherited history in.
         const snapshot = streamSnapshot(store, { stream: 'thread', threadId }) as {
           runs: ProjectionRow<'runs'>[];

@@ -4,6 +4,7 @@ import { BatonError, toErrorInfo, type ErrorInfo } from '../domain/errors.js';
 import { InteractionMode, ProviderKind, RuntimeMode } from '../domain/statuses.js';
 import { ClientRequestId, ToolCommands } from './tool-commands.js';
 import { defineTool, type McpTool } from './tool-registry.js';
+import { ownerOnly } from './thread-views.js';
 
 /** A new thread's settings: `thread.create`'s fields. */
 const threadSpec = {
@@ -35,6 +36,7 @@ export function threadCreateTools(runtime: Runtime): McpTool[] {
       description:
         'Creates one or more Baton threads (no run yet). Each thread is created or refused on its own: the result lists, in order, `{ ok: true, threadId }` or `{ ok: false, error }`; the call is an error only when every thread was refused.',
       readOnly: false,
+      available: ownerOnly,
       input: z
         .object({
           threads: z.array(z.object(threadSpec).strict()).min(1).max(20),
@@ -63,6 +65,7 @@ export function threadCreateTools(runtime: Runtime): McpTool[] {
       description:
         'Creates a thread and sends it its first message: `{ threadId, runId, messageId, dispatched }`. Follow with thread_wait for the answer.',
       readOnly: false,
+      available: ownerOnly,
       input: z
         .object({
           ...threadSpec,

@@ -6,7 +6,7 @@ import type { ProjectionRow } from '../domain/projections.js';
 import { ProviderKind, type DispatchMode } from '../domain/statuses.js';
 import { ClientRequestId, ToolCommands } from './tool-commands.js';
 import { defineTool, type McpTool } from './tool-registry.js';
-import { requireRunOf, requireThread } from './thread-views.js';
+import { ownerOnly, requireRunOf, requireThread } from './thread-views.js';
 
 /** thread_send's modes, as Baton's dispatch modes. */
 const dispatchModes = {
@@ -37,6 +37,7 @@ export function threadRunTools(runtime: Runtime): McpTool[] {
       description:
         'Sends a message to a thread: `{ runId, messageId, dispatched }` (`started`, `queued` or `steered`). Optionally moves the thread to another provider or model from this run on.',
       readOnly: false,
+      available: ownerOnly,
       input: z
         .object({
           threadId: ThreadId,
@@ -66,6 +67,7 @@ export function threadRunTools(runtime: Runtime): McpTool[] {
       description:
         'Interrupts a run of a thread (default: its active run, else its latest). `holdQueue` also keeps its queued runs from starting. A run that has ended already answers `alreadyTerminal: true`.',
       readOnly: false,
+      available: ownerOnly,
       input: z
         .object({
           threadId: ThreadId,
@@ -92,6 +94,7 @@ export function threadRunTools(runtime: Runtime): McpTool[] {
       description:
         'Forks a thread at a finished run (default: its latest one) into a new thread with the history up to it and its own workspace written from that run’s checkpoint: `{ threadId }`. Optionally onto another provider or model.',
       readOnly: false,
+      available: ownerOnly,
       input: z
         .object({
           threadId: ThreadId,

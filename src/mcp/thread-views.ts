@@ -2,6 +2,7 @@ import { BatonError } from '../domain/errors.js';
 import type { ProjectionRow } from '../domain/projections.js';
 import { runTerminalStatuses } from '../domain/statuses.js';
 import type { Store } from '../persistence/store.js';
+import type { McpScope } from './credentials.js';
 
 // What the MCP tools show of threads, runs and items: the projections' rows cut down to what
 // an agent acts on, so a tool result stays small enough to read.
@@ -16,6 +17,21 @@ export function requireThread(store: Store, threadId: string): Thread {
   if (!thread || thread.status === 'deleted') throw new BatonError('not_found', `no thread ${threadId}`);
   return thread;
 }
+
+/**
+ * A thread the caller may see: any, with Baton's own token; with a session's credential only
+ * the threads its own thread delegated (its tasks). Any other is `not_found`, as if absent.
+ */
+export function requireVisibleThread(store: Store, scope: McpScope, threadId: string): Thread {
+  const thread = requireThread(store, threadId);
+  if (scope.kind === 'full') return thread;
+  const { parentThreadId, relationshipToParent } = thread.lineage;
+  if (parentThreadId === scope.threadId && relationshipToParent === 'subagent') return thread;
+  throw new BatonError('not_found', `no thread ${threadId} among the tasks of thread ${scope.threadId}`);
+}
+
+/** Only Baton's own token sees the tool (a session's credential sees the delegation tools and its tasks). */
+export const ownerOnly = (scope: McpScope): boolean => scope.kind === 'full';
 
 /** The run, if it is one of this thread's; else a typed `not_found`. */
 export function requireRunOf(store: Store, threadId: string, runId: string): Run {

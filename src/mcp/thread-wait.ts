@@ -9,7 +9,7 @@ import {
   lastAssistantMessage,
   pendingRequests,
   requireRunOf,
-  requireThread,
+  requireVisibleThread,
   runSummary,
 } from './thread-views.js';
 
@@ -82,7 +82,7 @@ export function threadWaitTool(runtime: Runtime): McpTool {
       })
       .strict(),
     async run({ threadId, runId, timeoutMs = DEFAULT_TIMEOUT_MS }, call) {
-      requireThread(store, threadId);
+      requireVisibleThread(store, call.scope, threadId);
       if (runId) requireRunOf(store, threadId, runId);
       // Each status the run goes through is a progress notification (the first says the wait began),
       // which keeps a client that resets its timeout on progress waiting as long as the run goes on.

@@ -72,7 +72,10 @@ describe('the orchestrator MCP server at /mcp', () => {
     expect(tools.map((t) => t.name).sort()).toEqual(
       [
         'create_threads',
+        'delegate_task',
         'orchestrator_capabilities',
+        'task_cancel',
+        'task_status',
         'thread_fork',
         'thread_interrupt',
         'thread_list',

@@ -8,7 +8,7 @@ import type { ForkOrigin } from '../../domain/entities.js';
 import { forkOf, payloadOf, turnSettingsOf } from '../effect-payloads.js';
 import { agentThreadDir, type AcpAgent } from './acp-agents.js';
 import { readTextFile, writeTextFile } from './acp-client-files.js';
-import { acpMcpServers, type AcpMcpServers } from './acp-mcp.js';
+import { acpMcpServers, batonMcpServer, type AcpMcpServers } from './acp-mcp.js';
 import type { LineChannel } from '../transport/line-channel.js';
 import { connectAgent, type AcpAgentConnection, type AcpClientHandlers } from './acp-connection.js';
 import { AcpNormalizer, type AcpFrame } from './acp-normalizer.js';
@@ -204,8 +204,15 @@ export class AcpThreadAdapter {
     }
     this.options.onInitialized?.(agent.name, session.connection.initialize);
     void session.connection.exited.then(() => this.exited(session));
+    // Baton's MCP server, for an agent that takes http servers: a credential of this process's own, revoked as it exits.
+    const http = session.connection.initialize.agentCapabilities?.mcpCapabilities?.http === true;
+    const baton = http ? (host.orchestratorMcp?.(this.threadId) ?? null) : null;
+    if (baton) void session.connection.exited.then(() => baton.revoke());
+    const opening = {
+      ...this.opening,
+      mcpServers: [...this.opening.mcpServers, ...(baton ? [batonMcpServer(baton)] : [])],
+    };
     const known = providerThreadId ? host.nativeThreadRef(providerThreadId) : null;
-    const opening = this.opening;
     if (known) await takeUpSession(opening, session, known);
     else if (fork) await forkSession(opening, session, agent, cwd, fork);
     else await openSession(opening, session, cwd);

@@ -47,7 +47,7 @@ export function prepareFork(
 }
 
 /** The params of `session/fork` for this point, in the fork thread's cwd, with Baton's MCP servers (acp-mcp.ts). */
-export function forkParams(point: AcpForkPoint, cwd: string, mcpServers: acp.McpServerStdio[]) {
+export function forkParams(point: AcpForkPoint, cwd: string, mcpServers: acp.McpServer[]) {
   return {
     sessionId: point.sourceSessionId,
     cwd,

@@ -20,6 +20,20 @@ export function acpMcpServers(servers: AcpMcpServers = {}): acp.McpServerStdio[]
 }
 
 /**
+ * Baton's own orchestrator MCP server as an ACP `http` server named `baton`, with the
+ * session's credential as its bearer token; only for an agent that advertises http MCP
+ * servers (`mcpCapabilities.http`).
+ */
+export function batonMcpServer(baton: { url: string; token: string }): acp.McpServer {
+  return {
+    type: 'http',
+    name: 'baton',
+    url: baton.url,
+    headers: [{ name: 'Authorization', value: `Bearer ${baton.token}` }],
+  };
+}
+
+/**
  * An MCP tool call, as far as an agent's tool-call frames tell it. ACP has no MCP kind of
  * tool call (`kind` is `other` or absent), so each built-in agent's own form is read, as
  * recorded (test/fixtures/transcripts/acp/<agent>/mcp_tool_call.ndjson):

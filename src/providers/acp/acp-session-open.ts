@@ -23,7 +23,7 @@ export interface SessionOpening {
   threadId: ThreadId;
   dataDir: string;
   /** The MCP servers every session is opened with (acp-mcp.ts): new, forked or taken up again. */
-  mcpServers: acp.McpServerStdio[];
+  mcpServers: acp.McpServer[];
   /** A request to the agent; a failure stops the agent and is a typed `provider_error`. */
   request<T>(session: AcpSession, send: () => Promise<T>): Promise<T>;
   /** Reports events and waits until the runtime took them. */

@@ -173,6 +173,8 @@ export class ClaudeThreadAdapter {
       ...(this.options.apiKey ? { apiKey: this.options.apiKey } : {}),
     });
     this.forward([this.status(sessionId, 'starting', null)]);
+    // A credential of the session's own on Baton's MCP server, revoked when its query ends (see pump).
+    const mcp = host.orchestratorMcp?.(this.threadId) ?? null;
     const session = startAgentSession({
       threadId: this.threadId,
       sessionId,
@@ -180,14 +182,19 @@ export class ClaudeThreadAdapter {
       providerThreadId,
       resumed: resume,
       options: {
-        ...claudeOptions({ cwd: host.threadCwd(this.threadId), model: this.options.endpoint.model, env }),
+        ...claudeOptions({
+          cwd: host.threadCwd(this.threadId),
+          model: this.options.endpoint.model,
+          env,
+          ...(mcp ? { batonMcp: mcp } : {}),
+        }),
         ...start,
       },
       canUseTool: (state) => this.permissions.canUseTool(state),
       processFor: this.options.processFor,
     });
     this.session = session;
-    session.pumped = this.pump(session);
+    session.pumped = this.pump(session).finally(() => mcp?.revoke());
     this.forward([this.status(sessionId, 'ready', null)]);
     return session;
   }

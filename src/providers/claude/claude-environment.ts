@@ -134,6 +134,8 @@ export interface ClaudeOptionsInput {
   resume?: string;
   stderr?: (data: string) => void;
   pathToClaudeCodeExecutable?: string;
+  /** Baton's orchestrator MCP server and this session's own credential there: the agent's `baton` MCP server. */
+  batonMcp?: { url: string; token: string };
 }
 
 /**
@@ -161,5 +163,18 @@ export function claudeOptions(input: ClaudeOptionsInput, uid: number | null = pr
     ...(input.abortController ? { abortController: input.abortController } : {}),
     ...(input.resume ? { resume: input.resume } : {}),
     ...(input.stderr ? { stderr: input.stderr } : {}),
+    // Baton runs the Claude Code bundled with the SDK, which takes its MCP servers over stdin: the credential stays off its command line.
+    ...(input.batonMcp
+      ? {
+          mcpServersDelivery: 'initialize' as const,
+          mcpServers: {
+            baton: {
+              type: 'http' as const,
+              url: input.batonMcp.url,
+              headers: { Authorization: `Bearer ${input.batonMcp.token}` },
+            },
+          },
+        }
+      : {}),
   };
 }

@@ -15,7 +15,7 @@ import type { ProviderEvent } from '../../domain/provider-events.js';
 import type { IdSource } from '../../domain/sources.js';
 import { FrameLog } from '../transport/diagnostics.js';
 import type { LineChannel } from '../transport/line-channel.js';
-import { ensureCodexHome, type CodexModelEndpoint } from './codex-home.js';
+import { BATON_MCP_TOKEN_ENV, ensureCodexHome, type CodexModelEndpoint } from './codex-home.js';
 import { createCodexNormalizer, type CodexNormalizer, type TurnRef } from './codex-normalizer.js';
 import { codexReply } from './codex-replies.js';
 import { CodexSession, refusedByCodex, spawnCodex } from './codex-session.js';
@@ -23,6 +23,7 @@ import { Deadline } from '../deadline.js';
 import { codexTurnOverrides } from './codex-turn-settings.js';
 import { turnSettingsOf, type TurnSettings } from '../effect-payloads.js';
 import type { ForkOrigin } from '../../domain/entities.js';
+import type { OrchestratorMcpSession } from '../../actors/provider-host.js';
 
 /** What an adapter needs from the rest of Baton, kept narrow so replays can drive it too. */
 export interface CodexHost {
@@ -38,6 +39,8 @@ export interface CodexHost {
   /** The native turns of the runs up to `runOrdinal` that are kept, on this provider thread (to check a revert). */
   keptTurnRefs(threadId: string, runOrdinal: number, providerThreadId: string): string[];
   threadCwd(threadId: string): string;
+  /** A credential of the session's own on Baton's MCP server (see ProviderHost). */
+  orchestratorMcp?(threadId: string): OrchestratorMcpSession | null;
 }
 
 export interface CodexAdapterOptions {
@@ -366,7 +369,11 @@ export class CodexThreadAdapter {
     this.normalizer = normalizer;
     // One CODEX_HOME for all of Baton's Codex sessions (never the user's ~/.codex): a thread
     // stored by one session can be resumed or forked by another.
-    const home = ensureCodexHome(join(this.options.dataDir, 'codex', 'home'), this.options.endpoint);
+    // Baton's MCP server is in the shared home; this session's own credential goes in its process's env.
+    const mcp = host.orchestratorMcp?.(this.threadId) ?? null;
+    const endpoint = mcp ? { ...this.options.endpoint, batonMcpUrl: mcp.url } : this.options.endpoint;
+    const env: Record<string, string> = mcp ? { [BATON_MCP_TOKEN_ENV]: mcp.token } : {};
+    const home = ensureCodexHome(join(this.options.dataDir, 'codex', 'home'), endpoint);
     const log = new FrameLog({ dir: join(this.options.dataDir, 'codex', this.threadId, 'frames'), name: sessionId });
     await host.emit({
       type: 'session.status',
@@ -377,8 +384,15 @@ export class CodexThreadAdapter {
       reason: null,
     });
     const cwd = host.threadCwd(this.threadId);
-    const channel = this.options.channelFor?.(sessionId, () => spawnCodex(cwd, home));
-    const session = await CodexSession.start({ codexHome: home, cwd, log, ...(channel ? { channel } : {}) });
+    const channel = this.options.channelFor?.(sessionId, () => spawnCodex(cwd, home, env));
+    const session = await CodexSession.start({ codexHome: home, cwd, log, env, ...(channel ? { channel } : {}) }).catch(
+      (error: unknown) => {
+        mcp?.revoke();
+        throw error;
+      },
+    );
+    // The credential lives as long as the process: revoked when it exits, is stopped or is released.
+    if (mcp) session.rpc.onClose(() => mcp.revoke());
     session.rpc.onNotification((method, params) => {
       this.forward(normalizer.notification(method, params));
       this.turnActivity();

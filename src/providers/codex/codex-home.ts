@@ -12,7 +12,12 @@ export interface CodexModelEndpoint {
   streamIdleTimeoutMs?: number;
   /** MCP servers (stdio) Codex may call, by name; none unless asked for. */
   mcpServers?: Record<string, { command: string; args: string[] }>;
+  /** Baton's orchestrator MCP server (Streamable HTTP), as the `baton` MCP server; each session's bearer token is in its environment. */
+  batonMcpUrl?: string;
 }
+
+/** The environment variable each Codex process finds its own credential for Baton's MCP server in. */
+export const BATON_MCP_TOKEN_ENV = 'BATON_MCP_TOKEN';
 
 const toml = (s: string) => JSON.stringify(s);
 
@@ -77,6 +82,17 @@ export function codexConfigToml(catalogPath: string, endpoint: CodexModelEndpoin
       `args = [${server.args.map(toml).join(', ')}]`,
       '',
     ]),
+    // The home is shared by every session, so the credential is not in it: each process reads its own from its env.
+    // A thread_wait may wait up to 10 minutes: the tool timeout (60 s by default) allows it.
+    ...(endpoint.batonMcpUrl
+      ? [
+          '[mcp_servers.baton]',
+          `url = ${toml(endpoint.batonMcpUrl)}`,
+          `bearer_token_env_var = ${toml(BATON_MCP_TOKEN_ENV)}`,
+          'tool_timeout_sec = 660',
+          '',
+        ]
+      : []),
   ].join('\n');
 }
 

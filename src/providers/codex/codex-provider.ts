@@ -66,6 +66,7 @@ export class CodexProvider {
           .flatMap((r) => r.attempts.filter((a) => a.providerThreadId === providerThreadId))
           .flatMap((a) => port.nativeTurnRef(a.id) ?? []),
       threadCwd: (threadId) => port.threadCwd(threadId),
+      orchestratorMcp: (threadId) => port.orchestratorMcp?.(threadId) ?? null,
     };
     const channelFor = options.channelFor;
     this.adapters = new ThreadAdapters({

@@ -33,15 +33,17 @@ export interface CodexSessionOptions {
   /** A channel to use instead of spawning the binary (replay tests). */
   channel?: LineChannel;
   requestTimeoutMs?: number;
+  /** More environment for the spawned binary (its credential for Baton's MCP server). */
+  env?: Record<string, string>;
 }
 
 const text = (t: string): UserInput[] => [{ type: 'text', text: t, text_elements: [] }];
 
 /** Spawns the native binary, never the JS shim: signals must reach the real process. */
-export function spawnCodex(cwd: string, codexHome: string): ChildProcessChannel {
+export function spawnCodex(cwd: string, codexHome: string, env: Record<string, string> = {}): ChildProcessChannel {
   const child = spawn(codexBinaryPath(), ['app-server'], {
     cwd,
-    env: { ...process.env, CODEX_HOME: codexHome, RUST_LOG: process.env.BATON_CODEX_LOG ?? 'error' },
+    env: { ...process.env, ...env, CODEX_HOME: codexHome, RUST_LOG: process.env.BATON_CODEX_LOG ?? 'error' },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   child.stderr.resume();
@@ -73,7 +75,7 @@ export class CodexSession {
   }
 
   static async start(options: CodexSessionOptions): Promise<CodexSession> {
-    const channel = options.channel ?? spawnCodex(options.cwd, options.codexHome);
+    const channel = options.channel ?? spawnCodex(options.cwd, options.codexHome, options.env);
     // A channel that is not the spawned binary may still name a process (a recording wraps one).
     const pid =
       channel instanceof ChildProcessChannel
