@@ -12,36 +12,20 @@ import type {
 } from '../../domain/ids.js';
 import type { ApprovalDecision } from '../../domain/statuses.js';
 import type { ProviderEvent } from '../../domain/provider-events.js';
-import type { IdSource } from '../../domain/sources.js';
 import { FrameLog } from '../transport/diagnostics.js';
 import type { LineChannel } from '../transport/line-channel.js';
 import { BATON_MCP_TOKEN_ENV, ensureCodexHome, type CodexModelEndpoint } from './codex-home.js';
 import { createCodexNormalizer, type CodexNormalizer, type TurnRef } from './codex-normalizer.js';
 import { codexReply } from './codex-replies.js';
-import { CodexSession, refusedByCodex, spawnCodex } from './codex-session.js';
+import { CodexSession, spawnCodex } from './codex-session.js';
+import { openNativeThread, revertNativeThread } from './codex-native-thread.js';
 import { Deadline } from '../deadline.js';
 import { codexTurnOverrides } from './codex-turn-settings.js';
 import { turnSettingsOf, type TurnSettings } from '../effect-payloads.js';
 import type { ForkOrigin } from '../../domain/entities.js';
-import type { OrchestratorMcpSession } from '../../actors/provider-host.js';
+import type { CodexHost } from './codex-host.js';
 
-/** What an adapter needs from the rest of Baton, kept narrow so replays can drive it too. */
-export interface CodexHost {
-  ids: IdSource;
-  /** Hands a normalized event to the runtime (in order, per thread). */
-  emit(event: ProviderEvent): Promise<unknown>;
-  /** The native ref a provider thread was bound to, if any (for thread/resume). */
-  nativeThreadRef(providerThreadId: string): string | null;
-  /** The native turn id recorded for an attempt, if any (for thread/revert). */
-  nativeTurnRef(attemptId: string): string | null;
-  /** The first attempt of the run with this ordinal on the thread (for thread/revert). */
-  attemptOfRun(threadId: string, runOrdinal: number): string | null;
-  /** The native turns of the runs up to `runOrdinal` that are kept, on this provider thread (to check a revert). */
-  keptTurnRefs(threadId: string, runOrdinal: number, providerThreadId: string): string[];
-  threadCwd(threadId: string): string;
-  /** A credential of the session's own on Baton's MCP server (see ProviderHost). */
-  orchestratorMcp?(threadId: string): OrchestratorMcpSession | null;
-}
+export type { CodexHost } from './codex-host.js';
 
 export interface CodexAdapterOptions {
   host: CodexHost;
@@ -67,16 +51,6 @@ interface InterruptCause {
   runStatus: Escalation['runStatus'];
   /** How the error message begins: the subject of "did not answer the interrupt". */
   lead: string;
-}
-
-/** The turns Baton keeps that Codex lost, and the ones Codex kept that Baton does not: a revert that diverged. */
-function compareTurns(
-  kept: readonly string[],
-  remaining: readonly string[],
-): { missing: string[]; unexpected: string[] } {
-  const has = new Set(remaining);
-  const keeps = new Set(kept);
-  return { missing: kept.filter((t) => !has.has(t)), unexpected: remaining.filter((t) => !keeps.has(t)) };
 }
 
 /**
@@ -328,32 +302,15 @@ export class CodexThreadAdapter {
     const attemptId = host.attemptOfRun(this.threadId, runOrdinal + 1);
     const beforeTurnId = attemptId ? (normalizer.nativeTurnOf(attemptId) ?? host.nativeTurnRef(attemptId)) : null;
     if (!beforeTurnId) throw new BatonError('provider_error', `no Codex turn recorded for run ${runOrdinal + 1}`);
-    let remaining: string[];
-    try {
-      remaining = await session.threadRevert(this.nativeThreadId!, beforeTurnId);
-    } catch (error) {
-      if (!refusedByCodex(error)) throw error;
-      // Codex keeps a conversation Baton rolled back: it has diverged, and is replaced (the next run reseeds).
-      this.nativeThreadId = null;
-      await host.emit({
-        type: 'thread.failed',
-        threadId: this.threadId,
-        providerThreadId,
-        reason: `Codex could not roll back: ${error.message}`,
-      });
-      return;
-    }
-    const kept = host.keptTurnRefs(this.threadId, runOrdinal, providerThreadId);
-    const { missing, unexpected } = compareTurns(kept, remaining);
-    await host.emit({
-      type: 'thread.reverted',
-      threadId: this.threadId,
-      providerThreadId,
+    const reverted = await revertNativeThread(
+      { session, host, threadId: this.threadId },
+      this.nativeThreadId!,
+      beforeTurnId,
       runOrdinal,
-      remainingTurnRefs: remaining,
-      missingTurnRefs: missing,
-      unexpectedTurnRefs: unexpected,
-    });
+      providerThreadId,
+    );
+    // Codex keeps a conversation Baton rolled back: it is replaced (the next run reseeds).
+    if (!reverted) this.nativeThreadId = null;
   }
 
   /** The running session and its normalizer, started (and the native thread forgotten) if there is none. */
@@ -439,47 +396,12 @@ export class CodexThreadAdapter {
     fork: ForkOrigin | null,
   ): Promise<boolean> {
     if (this.nativeThreadId && this.loadedFor === providerThreadId) return true;
-    const host = this.options.host;
-    const known = providerThreadId ? host.nativeThreadRef(providerThreadId) : null;
-    const sourceThread = fork?.sourceProviderThreadId ? host.nativeThreadRef(fork.sourceProviderThreadId) : null;
-    const sourceTurn = fork?.sourceAttemptId ? host.nativeTurnRef(fork.sourceAttemptId) : null;
-    let native: string;
-    let resolution: 'native_fork' | undefined;
-    if (providerThreadId && known) {
-      try {
-        native = await session.threadResume(known);
-      } catch (error) {
-        if (!refusedByCodex(error)) throw error;
-        await host.emit({ type: 'thread.failed', threadId: this.threadId, providerThreadId, reason: error.message });
-        return false;
-      }
-    } else if (fork && fork.sourceProvider === 'codex' && sourceThread && sourceTurn) {
-      // A fork with a workspace of its own (fork-workspace.ts) works there, never in its source's.
-      const cwd = host.threadCwd(this.threadId);
-      const own = cwd === host.threadCwd(fork.sourceThreadId) ? null : cwd;
-      native = await session.threadFork(sourceThread, sourceTurn, own);
-      resolution = 'native_fork';
-    } else if (fork) {
-      throw new BatonError(
-        'unsupported',
-        'this fork cannot be resolved natively and portable context is not built yet',
-      );
-    } else {
-      native = await session.threadStart(host.threadCwd(this.threadId), model);
-    }
+    const scope = { session, host: this.options.host, threadId: this.threadId };
+    const native = await openNativeThread(scope, providerThreadId, model, fork);
+    if (!native) return false;
     this.nativeThreadId = native;
     this.loadedFor = providerThreadId;
     this.current().nativeThreadId = native;
-    if (providerThreadId && native !== known) {
-      await host.emit({
-        type: 'thread.loaded',
-        threadId: this.threadId,
-        providerThreadId,
-        nativeThreadRef: native,
-        resumeCursor: native,
-        ...(resolution ? { resolution } : {}),
-      });
-    }
     return true;
   }
 
