@@ -175,10 +175,7 @@ export async function forkAtTurn(
   const session = fork.sourceProviderThreadId ? host.nativeThreadRef(fork.sourceProviderThreadId) : null;
   const turn = fork.sourceAttemptId ? host.nativeTurnRef(fork.sourceAttemptId) : null;
   if (fork.sourceProvider !== 'claude' || !session || !turn)
-    throw new BatonError(
-      'unsupported',
-      'this fork cannot be resolved natively (its source is no Claude turn) and portable context is not built yet',
-    );
+    throw new BatonError('unsupported', 'this fork cannot be resolved natively: its source is no Claude turn');
   const sourceDirs = scope.dirsOf(fork.sourceThreadId);
   const { from, chain } = await chainOf(sourceDirs, session);
   const at = chain.findIndex((m) => m.uuid === turn);
