@@ -1,7 +1,7 @@
 import type { EffectPayload } from '../domain/effects.js';
 import type { ForkedFrom, ForkOrigin } from '../domain/entities.js';
 import { claimNewThreadId, requireAcpAgent, requireAvailable, requireApplied, type Handler } from './command-checks.js';
-import { forkPointCheckpoint, resolveForkPoint } from './fork-point.js';
+import { forkPointCheckpoint, requireSubagentFork, resolveForkPoint } from './fork-point.js';
 import { dispatchCapabilities } from './policy.js';
 
 /**
@@ -35,6 +35,7 @@ export const forkThread: Handler<'thread.fork'> = (thread, c, env) => {
   requireAvailable(provider, env);
   requireAcpAgent(provider, acpAgent, 'create', env);
   requireApplied(provider, c, env);
+  requireSubagentFork(point, env.capabilities(provider, acpAgent), !moves);
   const transferId = thread.current.newId('contextTransfer');
   thread.spawn('thread_supervisor', thread.threadId, {
     threadId: thread.threadId,
@@ -57,6 +58,10 @@ export const forkThread: Handler<'thread.fork'> = (thread, c, env) => {
       sourceProvider: run.provider,
       sourceProviderThreadId: run.providerThreadId,
       sourceAttemptId: run.activeAttemptId,
+      // A subagent node's fork forks the child's native thread, not the run's (fork-point.ts).
+      ...(point.subagent?.nativeThreadRef
+        ? { sourceNativeThreadRef: point.subagent.nativeThreadRef, sourceNativeTurnRef: point.subagent.nativeTurnRef }
+        : {}),
       transferId,
     } satisfies ForkOrigin,
   });

@@ -1,3 +1,4 @@
+import type { ProviderCapabilities } from '../domain/capabilities.js';
 import type { CommandOf } from '../domain/commands.js';
 import { BatonError } from '../domain/errors.js';
 import type { NodeId } from '../domain/ids.js';
@@ -21,6 +22,16 @@ export interface StableForkPoint {
   /** The checkpoint a `checkpoint` source names; null for the others (the run's own is used). */
   checkpoint: Checkpoint | null;
   nodeId: NodeId | null;
+  /** A subagent node's source: the child's own native thread and its last native turn. */
+  subagent: SubagentSource | null;
+}
+
+export interface SubagentSource {
+  nodeId: NodeId;
+  /** The child's native thread (its node's `detail.nativeThreadId`), null when the provider named none. */
+  nativeThreadRef: string | null;
+  /** The child's last native turn (`detail.nativeTurnId`), if one was named. */
+  nativeTurnRef: string | null;
 }
 
 const notFound = (what: string, threadId: string) => new BatonError('not_found', `no ${what} on thread ${threadId}`);
@@ -36,12 +47,16 @@ export function resolveForkPoint(c: ForkCommand, store: Store): StableForkPoint 
   if (!source) throw new BatonError('not_found', `no thread ${threadId}`);
   if ('threadId' in c.source && c.source.threadId !== threadId)
     throw new BatonError('not_found', `the source names thread ${c.source.threadId}, not ${threadId}`);
-  const { run, checkpoint = null, nodeId = null } = pointOf(c.source, threadId, store);
+  const { run, checkpoint = null, nodeId = null, subagent = null } = pointOf(c.source, threadId, store);
   requireStable(run);
-  return { source, run, checkpoint, nodeId };
+  return { source, run, checkpoint, nodeId, subagent };
 }
 
-function pointOf(s: Source, threadId: string, store: Store): { run: Run; checkpoint?: Checkpoint; nodeId?: NodeId } {
+function pointOf(
+  s: Source,
+  threadId: string,
+  store: Store,
+): { run: Run; checkpoint?: Checkpoint; nodeId?: NodeId; subagent?: SubagentSource | null } {
   const p = store.projections;
   const runOf = (runId: string | null, what: string) => {
     const run = runId ? p.get('runs', runId) : null;
@@ -54,8 +69,7 @@ function pointOf(s: Source, threadId: string, store: Store): { run: Run; checkpo
     case 'node': {
       const node = p.get('graph_nodes', s.nodeId);
       const run = runOf(node?.runId ?? null, `node ${s.nodeId}`);
-      requireRootScope(s.nodeId, store);
-      return { run, nodeId: s.nodeId };
+      return { run, nodeId: s.nodeId, subagent: subagentSource(s.nodeId, store) };
     }
     case 'checkpoint': {
       const checkpoint = p.get('checkpoints', s.checkpointId);
@@ -92,17 +106,54 @@ function runOfCheckpoint(checkpoint: Checkpoint, store: Store): Run {
   return run;
 }
 
-/** Subagents' own points (their provider threads, their turns) are not forkable yet (issue 16). */
-function requireRootScope(nodeId: string, store: Store): void {
-  for (let id: string | null = nodeId, depth = 0; id && depth < 1000; depth++) {
-    const node: ProjectionRow<'graph_nodes'> | null = store.projections.get('graph_nodes', id);
-    if (node?.kind === 'subagent')
+const detailRef = (detail: Record<string, unknown> | null | undefined, key: string): string | null =>
+  typeof detail?.[key] === 'string' ? detail[key] : null;
+
+/**
+ * A subagent node is a point of its own child's thread (whether it can be forked is the
+ * fork's provider's: `requireSubagentFork`), once the child has ended; a node inside a
+ * subagent (mid-turn in the child) is not forkable. Null for a node of the root scope.
+ */
+function subagentSource(nodeId: NodeId, store: Store): SubagentSource | null {
+  const node = store.projections.get('graph_nodes', nodeId);
+  for (let id = node?.parentNodeId ?? null, depth = 0; id && depth < 1000; depth++) {
+    const parent: ProjectionRow<'graph_nodes'> | null = store.projections.get('graph_nodes', id);
+    if (parent?.kind === 'subagent')
       throw new BatonError(
         'unsupported',
-        `node ${nodeId} is in subagent ${node.id}: forks from a subagent are not built yet`,
+        `node ${nodeId} is inside subagent ${parent.id}: fork from the subagent's node`,
       );
-    id = node?.parentNodeId ?? null;
+    id = parent?.parentNodeId ?? null;
   }
+  if (node?.kind !== 'subagent') return null;
+  if (node.status === 'pending' || node.status === 'running' || node.status === 'waiting')
+    throw new BatonError('invalid_transition', `subagent ${nodeId} is ${node.status}: fork from a finished one`, {
+      nodeId,
+      status: node.status,
+    });
+  return {
+    nodeId,
+    nativeThreadRef: detailRef(node.detail, 'nativeThreadId'),
+    nativeTurnRef: detailRef(node.detail, 'nativeTurnId'),
+  };
+}
+
+/**
+ * A fork from a subagent forks the child's own native thread, so only a provider that
+ * declares `threads.canForkFromSubagentThread` takes one, on its own (a portable fork would
+ * tell the parent's runs, not the child's), of a child whose native thread was named.
+ */
+export function requireSubagentFork(point: StableForkPoint, caps: ProviderCapabilities, sameProvider: boolean): void {
+  const sub = point.subagent;
+  if (!sub) return;
+  const why = !caps.threads.canForkFromSubagentThread
+    ? 'the provider cannot fork a subagent thread'
+    : !sameProvider
+      ? "a subagent's thread forks only on its own provider"
+      : !sub.nativeThreadRef
+        ? 'the provider never named its native thread'
+        : null;
+  if (why) throw new BatonError('unsupported', `node ${sub.nodeId} is a subagent: ${why}`, { nodeId: sub.nodeId });
 }
 
 /**

@@ -86,7 +86,9 @@ function historyPlan(
   const fork = ForkOrigin.nullable().optional().safeParse(effect.payload.fork);
   if (!fork.success)
     throw new BatonError('invalid_payload', `a turn start with an unreadable fork origin: ${fork.error.message}`);
-  if (!fork.data || forkStrategy(effect.threadId, fork.data) === 'native_fork') return null;
+  // A subagent's fork is native only (refused at the command otherwise): a portable one would tell the parent's runs.
+  if (!fork.data || fork.data.sourceNativeThreadRef || forkStrategy(effect.threadId, fork.data) === 'native_fork')
+    return null;
   const sourceOrdinal = store.projections.get('runs', fork.data.sourceRunId)?.ordinal;
   if (!sourceOrdinal) throw new BatonError('not_found', `the fork's source run ${fork.data.sourceRunId} is gone`);
   return {

@@ -376,6 +376,12 @@ export const ForkOrigin = z.object({
   sourceProviderThreadId: ProviderThreadId.nullable(),
   /** The attempt whose provider turn is the fork point. */
   sourceAttemptId: RunAttemptId.nullable(),
+  /**
+   * A fork from a subagent node: the child's own native thread (not the run's), forked at
+   * its native turn `sourceNativeTurnRef` (null: as it stands). Absent for any other source.
+   */
+  sourceNativeThreadRef: z.string().optional(),
+  sourceNativeTurnRef: z.string().nullable().optional(),
   /** The fork's transfer, pending until its first run resolves it (absent on forks made before transfers). */
   transferId: ContextTransferId.optional(),
 });

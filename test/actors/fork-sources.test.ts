@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { CheckpointStore } from '../../src/checkpoints/checkpoint-store.js';
 import type { EffectHandler } from '../../src/actors/effect-handler.js';
 import { ThreadId } from '../../src/domain/ids.js';
+import { codexCapabilities } from '../../src/providers/codex/codex-capabilities.js';
 import type { ProjectionRow } from '../../src/domain/projections.js';
 import { streamSnapshot } from '../../src/server/streams.js';
 import { useRuntime, type Harness } from '../support/runtime.js';
@@ -28,6 +29,14 @@ const open = useRuntime({
   handlers: () => ({ 'provider.turn.start': turnStart }),
 });
 const openWithoutCheckpoints = useRuntime({ handlers: () => ({ 'provider.turn.start': turnStart }) });
+/** Codex as a provider that cannot fork a subagent's thread. */
+const openWithoutSubagentForks = useRuntime({
+  handlers: () => ({ 'provider.turn.start': turnStart }),
+  capabilities: () => ({
+    ...codexCapabilities,
+    threads: { ...codexCapabilities.threads, canForkFromSubagentThread: false },
+  }),
+});
 
 type Item = ProjectionRow<'turn_items'>;
 interface Snapshot {
@@ -211,7 +220,7 @@ describe('thread.fork refusals', () => {
     expect(h.store.projections.list('threads').map((t) => t.id)).toEqual([threadId]);
   });
 
-  it('unknown ids and ids of another thread are not_found; subagents and the first baseline are unsupported', async () => {
+  it('unknown ids and ids of another thread are not_found; a subagent that named no native thread, a node inside one, its checkpoint and the first baseline are unsupported', async () => {
     const h = open();
     const s = await twoRuns(h);
     const other = await twoRuns(h);
@@ -237,7 +246,7 @@ describe('thread.fork refusals', () => {
       expect(await refusal(fork(h, threadId, source)), JSON.stringify(source)).toBe('not_found');
     expect(await refusal(fork(h, 'thr_nope', { type: 'run', threadId: 'thr_nope', runId: s.first }))).toBe('not_found');
 
-    // A run with a subagent: the subagent node, a node inside it, its checkpoint.
+    // A run with a subagent whose native thread was never named: its node, a node inside it, its checkpoint.
     const turn = await started(h, threadId, 'delegate');
     const sub = { ...turn, nodeId: 'node_sub1' };
     await h.feed({ type: 'node.started', ...sub, parentNodeId: turn.nodeId, kind: 'subagent', title: 'helper' });
@@ -323,5 +332,68 @@ describe("a fork's inherited history", () => {
     const now = await fork(h, s.threadId, { type: 'run', threadId: s.threadId, runId: instead });
     const later = split(h, (now.ok ? now.result.threadId : null) as string).inherited;
     expect(said(later)).toEqual(['remember the number 42', 'Noted: 42.', 'remember 5 instead', 'Noted: 5.']);
+  });
+});
+
+describe('a fork from a subagent node', () => {
+  /** A finished run whose subagent named its native thread and last turn, with a tool node inside it. */
+  async function withSubagent(h: Harness, endChild = true) {
+    const threadId = await h.thread();
+    const turn = await started(h, threadId, 'delegate', 'turn-root');
+    const sub = { ...turn, nodeId: `node_sub${++messages}` };
+    const insideId = `node_subtool${messages}`;
+    await h.feed({ type: 'node.started', ...sub, parentNodeId: turn.nodeId, kind: 'subagent', title: 'helper' });
+    const detail = { nativeThreadId: 'thread-child', nativeTurnId: 'turn-child' };
+    await h.feed({ type: 'node.detail', ...sub, text: null, detail });
+    await h.feed({
+      type: 'node.started',
+      ...turn,
+      nodeId: insideId,
+      parentNodeId: sub.nodeId,
+      kind: 'tool_call',
+      title: 'ls',
+    });
+    if (endChild) await h.feed({ type: 'turn.completed', ...sub, status: 'completed', error: null });
+    else await h.until(() => h.store.projections.get('graph_nodes', sub.nodeId)?.status === 'running');
+    await finished(h, turn, 'Done.');
+    return { threadId, runId: turn.runId, subNodeId: sub.nodeId, insideId };
+  }
+
+  it("where the provider declares canForkFromSubagentThread: the fork's first run forks the child's native thread at its last turn, told nothing portably", async () => {
+    const h = open();
+    const s = await withSubagent(h);
+    expect(await refusal(fork(h, s.threadId, { type: 'node', nodeId: s.insideId }))).toBe('unsupported');
+    const ack = await fork(h, s.threadId, { type: 'node', nodeId: s.subNodeId });
+    if (!ack.ok) throw new Error(`fork refused: ${JSON.stringify(ack.error)}`);
+    const forkId = ack.result.threadId as string;
+    expect(h.store.projections.get('threads', forkId)!.lineage.forkedFrom).toMatchObject({
+      threadId: s.threadId,
+      runId: s.runId,
+      nodeId: s.subNodeId,
+    });
+    await run(h, forkId, 'and then?', 'Then 84.');
+    const start = h.store.outbox.list({ threadId: forkId }).find((e) => e.kind === 'provider.turn.start')!;
+    expect(start.payload.fork).toMatchObject({
+      sourceThreadId: s.threadId,
+      sourceRunId: s.runId,
+      sourceNativeThreadRef: 'thread-child',
+      sourceNativeTurnRef: 'turn-child',
+    });
+    // Never a portable seed of the parent's runs: the child's conversation comes with its native thread.
+    expect(h.store.events.readThreadAfter(forkId, 0).some((e) => e.type === 'context.seeded')).toBe(false);
+  });
+
+  it('a child still running is invalid_transition; nothing is stored', async () => {
+    const h = open();
+    const s = await withSubagent(h, false);
+    expect(await refusal(fork(h, s.threadId, { type: 'node', nodeId: s.subNodeId }))).toBe('invalid_transition');
+    expect(h.store.projections.list('threads').map((t) => t.id)).toEqual([s.threadId]);
+  });
+
+  it('where the provider does not declare canForkFromSubagentThread: unsupported, nothing stored', async () => {
+    const h = openWithoutSubagentForks();
+    const s = await withSubagent(h);
+    expect(await refusal(fork(h, s.threadId, { type: 'node', nodeId: s.subNodeId }))).toBe('unsupported');
+    expect(h.store.projections.list('threads').map((t) => t.id)).toEqual([s.threadId]);
   });
 });

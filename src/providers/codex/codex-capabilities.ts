@@ -24,7 +24,7 @@ export const codexCapabilities: ProviderCapabilities = ProviderCapabilities.pars
     canRollbackThread: true,
     canForkThread: true,
     canForkFromTurn: true,
-    canForkFromSubagentThread: false,
+    canForkFromSubagentThread: true,
     exposesNativeThreadId: true,
   },
   turns: {

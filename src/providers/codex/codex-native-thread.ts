@@ -30,8 +30,7 @@ export async function openNativeThread(
 ): Promise<string | null> {
   const { session, host, threadId } = o;
   const known = providerThreadId ? host.nativeThreadRef(providerThreadId) : null;
-  const sourceThread = fork?.sourceProviderThreadId ? host.nativeThreadRef(fork.sourceProviderThreadId) : null;
-  const sourceTurn = fork?.sourceAttemptId ? host.nativeTurnRef(fork.sourceAttemptId) : null;
+  const { thread: sourceThread, turn: sourceTurn } = fork ? forkSource(host, fork) : { thread: null, turn: null };
   let native: string;
   let resolution: 'native_fork' | undefined;
   if (providerThreadId && known) {
@@ -42,7 +41,7 @@ export async function openNativeThread(
       await host.emit({ type: 'thread.failed', threadId, providerThreadId, reason: error.message });
       return null;
     }
-  } else if (fork && fork.sourceProvider === 'codex' && sourceThread && sourceTurn) {
+  } else if (fork && fork.sourceProvider === 'codex' && sourceThread && sourceTurn !== undefined) {
     // A fork with a workspace of its own (fork-workspace.ts) works there, never in its source's.
     const cwd = host.threadCwd(threadId);
     const own = cwd === host.threadCwd(fork.sourceThreadId) ? null : cwd;
@@ -63,6 +62,18 @@ export async function openNativeThread(
       ...(resolution ? { resolution } : {}),
     });
   return native;
+}
+
+/**
+ * The native thread and turn a fork forks: a subagent source's child thread at its last
+ * turn (null: the child as it stands), else the source run's thread at its turn (undefined
+ * when Baton holds none: no native fork).
+ */
+function forkSource(host: CodexHost, fork: ForkOrigin): { thread: string | null; turn: string | null | undefined } {
+  if (fork.sourceNativeThreadRef) return { thread: fork.sourceNativeThreadRef, turn: fork.sourceNativeTurnRef ?? null };
+  const thread = fork.sourceProviderThreadId ? host.nativeThreadRef(fork.sourceProviderThreadId) : null;
+  const turn = fork.sourceAttemptId ? host.nativeTurnRef(fork.sourceAttemptId) : null;
+  return { thread, turn: turn ?? undefined };
 }
 
 /** The turns Baton keeps that Codex lost, and the ones Codex kept that Baton does not: a revert that diverged. */
