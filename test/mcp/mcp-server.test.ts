@@ -1,6 +1,5 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { call, mcpClient as sharedMcpClient } from './mcp-support.js';
 import { describe, expect, it } from 'vitest';
 import { pino } from 'pino';
 import { startBaton, type BatonApp } from '../../src/app/baton-app.js';
@@ -24,21 +23,7 @@ const workspace = () => {
 const scripted = (script: ModelTurn[]) => baton((_request, i) => script[i] ?? { kind: 'text', text: 'more' });
 
 /** An SDK MCP client on the Baton's `/mcp`, with its token as a bearer token (closed after the test). */
-async function mcpClient(app: BatonApp, token = app.token): Promise<Client> {
-  const client = new Client({ name: 'baton-test', version: '1.0.0' });
-  const transport = new StreamableHTTPClientTransport(new URL(`${app.url}/mcp`), {
-    requestInit: { headers: { Authorization: `Bearer ${token}` } },
-  });
-  await client.connect(transport);
-  onCleanup(() => client.close());
-  return client;
-}
-
-/** A tool call's structured result: the value, or (isError) Baton's typed error. */
-async function call(client: Client, name: string, args: Record<string, unknown>) {
-  const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
-  return { isError: result.isError === true, value: result.structuredContent as Record<string, any> };
-}
+const mcpClient = (app: BatonApp, token = app.token): Promise<Client> => sharedMcpClient(app, onCleanup, token);
 
 async function ok(client: Client, name: string, args: Record<string, unknown>): Promise<Record<string, any>> {
   const { isError, value } = await call(client, name, args);

@@ -1,7 +1,24 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Harness } from '../../runtime.js';
 import { check, type ProviderScenario } from '../scenario.js';
 import { send, status, assistantTexts } from '../baton.js';
+
+/** Sends a message whose command asks first, and answers the ask with `decision`. */
+async function answerTheAsk(
+  h: Harness,
+  threadId: string,
+  decision: 'decline' | 'cancel',
+): Promise<{ runId: string; request: { id: string } }> {
+  const runId = await send(h, threadId, 'try it');
+  await h.until(() => h.store.projections.list('requests', threadId).some((r) => r.status === 'pending'));
+  const request = h.store.projections.list('requests', threadId)[0]!;
+  check(
+    (await h.command({ type: 'runtime-request.respond', requestId: request.id, decision })).ok,
+    `the ask answered ${decision}`,
+  );
+  return { runId, request };
+}
 
 /** Runtime requests: command and file-change approvals, structured questions. */
 export const requestScenarios: ProviderScenario[] = [
@@ -53,13 +70,7 @@ export const requestScenarios: ProviderScenario[] = [
     ],
     async drive({ h, cwd }) {
       const threadId = await h.thread({ threadId: 'thr_decline', cwd });
-      const runId = await send(h, threadId, 'try it');
-      await h.until(() => h.store.projections.list('requests', threadId).some((r) => r.status === 'pending'));
-      const request = h.store.projections.list('requests', threadId)[0]!;
-      check(
-        (await h.command({ type: 'runtime-request.respond', requestId: request.id, decision: 'decline' })).ok,
-        'declined',
-      );
+      const { runId } = await answerTheAsk(h, threadId, 'decline');
       await h.until(() => status(h, runId) === 'completed');
       check(!existsSync(join(cwd, 'declined.txt')), 'the declined command did not run');
     },
@@ -75,13 +86,7 @@ export const requestScenarios: ProviderScenario[] = [
     ],
     async drive({ h, cwd }) {
       const threadId = await h.thread({ threadId: 'thr_decline_end', cwd });
-      const runId = await send(h, threadId, 'try it');
-      await h.until(() => h.store.projections.list('requests', threadId).some((r) => r.status === 'pending'));
-      const request = h.store.projections.list('requests', threadId)[0]!;
-      check(
-        (await h.command({ type: 'runtime-request.respond', requestId: request.id, decision: 'decline' })).ok,
-        'declined',
-      );
+      const { runId, request } = await answerTheAsk(h, threadId, 'decline');
       await h.until(() => status(h, runId) === 'interrupted');
       check(!existsSync(join(cwd, 'declined.txt')), 'the declined command did not run');
       check(h.store.projections.get('requests', request.id)!.status === 'resolved', 'the request resolved');
@@ -99,13 +104,7 @@ export const requestScenarios: ProviderScenario[] = [
     ],
     async drive({ h, cwd }) {
       const threadId = await h.thread({ threadId: 'thr_cancel', cwd });
-      const runId = await send(h, threadId, 'try it');
-      await h.until(() => h.store.projections.list('requests', threadId).some((r) => r.status === 'pending'));
-      const request = h.store.projections.list('requests', threadId)[0]!;
-      check(
-        (await h.command({ type: 'runtime-request.respond', requestId: request.id, decision: 'cancel' })).ok,
-        'cancelled',
-      );
+      const { runId } = await answerTheAsk(h, threadId, 'cancel');
       await h.until(() => ['completed', 'interrupted', 'failed'].includes(status(h, runId) ?? ''));
       check(!existsSync(join(cwd, 'cancelled.txt')), 'the cancelled command did not run');
     },
