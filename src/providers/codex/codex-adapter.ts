@@ -216,6 +216,8 @@ export class CodexThreadAdapter {
       this.options.host.nativeTurnRef(attemptId) ??
       (await normalizer.whenTurnBound(attemptId, this.interruptTimeoutMs));
     if (!turnId) return this.escalate(session, unanswered);
+    // An interrupt before Codex holds the turn as started would be refused and lost.
+    if (!(await normalizer.whenTurnStarted(turnId, this.interruptTimeoutMs))) return this.escalate(session, unanswered);
     // Codex leaves its subagents running when their root turn is interrupted (measured): they are stopped too.
     for (const child of normalizer.subagents.runningTurns())
       session.turnInterrupt(child.threadId, child.turnId, this.interruptTimeoutMs).catch(() => undefined);

@@ -98,6 +98,30 @@ export class CodexNormalizer implements ProviderNormalizer {
   }
 
   private readonly turnWaiters = new Map<string, ((nativeTurnId: string) => void)[]>();
+  /** Native turns Codex said `turn/started` for, and who waits for that. */
+  private readonly started = new Set<string>();
+  private readonly startWaiters = new Map<string, (() => void)[]>();
+
+  /**
+   * Whether Codex has started a native turn, waiting up to `timeoutMs`: it answers `turn/start`
+   * with the turn's id some 60 ms before it holds the turn as active, and refuses a
+   * `turn/interrupt` in between ("no active turn to interrupt"; measured).
+   */
+  whenTurnStarted(nativeTurnId: string, timeoutMs: number): Promise<boolean> {
+    if (this.started.has(nativeTurnId)) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => resolve(false), timeoutMs);
+      const waiters = this.startWaiters.get(nativeTurnId) ?? [];
+      waiters.push(() => (clearTimeout(timer), resolve(true)));
+      this.startWaiters.set(nativeTurnId, waiters);
+    });
+  }
+
+  private markStarted(nativeTurnId: string): void {
+    this.started.add(nativeTurnId);
+    for (const wake of this.startWaiters.get(nativeTurnId) ?? []) wake();
+    this.startWaiters.delete(nativeTurnId);
+  }
 
   /** The native turn of an attempt, as soon as Codex has named it (null after `timeoutMs`). */
   whenTurnBound(attemptId: string, timeoutMs: number): Promise<string | null> {
@@ -138,6 +162,7 @@ export class CodexNormalizer implements ProviderNormalizer {
       case 'turn/started': {
         const p = notificationFrames[method].safeParse(params);
         if (!p.success || p.data.threadId !== this.nativeThreadId) return [];
+        this.markStarted(p.data.turn.id);
         const ref = this.turn(p.data.turn.id);
         return ref
           ? [
