@@ -87,14 +87,13 @@ export async function reseedFor(runtime: ReseedHost, effect: Effect, maxChars: n
   }));
   // A part with nothing to tell is left out (its transfer is moot); a portable fork still starts fresh.
   const told = built.filter((b) => b.context.coveredRunOrdinals.length > 0 || b.plan.portableFork);
+  const moot = built.flatMap((b) => (!told.includes(b) && b.plan.transferId ? [b.plan.transferId] : []));
+  // Nothing to tell and no transfer to settle: no step at all.
+  if (told.length === 0 && moot.length === 0) return null;
   const providerThreadId = p.providerThreadId ?? null;
   await recordOrThrow(runtime, effect, (thread) => {
-    for (const { plan } of built.filter((b) => !told.includes(b)))
-      if (plan.transferId)
-        thread.deliver(
-          { kind: 'context_transfer', id: plan.transferId },
-          { type: 'SUPERSEDE', reason: 'no run to hand over' },
-        );
+    for (const id of moot)
+      thread.deliver({ kind: 'context_transfer', id }, { type: 'SUPERSEDE', reason: 'no run to hand over' });
     for (const { plan, context } of told) {
       const handoffId = thread.current.newId('contextHandoff');
       // The handoff records the text (its `context.seeded`); the transfer it materializes is consumed by this run.

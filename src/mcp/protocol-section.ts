@@ -162,6 +162,17 @@ const task = {
 };
 
 /** The delegation tools' examples: a task handed to Claude, its status once done, a cancel of a finished one. */
+/** A finished task, as task_status and task_cancel tell it. */
+const finishedTask = {
+  ...task,
+  status: 'completed',
+  done: true,
+  run: { ...run, runId: 'run_04', provider: 'claude' },
+  result: 'The README now has a Parser section.',
+  pendingRequests: [],
+  stopped: false,
+};
+
 const delegationExamples = {
   delegate_task: {
     input: { task: 'Write the README section on the parser', provider: 'claude', clientRequestId: 'readme-1' },
@@ -169,28 +180,12 @@ const delegationExamples = {
   },
   task_status: {
     input: { taskId: 'thr_04' },
-    result: {
-      ...task,
-      status: 'completed',
-      done: true,
-      run: { ...run, runId: 'run_04', provider: 'claude' },
-      result: 'The README now has a Parser section.',
-      pendingRequests: [],
-      stopped: false,
-    },
+    result: finishedTask,
   },
   task_cancel: {
     input: { taskId: 'thr_04', clientRequestId: 'readme-1-cancel' },
-    result: {
-      ...task,
-      status: 'completed',
-      done: true,
-      run: { ...run, runId: 'run_04', provider: 'claude' },
-      result: 'The README now has a Parser section.',
-      pendingRequests: [],
-      stopped: false,
-      cancelled: false,
-    },
+    // A finished task is left alone.
+    result: { ...finishedTask, cancelled: false },
   },
 };
 

@@ -4,8 +4,6 @@ import { describe, expect, it } from 'vitest';
 import { BatonClient } from '../../src/client/baton-client.js';
 import { ScriptedModelServer } from '../../src/providers/model/scripted-model-server.js';
 import { useApiBatons } from '../support/api-batons.js';
-import { processesIn } from '../support/processes.js';
-import { until } from '../support/poll.js';
 import { ok } from '../support/thread-client.js';
 
 /**
@@ -20,13 +18,6 @@ const { workspace, onCleanup } = api;
 
 describe("a fork's own workspace, through the Socket.IO API (the real Codex)", () => {
   it("the fork's agent writes in its own workspace, made from the fork point; the source's never gets it", async () => {
-    // Runs after the Baton below has stopped (cleanups run newest first): the fork's Codex is gone with it.
-    let forkCwd: string | null = null;
-    onCleanup(() =>
-      forkCwd
-        ? until(() => processesIn(['codex'], forkCwd!).length === 0, 'the fork agent to be gone', 5_000)
-        : undefined,
-    );
     const responses = await new ScriptedModelServer().start();
     onCleanup(() => responses.stop());
     const app = await api.baton({ codexBaseUrl: responses.baseUrl });
@@ -52,7 +43,8 @@ describe("a fork's own workspace, through the Socket.IO API (the real Codex)", (
     );
     expect(forked.cwd).toMatch(new RegExp(`/workspaces/${forked.threadId}$`));
     const fork = await api.open(app.url, forked.threadId);
-    forkCwd = forked.cwd;
+    // The fork's agent works in the fork's own folder: checked for leftovers as the source's is.
+    api.watchWorkspace(forked.cwd);
     write('echo fork > fork.txt');
     const forkRun = await fork.send('write fork');
     expect(await fork.ended(forkRun)).toBe('completed');

@@ -5,8 +5,6 @@ import { BatonClient } from '../../src/client/baton-client.js';
 import { ThreadId } from '../../src/domain/ids.js';
 import { ScriptedModelServer } from '../../src/providers/model/scripted-model-server.js';
 import { useApiBatons } from '../support/api-batons.js';
-import { processesIn } from '../support/processes.js';
-import { until } from '../support/poll.js';
 import { ok, type ThreadClient } from '../support/thread-client.js';
 
 /**
@@ -32,13 +30,6 @@ const setLine = (n: number, text: string) => `sed -i '${n}s/.*/${text}/' a.txt`;
  * and changes line `forkLine` of a.txt; the source's run 2 changes line `sourceLine`.
  */
 async function sourceAndFork(sourceLine: number, forkLine: number) {
-  // Runs after the Baton below has stopped (cleanups run newest first): the fork's Codex is gone with it.
-  let forkCwd: string | null = null;
-  onCleanup(() =>
-    forkCwd
-      ? until(() => processesIn(['codex'], forkCwd!).length === 0, 'the fork agent to be gone', 5_000)
-      : undefined,
-  );
   const responses = await new ScriptedModelServer().start();
   onCleanup(() => responses.stop());
   const app = await api.baton({ codexBaseUrl: responses.baseUrl });
@@ -60,7 +51,8 @@ async function sourceAndFork(sourceLine: number, forkLine: number) {
       source: { type: 'run', threadId: source.threadId, runId: first },
     }),
   );
-  forkCwd = forked.cwd;
+  // The fork's agent works in the fork's own folder: checked for leftovers as the source's is.
+  api.watchWorkspace(forked.cwd);
   const fork = await api.open(app.url, forked.threadId);
   await runs(fork, `echo fork > fork.txt && ${setLine(forkLine, 'fork')}`);
   await runs(source, setLine(sourceLine, 'source'));

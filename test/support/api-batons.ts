@@ -22,6 +22,8 @@ export interface ApiBatons {
   folders: TempFolders;
   /** A fresh workspace, checked for leftover agents after the test. */
   workspace(): string;
+  /** Checks another folder (a fork's own workspace) for leftover agents after the test, as `workspace()`'s are. */
+  watchWorkspace(dir: string): void;
   /** A Baton in this process; `config` points its agents at a scripted model. */
   baton(config: Partial<Record<keyof Config, unknown>>): Promise<{ url: string }>;
   /** `baton serve` as a child process (SIGKILLed after the test); resolves once it listens. */
@@ -61,6 +63,9 @@ export function useApiBatons({ token, prefix, agentComms }: ApiBatonsOptions): A
       const ws = realpathSync(folders.make(`${prefix}-ws-`));
       workspaces.push(ws);
       return ws;
+    },
+    watchWorkspace(dir) {
+      workspaces.push(dir);
     },
     async baton(config) {
       const app = await startBaton(
