@@ -12,7 +12,7 @@ const open = useRuntime({
 });
 
 const warnings = (h: ReturnType<typeof open>, runId: string) =>
-  h.published.filter((e) => e.type === 'runtime.warning' && e.payload.runId === runId).map((e) => e.payload.message);
+  h.published.flatMap((e) => (e.type === 'runtime.warning' && e.payload.runId === runId ? [e.payload.message] : []));
 
 it('an interrupt the provider refused is a warning on its run, which goes on', async () => {
   const h = open();
