@@ -177,6 +177,32 @@ describe("Codex's subagents, as the normalizer maps them", () => {
     expect(n.subagents.runningTurns()).toEqual([]);
   });
 
+  it('a child waiting on an approval makes the session wait (as codex 0.169.0 says it: the parent stays active); its answer lets it run again', () => {
+    const n = started();
+    const activity = {
+      type: 'subAgentActivity',
+      id: 'call_spawn',
+      kind: 'started',
+      agentThreadId: child,
+      agentPath: '/root/helper',
+    };
+    note(n, 'item/started', item(root, 'nturn_root', activity));
+    const status = (thread: string, s: Record<string, unknown>) =>
+      note(n, 'thread/status/changed', { threadId: thread, status: s }).map(
+        (e) => e.type === 'session.status' && e.status,
+      );
+    expect(status(root, { type: 'active', activeFlags: [] })).toEqual(['running']);
+    expect(status(child, { type: 'active', activeFlags: [] })).toEqual([]);
+    expect(status(child, { type: 'active', activeFlags: ['waitingOnApproval'] })).toEqual(['waiting']);
+    // The parent's own news does not hide the child's wait.
+    expect(status(root, { type: 'active', activeFlags: [] })).toEqual(['waiting']);
+    expect(status(child, { type: 'active', activeFlags: [] })).toEqual(['running']);
+    expect(status(child, { type: 'idle' })).toEqual([]);
+    expect(status(root, { type: 'idle' })).toEqual(['ready']);
+    // A thread that is not ours says nothing.
+    expect(status('nthr_other', { type: 'active', activeFlags: ['waitingOnApproval'] })).toEqual([]);
+  });
+
   it("a child turn whose spawn was not seen is adopted under the root turn it names; a follow-up turn is a new node; other threads' turns are not ours", () => {
     const n = started();
     expect(note(n, 'turn/started', turnOf(child, 'nturn_a'))).toMatchObject([

@@ -8,6 +8,7 @@ import type { NormalizerScope, ProviderNormalizer } from '../provider.js';
 import type { RpcId } from '../transport/json-rpc.js';
 import { inboundFrame, notificationFrames, requestFrames, type RequestMethod } from './codex-frames.js';
 import { CodexItems, summarySeparator, type TurnRef } from './codex-items.js';
+import { CodexSessionStatusTracker } from './codex-session-status.js';
 import { CodexSubagents } from './codex-subagents.js';
 import { serverNotificationMethods } from './protocol-methods.js';
 
@@ -50,6 +51,7 @@ export class CodexNormalizer implements ProviderNormalizer {
   readonly subagents: CodexSubagents;
   private readonly plans = new Map<string, PlanArtifactId>();
   readonly requests = new Map<string, PendingRequest>();
+  private readonly statuses = new CodexSessionStatusTracker();
   /** Frames that were valid JSON-RPC but not understood. */
   unknown = 0;
   nativeThreadId: string | null = null;
@@ -153,8 +155,31 @@ export class CodexNormalizer implements ProviderNormalizer {
     return ref ? then(p.data, ref) : [];
   }
 
+  /** Codex's own view of its threads drives the session's status: running, waiting on the user, idle. */
+  private statusChanged(params: unknown): ProviderEvent[] {
+    const p = notificationFrames['thread/status/changed'].safeParse(params);
+    if (!p.success) return [];
+    const own = p.data.threadId === this.nativeThreadId;
+    if (!own && !this.subagents.knows(p.data.threadId)) return [];
+    const status = this.statuses.changed(p.data.threadId, p.data.status, own);
+    return status
+      ? [
+          {
+            type: 'session.status',
+            threadId: this.threadId,
+            sessionId: this.sessionId,
+            provider: 'codex',
+            status,
+            reason: null,
+          },
+        ]
+      : [];
+  }
+
   notification(method: string, params: unknown): ProviderEvent[] {
     const t = this.threadId;
+    // Before the child's frames go to its node: a child waiting on the user makes the session wait.
+    if (method === 'thread/status/changed') return this.statusChanged(params);
     // A child thread's frames are its subagent node's, never our turn's.
     const child = this.subagents.notification(method, params);
     if (child) return child;
@@ -249,32 +274,6 @@ export class CodexNormalizer implements ProviderNormalizer {
             steps: p.data.plan.map((s) => ({ text: s.step, status: planStatus(s.status) })),
           },
         ];
-      }
-      case 'thread/status/changed': {
-        // Codex's own view of its thread drives the session's status: running, waiting on the user, idle.
-        const p = notificationFrames[method].safeParse(params);
-        if (!p.success || p.data.threadId !== this.nativeThreadId) return [];
-        const { type, activeFlags = [] } = p.data.status;
-        const status =
-          type === 'active'
-            ? activeFlags.some((f) => f.startsWith('waitingOn'))
-              ? 'waiting'
-              : 'running'
-            : type === 'idle'
-              ? 'ready'
-              : null;
-        return status
-          ? [
-              {
-                type: 'session.status',
-                threadId: t,
-                sessionId: this.sessionId,
-                provider: 'codex',
-                status,
-                reason: null,
-              },
-            ]
-          : [];
       }
       case 'turn/diff/updated':
         return this.onTurn(notificationFrames[method], params, (p, ref) => [

@@ -182,6 +182,11 @@ export class CodexSubagents {
   }
 
   /** Where a request raised on a child's thread belongs: the run, and the node of its item (else the child's own). */
+  /** Whether a native thread is one of our children's. */
+  knows(nativeThreadId: string): boolean {
+    return this.byThread.has(nativeThreadId);
+  }
+
   requestAt(threadId: string, turnId: string, itemId: string): { ref: TurnRef; parentNodeId: NodeId } | null {
     const child = this.byThread.get(threadId);
     if (!child || !child.turns.has(turnId)) return null;

@@ -118,6 +118,8 @@ export const subagentScenarios: ProviderScenario[] = [
         request.kind === 'command' && request.runId === runId && under(h, request.nodeId, sub.id),
         `a command approval under the subagent's node, got ${JSON.stringify(request)}`,
       );
+      // The subagent's ask holds the session as much as the parent's own would.
+      await h.until(() => h.store.projections.list('sessions', threadId).some((x) => x.status === 'waiting'));
       check(
         (await h.command({ type: 'runtime-request.respond', requestId: request.id, decision: 'accept' })).ok,
         'approved',
