@@ -22,7 +22,7 @@ export interface StableForkPoint {
   /** The checkpoint a `checkpoint` source names; null for the others (the run's own is used). */
   checkpoint: Checkpoint | null;
   nodeId: NodeId | null;
-  /** A subagent node's source: the child's own native thread and its last native turn. */
+  /** A subagent node's source: the child's own native thread at the node's turn of it. */
   subagent: SubagentSource | null;
 }
 
@@ -30,7 +30,11 @@ export interface SubagentSource {
   nodeId: NodeId;
   /** The child's native thread (its node's `detail.nativeThreadId`), null when the provider named none. */
   nativeThreadRef: string | null;
-  /** The child's last native turn (`detail.nativeTurnId`), if one was named. */
+  /**
+   * The child's native turn this node ran (`detail.nativeTurnId`), if one was named: a child
+   * asked again (a follow-up task) is a later node, so a fork from an earlier one leaves the
+   * later turns out (what a `rollback.node` cannot take back from the child's thread).
+   */
   nativeTurnRef: string | null;
 }
 

@@ -5,6 +5,7 @@ import type { CheckpointStore } from '../checkpoints/checkpoint-store.js';
 import type { Store } from '../persistence/store.js';
 import { rootCheckpointAt } from './root-checkpoints.js';
 import type { EntityState, StepContext } from './step-context.js';
+import { childConversationAfter, warnChildKept, type ChildConversation } from './subagent-rollback.js';
 
 /**
  * Rollbacks restore files first (asynchronous git work, inside the thread's mailbox turn),
@@ -18,6 +19,8 @@ interface Restored {
   stale: CheckpointId[];
   /** Handoffs and transfers a rollback to run N takes back (see `supersededBy`). */
   superseded?: { handoffIds: ContextHandoffId[]; transferIds: ContextTransferId[] };
+  /** A node rollback: what became of the child's own conversation (see subagent-rollback.ts). */
+  child?: ChildConversation;
 }
 
 /**
@@ -171,6 +174,7 @@ export async function prepareRollbackNode(
     changedPaths: changed,
     parentOverlap: changed.filter((p) => parentPaths.includes(p)),
     stale: later.map((k) => k.id),
+    child: childConversationAfter(store, thread.threadId, c.nodeId),
   };
 }
 
@@ -181,12 +185,15 @@ export function commitRollbackNode(
 ): Record<string, unknown> {
   thread.require({ kind: 'execution_node', id: c.nodeId });
   recordRestore(thread, r);
+  const child = r.child ?? { conversation: null, laterChildNodeIds: [] };
+  warnChildKept(thread, c.nodeId, child);
   return {
     nodeId: c.nodeId,
     checkpointId: c.checkpointId,
     changedPaths: r.changedPaths,
     parentFilesChanged: r.parentOverlap.length > 0,
     parentOverlap: r.parentOverlap,
+    ...child,
   };
 }
 

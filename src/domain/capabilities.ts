@@ -80,6 +80,8 @@ export const SubagentCapabilities = z.object({
   canWaitForSubagents: z.boolean(),
   canCloseSubagents: z.boolean(),
   canForkSubagentThread: z.boolean(),
+  /** `rollback.node` to a child's earlier turn can drop its later turns from the child's own provider thread. */
+  canRollbackSubagentThread: z.boolean(),
 });
 
 export const ContextCapabilities = z.object({

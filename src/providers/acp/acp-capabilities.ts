@@ -184,6 +184,7 @@ export function acpCapabilities(features: AcpAgentFeatures): ProviderCapabilitie
       canWaitForSubagents: false,
       canCloseSubagents: false,
       canForkSubagentThread: false,
+      canRollbackSubagentThread: false,
     },
     context: {
       acceptsSystemContext: false,

@@ -90,6 +90,8 @@ export const claudeCapabilities: ProviderCapabilities = ProviderCapabilities.par
     canWaitForSubagents: false,
     canCloseSubagents: false,
     canForkSubagentThread: false,
+    // Each Agent call is a child of its own, with no native thread Baton could roll back.
+    canRollbackSubagentThread: false,
   },
   // A reseed is sent (as user text); no handoff between providers yet.
   context: {

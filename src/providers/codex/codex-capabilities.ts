@@ -80,6 +80,9 @@ export const codexCapabilities: ProviderCapabilities = ProviderCapabilities.pars
     canWaitForSubagents: false,
     canCloseSubagents: false,
     canForkSubagentThread: false,
+    // Codex 0.169.0 refuses `thread/revert` of a multi_agent_v2 child ("direct app-server input is
+    // not allowed"), loaded or resumed through its parent (codex-subagents-live.test.ts; docs/codex.md).
+    canRollbackSubagentThread: false,
   },
   // Context reaches Codex as user text (a reseed); developer instructions are not sent, and there is no delta handoff yet.
   context: {

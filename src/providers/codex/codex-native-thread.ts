@@ -65,9 +65,10 @@ export async function openNativeThread(
 }
 
 /**
- * The native thread and turn a fork forks: a subagent source's child thread at its last
- * turn (null: the child as it stands), else the source run's thread at its turn (undefined
- * when Baton holds none: no native fork).
+ * The native thread and turn a fork forks: a subagent source's child thread at its node's
+ * turn (an earlier follow-up's node leaves the later turns out; null: the child as it
+ * stands), else the source run's thread at its turn (undefined when Baton holds none: no
+ * native fork).
  */
 function forkSource(host: CodexHost, fork: ForkOrigin): { thread: string | null; turn: string | null | undefined } {
   if (fork.sourceNativeThreadRef) return { thread: fork.sourceNativeThreadRef, turn: fork.sourceNativeTurnRef ?? null };
