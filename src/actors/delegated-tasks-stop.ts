@@ -1,6 +1,7 @@
 import type { CommandAck } from '../domain/command-ack.js';
 import type { ProjectionRow } from '../domain/projections.js';
 import type { Store } from '../persistence/store.js';
+import { dropWakes } from './delegated-task-wake.js';
 import { delegatedChildren } from './delegated-threads.js';
 import type { EffectHandler } from './effect-handler.js';
 import type { StepContext } from './step-context.js';
@@ -10,15 +11,19 @@ import type { StepContext } from './step-context.js';
  * `run.interrupt` with `holdQueue`) stops every thread delegated under it. A command holds
  * only its own thread, so the Stop's step queues a `delegated-tasks.stop` effect and the
  * cascade runs after commit: each delegated thread still working gets the same `thread.stop`
- * (its active run interrupted, its queue held), children of children first. Baton owes a
- * parent no wake-ups from its tasks (a parent reads a task's end with task_status or
- * thread_wait), so there are none to drop.
+ * (its active run interrupted, its queue held), children of children first. The Stop's own
+ * step drops the wake-ups the thread's tasks still owe it (and cancels those still queued),
+ * so when the stopped tasks end, nothing restarts the thread.
  */
 
 type Thread = ProjectionRow<'threads'>;
 
-/** Queues the cascade when the thread has delegated threads; a step of that thread's Stop calls it. */
+/**
+ * A step of the thread's Stop calls it: the wake-ups its tasks owe it are dropped, and the
+ * cascade is queued when it has delegated threads.
+ */
 export function queueDelegatedStop(thread: StepContext, store: Store, reason: 'stop' | 'interrupt'): void {
+  dropWakes(thread, reason === 'stop' ? 'the thread was stopped' : 'the thread was interrupted with its queue held');
   if (delegatedChildren(store, thread.threadId).length === 0) return;
   thread.current.addEffect(
     { kind: 'delegated-tasks.stop', provider: null, runId: null, nodeId: null, payload: { reason } },

@@ -61,6 +61,41 @@ const runRef = { threadId: ThreadId, runId: RunId };
 export const AgentMode = z.object({ id: z.string().min(1), name: z.string().nullable() });
 export type AgentMode = z.infer<typeof AgentMode>;
 
+/** Why Baton queued a run itself: absent on a run a message made, `task_wake` on the wake-up a delegated task's end owes its parent. */
+export const RunOrigin = z.object({
+  kind: z.literal('task_wake'),
+  /** The task (its thread's id), the run that ended and how it ended. */
+  taskId: ThreadId,
+  taskRunId: RunId,
+  status: RunStatus,
+});
+export type RunOrigin = z.infer<typeof RunOrigin>;
+
+/**
+ * A delegated task's wake-up, as its parent keeps it (see src/actors/delegated-task-wake.ts):
+ * `awaiting_end` (it runs), `owed` (it ended unread: the wake waits for the parent's run
+ * `afterRunId` to end), `queued` (the wake-up run `wakeRunId` was queued), `read` (the
+ * parent's agent read the end itself), `declined` (`delegate_task { wake: false }`), `dropped`
+ * (a Stop of the parent, task_cancel, or a parent that could take no wake: `reason`).
+ */
+export const TaskWake = z.enum(['awaiting_end', 'owed', 'queued', 'read', 'declined', 'dropped']);
+export type TaskWake = z.infer<typeof TaskWake>;
+export const DelegatedTask = z.object({
+  /** The task: the id of the thread delegated for it. */
+  id: ThreadId,
+  /** The delegating (parent) thread, and its run active then (null: delegated from outside any run). */
+  threadId: ThreadId,
+  delegatingRunId: RunId.nullable(),
+  taskRunId: RunId,
+  /** How the task's run ended; null while it runs. */
+  endStatus: RunStatus.nullable(),
+  wake: TaskWake,
+  afterRunId: RunId.nullable(),
+  wakeRunId: RunId.nullable(),
+  reason: z.string().nullable(),
+});
+export type DelegatedTask = z.infer<typeof DelegatedTask>;
+
 export const eventCatalog = {
   'thread.created': z.object({ thread: AppThread }),
   'thread.settings-updated': z.object({
@@ -144,6 +179,8 @@ export const eventCatalog = {
     userMessageId: MessageId,
     rootNodeId: NodeId,
     dispatchMode: DispatchMode,
+    /** Set on a run Baton queued itself (a delegated task's wake-up). */
+    origin: RunOrigin.optional(),
   }),
   'run.started': z.object({
     ...runRef,
@@ -249,6 +286,9 @@ export const eventCatalog = {
     /** For a child scope: restored paths the parent run changed too. */
     parentOverlap: z.array(z.string()),
   }),
+
+  /** A delegated task as its parent keeps it (its wake-up), written whole at each change. */
+  'delegated-task.updated': z.object({ task: DelegatedTask }),
 
   'runtime.warning': z.object({ threadId: ThreadId, runId: RunId.nullable(), message: z.string() }),
 } as const;

@@ -16,7 +16,7 @@ import {
   TurnItem,
 } from './entities.js';
 import { ErrorInfo } from './errors.js';
-import { AgentMode } from './events.js';
+import { AgentMode, DelegatedTask, RunOrigin } from './events.js';
 import { NodeId, RunId, ThreadId } from './ids.js';
 import { RunStatus } from './statuses.js';
 
@@ -69,6 +69,8 @@ export const RunView = Run.extend({
   interruptRequested: z.boolean(),
   /** Why the run ended failed or interrupted, when it says. */
   error: RunError.nullable().default(null),
+  /** Set on a run Baton queued itself: a delegated task's wake-up (absent on a run a message made). */
+  origin: RunOrigin.optional(),
 });
 export type RunView = z.infer<typeof RunView>;
 
@@ -133,6 +135,8 @@ export const projectionSchemas = {
   activities: Activity,
   context_transfers: ContextTransfer,
   context_handoffs: ContextHandoff,
+  /** The tasks a thread delegated, each with its wake-up (keyed by the task's id, on the parent). */
+  delegated_tasks: DelegatedTask,
 } as const;
 
 export type ProjectionName = keyof typeof projectionSchemas;

@@ -1,5 +1,6 @@
 import type { ForkOrigin } from '../domain/entities.js';
 import type { ErrorInfo } from '../domain/errors.js';
+import type { RunOrigin } from '../domain/events.js';
 import type {
   CheckpointId,
   ContextHandoffId,
@@ -87,13 +88,15 @@ export type ThreadSupervisorEvent =
       provider: ProviderKind;
       model: string | null;
       targetRunId: RunId | null;
+      /** Set when Baton queues the run itself (a delegated task's wake-up). */
+      origin?: RunOrigin;
     }
   | { type: 'RUN_ENDING'; runId: RunId }
   | { type: 'RUN_FINISHED'; runId: RunId; status: TerminalStatus }
   | { type: 'INTERRUPT'; runId: RunId; holdQueue: boolean }
   | { type: 'STOP' }
   | { type: 'REORDER'; order: RunId[] }
-  | { type: 'CANCEL_QUEUED'; runId: RunId }
+  | { type: 'CANCEL_QUEUED'; runId: RunId; reason?: string }
   | { type: 'PROMOTE'; runId: RunId; messageId: MessageId; text: string; attemptId: RunAttemptId; rootNodeId: NodeId }
   | {
       type: 'PROVIDER_THREAD_FAILED';

@@ -145,6 +145,7 @@ export const threadSupervisorMachine = setup({
           userMessageId: event.messageId,
           rootNodeId: event.rootNodeId,
           dispatchMode: event.mode,
+          ...(event.origin ? { origin: event.origin } : {}),
         }),
       );
       enqueue.assign({ queue: [...context.queue, event.runId] });
@@ -253,11 +254,9 @@ export const threadSupervisorMachine = setup({
     cancelQueued: enqueueActions(({ context, event, enqueue }, params: { reason: string }) => {
       if (!('runId' in event)) return;
       enqueue.assign({ queue: context.queue.filter((id) => id !== event.runId) });
-      enqueue.emit({
-        type: 'send',
-        to: { kind: 'run', id: event.runId },
-        event: { type: 'CANCEL', reason: params.reason },
-      });
+      // Baton's own cancel (a wake-up a Stop dropped) says why; the user's says it was theirs.
+      const reason = event.type === 'CANCEL_QUEUED' && event.reason ? event.reason : params.reason;
+      enqueue.emit({ type: 'send', to: { kind: 'run', id: event.runId }, event: { type: 'CANCEL', reason } });
     }),
     finishRun: assign(({ context, event }) =>
       event.type === 'RUN_FINISHED'

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { stillWorking } from '../actors/delegated-tasks-stop.js';
-import { attachTask, taskRun } from '../actors/delegated-tasks.js';
+import { attachTask, settleTaskWake, taskRun } from '../actors/delegated-tasks.js';
 import { narrowest, requireNoBroader } from '../actors/delegated-threads.js';
 import type { Runtime } from '../actors/runtime.js';
 import { BatonError } from '../domain/errors.js';
@@ -40,10 +40,11 @@ function requireTask(runtime: Runtime, scope: McpScope, taskId: string): Thread 
   return thread;
 }
 
-/** Where a task stands: its run (the delegated thread's first), and its answer once it has ended. */
+/** Where a task stands: its run (the delegated thread's first), its answer once it has ended, and its wake-up. */
 function taskView(runtime: Runtime, task: Thread) {
   const run = taskRun(runtime.store, task.id);
   const done = run !== null && isTerminal(run.status);
+  const wake = runtime.store.projections.get('delegated_tasks', task.id);
   return {
     taskId: task.id,
     threadId: task.id,
@@ -55,7 +56,24 @@ function taskView(runtime: Runtime, task: Thread) {
     result: done && run ? lastAssistantMessage(runtime.store, run) : null,
     pendingRequests: pendingRequests(runtime.store, task.id),
     stopped: task.queueHeld,
+    wake: wake ? { status: wake.wake, runId: wake.wakeRunId, reason: wake.reason } : null,
   };
+}
+
+/**
+ * The end of a task reached its parent's agent (a session of the parent thread was answered
+ * with it): its wake-up is not owed any more. A read with Baton's own token is not the agent's.
+ */
+async function handedToParent(runtime: Runtime, scope: McpScope, task: Thread, how: string): Promise<void> {
+  if (scope.kind !== 'session' || scope.threadId !== task.lineage.parentThreadId) return;
+  await settleTaskWake(runtime, task, { read: how });
+}
+
+/** Reads a task's view; an ended one read by its parent's agent owes no wake-up. */
+async function readTask(runtime: Runtime, scope: McpScope, task: Thread, how: string) {
+  const view = taskView(runtime, task);
+  if (view.done) await handedToParent(runtime, scope, task, how);
+  return view;
 }
 
 /** delegate_task, task_status and task_cancel: work handed to another agent as a thread of its own. */
@@ -65,7 +83,7 @@ export function delegationTools(runtime: Runtime): McpTool[] {
       name: 'delegate_task',
       title: 'Delegate a task',
       description:
-        'Hands a task to another agent: a new thread, a subagent of the delegating thread (yours, or with Baton’s own token `parentThreadId`), on the provider named (default: the delegating thread’s), in the delegating thread’s workspace, started with the task as its first message. Its runtimeMode and interactionMode default to the delegating thread’s and may not be broader (read_only < workspace_write < full_access; plan < default). Returns `{ taskId, threadId, runId }`; follow with task_status or thread_wait for its result, task_cancel to stop it.',
+        'Hands a task to another agent: a new thread, a subagent of the delegating thread (yours, or with Baton’s own token `parentThreadId`), on the provider named (default: the delegating thread’s), in the delegating thread’s workspace, started with the task as its first message. Its runtimeMode and interactionMode default to the delegating thread’s and may not be broader (read_only < workspace_write < full_access; plan < default). Returns `{ taskId, threadId, runId }`; follow with task_status or thread_wait for its result, task_cancel to stop it. When it ends and you have not read its end with thread_wait or task_status, Baton wakes you: a new run on your thread, after what it is doing, whose message gives the task’s id, status and result (`wake: false`: no wake-up, you read the end yourself). A Stop of your thread, or task_cancel, drops the wake-up.',
       readOnly: false,
       input: z
         .object({
@@ -79,10 +97,16 @@ export function delegationTools(runtime: Runtime): McpTool[] {
           parentThreadId: ThreadId.optional().describe(
             'The delegating thread: required with Baton’s own token, implied by an agent’s own credential',
           ),
+          wake: z
+            .boolean()
+            .optional()
+            .describe(
+              'Default true: when the task ends and its end has not been read, Baton queues a run on the delegating thread telling it; false: no wake-up',
+            ),
           clientRequestId: ClientRequestId.optional(),
         })
         .strict(),
-      async run({ task, title, clientRequestId, parentThreadId, ...asked }, call) {
+      async run({ task, title, clientRequestId, parentThreadId, wake = true, ...asked }, call) {
         const parent = delegatingThread(runtime, call.scope, parentThreadId);
         // A session hands out no more than it started with, nor than its thread has now (the command checks that).
         const ceiling = call.scope.kind === 'session' ? narrowest(call.scope, parent) : parent;
@@ -102,7 +126,7 @@ export function delegationTools(runtime: Runtime): McpTool[] {
         });
         const sent = await commands.send<{ runId: string }>('send', 'thread.message.send', { threadId, text: task });
         const child = runtime.store.projections.get('threads', threadId)!;
-        await attachTask(runtime, { threadId, runId: sent.runId, provider, title: child.title });
+        await attachTask(runtime, { threadId, runId: sent.runId, provider, title: child.title, wake });
         return { taskId: threadId, threadId, runId: sent.runId, parentThreadId: parent.id, provider };
       },
     }),
@@ -110,18 +134,18 @@ export function delegationTools(runtime: Runtime): McpTool[] {
       name: 'task_status',
       title: 'A task’s status',
       description:
-        'Where a delegated task stands: `{ taskId, status, done, run, result, pendingRequests, stopped }`; `result` is its agent’s last message once it has ended. thread_wait with the task’s threadId waits for it.',
+        'Where a delegated task stands: `{ taskId, status, done, run, result, pendingRequests, stopped, wake }`; `result` is its agent’s last message once it has ended (read by the delegating thread’s agent, no wake-up is owed for it any more); `wake` is `{ status, runId, reason }`: `awaiting_end`, `owed`, `queued` (the wake-up run `runId`), `read`, `declined` or `dropped`. thread_wait with the task’s threadId waits for it.',
       readOnly: true,
       input: z.object({ taskId: TaskId }).strict(),
       async run({ taskId }, call) {
-        return taskView(runtime, requireTask(runtime, call.scope, taskId));
+        return readTask(runtime, call.scope, requireTask(runtime, call.scope, taskId), 'task_status');
       },
     }),
     defineTool({
       name: 'task_cancel',
       title: 'Cancel a task',
       description:
-        'Stops a delegated task: its run is interrupted and its thread holds its queue (`thread.stop`), and the tasks it delegated in turn are stopped too. A task that has finished is left alone (`cancelled: false`).',
+        'Stops a delegated task: its run is interrupted and its thread holds its queue (`thread.stop`), and the tasks it delegated in turn are stopped too; it owes no wake-up. A task that has finished is left alone (`cancelled: false`).',
       readOnly: false,
       input: z.object({ taskId: TaskId, clientRequestId: ClientRequestId.optional() }).strict(),
       async run({ taskId, clientRequestId }, call) {
@@ -129,7 +153,10 @@ export function delegationTools(runtime: Runtime): McpTool[] {
         const commands = new ToolCommands(runtime, call.scope, 'task_cancel', clientRequestId);
         // A retry is answered as the first call was, though the task has ended since.
         const retried = runtime.store.receipts.get(commands.commandId('stop')) !== null;
-        if (!stillWorking(task) && !retried) return { ...taskView(runtime, task), cancelled: false };
+        // No wake-up for a task its delegator cancels: dropped before the stop, so its end finds it so.
+        if (!taskView(runtime, task).done) await settleTaskWake(runtime, task, { dropped: 'cancelled by task_cancel' });
+        if (!stillWorking(task) && !retried)
+          return { ...(await readTask(runtime, call.scope, task, 'task_cancel')), cancelled: false };
         await commands.send('stop', 'thread.stop', { threadId: taskId });
         return { ...taskView(runtime, requireTask(runtime, call.scope, taskId)), cancelled: true };
       },

@@ -161,8 +161,7 @@ const task = {
   provider: 'claude',
 };
 
-/** The delegation tools' examples: a task handed to Claude, its status once done, a cancel of a finished one. */
-/** A finished task, as task_status and task_cancel tell it. */
+/** A finished task, as task_status and task_cancel tell the agent that delegated it (which read its end: no wake-up). */
 const finishedTask = {
   ...task,
   status: 'completed',
@@ -171,8 +170,19 @@ const finishedTask = {
   result: 'The README now has a Parser section.',
   pendingRequests: [],
   stopped: false,
+  wake: { status: 'read', runId: null, reason: 'the parent read its end (task_status)' },
 };
 
+/** A wake-up run, as the parent's `thread` snapshot lists it among its runs. */
+const wakeRun = {
+  id: 'run_05',
+  threadId: 'thr_01',
+  ordinal: null,
+  status: 'queued',
+  origin: { kind: 'task_wake', taskId: 'thr_04', taskRunId: 'run_04', status: 'completed' },
+};
+
+/** The delegation tools' examples: a task handed to Claude, its status once done, a cancel of a finished one. */
 const delegationExamples = {
   delegate_task: {
     input: { task: 'Write the README section on the parser', provider: 'claude', clientRequestId: 'readme-1' },
@@ -263,7 +273,11 @@ export function mcpProtocolSection(): string[] {
       '',
       "**Delegation.** `delegate_task` makes a thread a subagent of the delegating thread (`thread.create { parentThreadId }`: lineage `subagent`, the delegating thread's root), in the delegating thread's workspace (the task works on the same files, and the parent sees its changes), and sends it the task as its first message: that run is the task. A child never gets a broader mode than its parent (`read_only` < `workspace_write` < `full_access`; `plan` < `default`), nor than the session asking (the modes it started with): a broader one is `invalid_command` with `details.escalation`, and nothing is created. Its modes default to the parent's. The child's `subagent_spawn` context transfer (source point: the parent's active run) is recorded with it; when the task's run ends the parent records a `subagent_result` transfer (source point: the task's run). Delegated during a run of the parent, the task is a `subagent` node of that run's graph, under its root turn (detail `{ tool: \"delegate_task\", taskId, runId, provider }`), ending as the task's run ends.",
       '',
-      '**Stop cascade.** `thread.stop` and `run.interrupt { holdQueue: true }` (the Stop button) on a thread that delegated tasks queue a `delegated-tasks.stop` effect after commit. Its handler sends `thread.stop` to every delegated thread under it that is still working (a run active or queued and its queue not held), children of children first, each with a command id derived from the effect (a retried effect changes nothing). A thread that has finished is left alone. Each stopped child with tasks of its own cascades in turn and finds them stopped already. Baton owes a parent no automatic wake-ups from its tasks (it reads their ends with `task_status` or `thread_wait`), so there are none to drop.',
+      "**Wake-ups.** A task whose end has not reached the agent of the thread that delegated it wakes that thread: when its run ends (`completed`, `failed`, `interrupted`...) and no `thread_wait` or `task_status` (or `task_cancel`) of a session of the parent returned that end, Baton queues a run on the parent (dispatch `queue_after_active`: after what the parent is doing) whose message gives the task's id and thread, its run, its status, its error if any and its last message (cut to the parent provider's `maxRecommendedHandoffChars`, the cut said). While an agent of the parent is running (it may still read the end), the wake-up is owed until that run ends. A read with Baton's own token is not the agent's and changes nothing. The run says what it is: `origin: { kind: \"task_wake\", taskId, taskRunId, status }` on its row (the `thread` and `graph` snapshots' `runs`, `run.queued`); a run a message made has no `origin`. The parent keeps each task in the `delegated_tasks` read model (`delegated-task.updated`): `wake` is `awaiting_end`, `owed` (after the run `afterRunId`), `queued` (the run `wakeRunId`), `read`, `declined` (`delegate_task { wake: false }`) or `dropped` (with its `reason`); `task_status` tells it as `wake: { status, runId, reason }`. The decision and the run it queues are one commit of the parent, the same that records the task's end (its `subagent_result`), so a task wakes its parent once, across retries and restarts (an end or a run's end Baton missed while stopped is taken up when it starts). A parent that is archived, deleted or stopped (its queue held) is not woken: the wake-up is dropped.",
+      '',
+      json(wakeRun),
+      '',
+      "**Stop cascade.** `thread.stop` and `run.interrupt { holdQueue: true }` (the Stop button) on a thread drop, in the same commit, every wake-up its tasks still owe it (those running, those ended and owed) and cancel the wake-up runs still queued (a wake-up run already going is the active run the Stop interrupts), so when the stopped tasks end nothing restarts the thread. On a thread that delegated tasks they also queue a `delegated-tasks.stop` effect after commit. Its handler sends `thread.stop` to every delegated thread under it that is still working (a run active or queued and its queue not held), children of children first, each with a command id derived from the effect (a retried effect changes nothing). A thread that has finished is left alone. Each stopped child with tasks of its own cascades in turn and finds them stopped already. `task_cancel` drops its task's wake-up the same way.",
       '',
     ];
     for (const name of registry.names()) {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { delegatedBy, settleTaskWake, taskRun } from '../actors/delegated-tasks.js';
 import type { Runtime } from '../actors/runtime.js';
 import { BatonError } from '../domain/errors.js';
 import { RunId, ThreadId } from '../domain/ids.js';
@@ -72,7 +73,7 @@ export function threadWaitTool(runtime: Runtime): McpTool {
   return defineTool({
     name: 'thread_wait',
     title: 'Wait for a run',
-    description: `Waits until a run ends (\`runId\`), or, with none named, until the thread has no run active or queued, for at most \`timeoutMs\` (default ${DEFAULT_TIMEOUT_MS}, at most ${MAX_TIMEOUT_MS}; keep it below your client's request timeout, or ask for progress: each status the run goes through is a progress notification). Returns \`{ done, timedOut, run: { runId, status, error... }, lastAssistantMessage, pendingRequests }\`: a run waiting on an approval or a question times out with the request listed; a wait Baton's stop cuts short is a typed \`invalid_transition\`.`,
+    description: `Waits until a run ends (\`runId\`), or, with none named, until the thread has no run active or queued, for at most \`timeoutMs\` (default ${DEFAULT_TIMEOUT_MS}, at most ${MAX_TIMEOUT_MS}; keep it below your client's request timeout, or ask for progress: each status the run goes through is a progress notification). Returns \`{ done, timedOut, run: { runId, status, error... }, lastAssistantMessage, pendingRequests }\`: a run waiting on an approval or a question times out with the request listed; a wait Baton's stop cuts short is a typed \`invalid_transition\`. A task you delegated whose end this hands you owes you no wake-up.`,
     readOnly: true,
     input: z
       .object({
@@ -101,6 +102,16 @@ export function threadWaitTool(runtime: Runtime): McpTool {
           'Baton is stopping: the wait ended before the run did (the run goes on when Baton is back; wait again then)',
         );
       const run = target(threadId, runId);
+      // A task's end handed to the agent of the thread that delegated it: no wake-up is owed for it.
+      const thread = store.projections.get('threads', threadId);
+      if (
+        run &&
+        isTerminal(run.status) &&
+        call.scope.kind === 'session' &&
+        delegatedBy(thread) === call.scope.threadId &&
+        taskRun(store, threadId)?.id === run.id
+      )
+        await settleTaskWake(runtime, thread!, { read: 'thread_wait' });
       return {
         threadId,
         done: ended === true,

@@ -130,6 +130,7 @@ CREATE INDEX proj_text_chunks_row ON proj_text_chunks (projection, row_id, chunk
     name: 'the context transfer and handoff read models',
     sql: projectionTable('context_transfers') + projectionTable('context_handoffs'),
   },
+  { version: 5, name: 'the delegated tasks read model (their wake-ups)', sql: projectionTable('delegated_tasks') },
 ];
 
 export const latestSchemaVersion = migrations[migrations.length - 1]!.version;

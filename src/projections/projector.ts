@@ -133,6 +133,7 @@ const handlers: { [K in EventType]?: Handler<K> } = {
       queuePosition: queued,
       interruptRequested: false,
       error: null,
+      ...(p.origin ? { origin: p.origin } : {}),
     });
     updateThread(view, p.threadId, at, (t) => ({ queuedRunCount: t.queuedRunCount + 1 }));
   },
@@ -177,6 +178,7 @@ const handlers: { [K in EventType]?: Handler<K> } = {
     );
     renumberQueue(view, p.threadId);
   },
+  'delegated-task.updated': ({ payload: { task } }, view) => view.put('delegated_tasks', task.id, task.threadId, task),
   'run.queue-reordered': ({ payload: p }, view) =>
     p.order.forEach((runId, i) => updateRun(view, runId, () => ({ queuePosition: i }))),
   'thread.rolled-back': ({ payload: p, at }, view) => {
