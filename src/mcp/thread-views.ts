@@ -74,6 +74,8 @@ export function runSummary(r: Run) {
     model: r.model,
     queuePosition: r.queuePosition,
     error: r.error,
+    // A run Baton queued itself (a delegated task's wake-up) says so.
+    origin: r.origin ?? null,
   };
 }
 

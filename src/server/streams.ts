@@ -62,6 +62,8 @@ export function streamSnapshot(store: Store, req: StreamRequest): unknown {
         // What its provider threads were owed (forks, switches, merge-backs) and exactly what they were told.
         contextTransfers: p.list('context_transfers', req.threadId),
         handoffs: p.list('context_handoffs', req.threadId),
+        // The tasks its agents delegated, and whether each still owes the thread a wake-up.
+        delegatedTasks: p.list('delegated_tasks', req.threadId),
       };
     }
     case 'graph':

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { BatonApp } from '../../src/app/baton-app.js';
 import type { ModelTurn, RecordedRequest } from '../../src/providers/model/scripted-model-server.js';
+import { streamSnapshot } from '../../src/server/streams.js';
 import { useBatons } from '../support/baton-app.js';
 import { tempDir } from '../support/temp.js';
 import { mcpClient, ok, untilCommitted, userText } from './mcp-support.js';
@@ -122,6 +123,13 @@ describe('a delegated task wakes its parent', () => {
       done: true,
       result: 'The sum is 42.',
       wake: { status: 'queued', runId: wake!.id },
+    });
+    // Clients see it too: the thread snapshot lists the task, thread_read names the run's origin.
+    const snapshot = streamSnapshot(app.runtime.store, { stream: 'thread', threadId: parent.threadId });
+    expect(snapshot).toMatchObject({ delegatedTasks: [{ id: taskId, wake: 'queued', wakeRunId: wake!.id }] });
+    const read = await ok(client, 'thread_read', { threadId: parent.threadId });
+    expect(read).toMatchObject({
+      runs: expect.arrayContaining([expect.objectContaining({ runId: wake!.id, origin: wake!.origin })]),
     });
     // One wake-up per task: nothing more comes of it.
     await app.runtime.settle();
