@@ -1,3 +1,5 @@
+import { realpathSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { BatonApp } from '../../src/app/baton-app.js';
 import type { ModelTurn, RecordedRequest } from '../../src/providers/model/scripted-model-server.js';
@@ -5,6 +7,8 @@ import { useBatons } from '../support/baton-app.js';
 import { until } from '../support/poll.js';
 import { processesIn } from '../support/processes.js';
 import { tempDir } from '../support/temp.js';
+import { delegationLiveChannel, runDelegationScenario } from './delegation-channels.js';
+import { delegationScenarios } from './delegation-scenarios.js';
 import {
   approveAll,
   call,
@@ -361,4 +365,19 @@ describe('delegation through the orchestrator MCP server', () => {
     );
     expect(thread(app, child.taskId).queueHeld).toBe(true);
   }, 90_000);
+});
+
+// The same scenarios as delegation-replay.test.ts replays, live: the steps replayed still hold against the real agents.
+describe('the replayed delegation scenarios, live', () => {
+  for (const scenario of delegationScenarios)
+    it(
+      scenario.name,
+      async () => {
+        const dir = tempDir('baton-delegation-live-');
+        onCleanup(dir.cleanup);
+        const place = { cwd: realpathSync(workspace()), dir: dir.dir, checkpointsRoot: join(dir.dir, 'checkpoints') };
+        await runDelegationScenario(scenario, delegationLiveChannel(), place);
+      },
+      120_000,
+    );
 });

@@ -9,7 +9,11 @@ import type { RecordedRequest } from '../../src/providers/model/scripted-model-s
 // What the MCP tests share: an SDK client on a Baton's /mcp, typed tool results, the next event.
 
 /** An SDK MCP client on the Baton's `/mcp` with `token` as its bearer token; `onCleanup` closes it. */
-export async function mcpClient(app: BatonApp, onCleanup: (c: () => Promise<void>) => void, token = app.token) {
+export async function mcpClient(
+  app: Pick<BatonApp, 'url' | 'token'>,
+  onCleanup: (c: () => Promise<void>) => void,
+  token = app.token,
+) {
   const client = new Client({ name: 'baton-test', version: '1.0.0' });
   const transport = new StreamableHTTPClientTransport(new URL(`${app.url}/mcp`), {
     requestInit: { headers: { Authorization: `Bearer ${token}` } },
@@ -43,7 +47,12 @@ export function nextEvent(app: BatonApp, match: (e: DomainEvent) => boolean, tim
 }
 
 /** Resolves once `check()` holds, read now and after each commit (no polling). */
-export function untilCommitted(app: BatonApp, check: () => boolean, what: string, timeoutMs = 60_000): Promise<void> {
+export function untilCommitted(
+  app: Pick<BatonApp, 'runtime'>,
+  check: () => boolean,
+  what: string,
+  timeoutMs = 60_000,
+): Promise<void> {
   if (check()) return Promise.resolve();
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => (stop(), reject(new Error(`timed out waiting for ${what}`))), timeoutMs);
@@ -54,7 +63,7 @@ export function untilCommitted(app: BatonApp, check: () => boolean, what: string
 }
 
 /** A raw `tools/list` POST to `/mcp` with these headers. */
-export const listToolsWith = (app: BatonApp, headers: Record<string, string>) =>
+export const listToolsWith = (app: Pick<BatonApp, 'url'>, headers: Record<string, string>) =>
   fetch(`${app.url}/mcp`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
@@ -87,7 +96,7 @@ export function processEnv(pid: number, name: string): string | null {
 }
 
 /** Answers every approval the Baton's threads ask for (an agent may ask before it calls an MCP tool). */
-export function approveAll(app: BatonApp, onCleanup: (c: () => void) => void): void {
+export function approveAll(app: Pick<BatonApp, 'runtime'>, onCleanup: (c: () => void) => void): void {
   const answered = new Set<string>();
   const stop = app.runtime.onEvents(() => {
     for (const r of app.runtime.store.projections.list('requests')) {

@@ -1,6 +1,10 @@
 import { ChannelBase } from './line-channel.js';
 import { bindSentIds, expectedOf, frameDifferences } from './replay-matching.js';
-import { ReplayChannel, type TranscriptEntry, type Vars } from './transcript.js';
+import { ReplayChannel, type McpCaller, type TranscriptEntry, type Vars } from './transcript.js';
+
+/** The next entry that waits on Baton or ends the process (what the agent says, or asks Baton's MCP server, plays itself). */
+const nextStop = (remaining: TranscriptEntry[]) =>
+  remaining.find((e) => e.kind === 'expect_outbound' || e.kind === 'runtime_exit');
 
 /** Marks a recorded exit nobody asked for: a replay plays it in its place, with no kill to wait for. */
 export const ON_ITS_OWN = ' on its own';
@@ -39,6 +43,11 @@ export abstract class CheckedReplay extends ChannelBase {
     return this.failure ? [this.failure, ...this.replay.mismatches] : this.replay.mismatches;
   }
 
+  /** The recorded MCP requests are made again through `caller` (set before Baton's first frame). */
+  callMcpWith(caller: McpCaller): void {
+    this.replay.mcp = caller;
+  }
+
   /** Every entry not played yet (outbound frames Baton has not sent, inbound ones not said). */
   get remaining(): TranscriptEntry[] {
     return this.replay.remaining;
@@ -55,7 +64,7 @@ export abstract class CheckedReplay extends ChannelBase {
       this.fail(this.pending);
       return null;
     }
-    const next = this.replay.remaining.find((e) => e.kind !== 'emit_inbound');
+    const next = nextStop(this.replay.remaining);
     let sent: unknown;
     try {
       sent = JSON.parse(line);
@@ -80,7 +89,7 @@ export abstract class CheckedReplay extends ChannelBase {
 
   /** A recorded exit nobody asked for comes once what the agent said before it is said. */
   protected endOnItsOwn(): void {
-    const next = this.replay.remaining.find((e) => e.kind !== 'emit_inbound');
+    const next = nextStop(this.replay.remaining);
     if (next?.kind === 'runtime_exit' && next.reason.endsWith(ON_ITS_OWN)) this.replay.terminate();
   }
 

@@ -6,9 +6,10 @@ import { ChannelBase, type LineChannel } from './line-channel.js';
 
 /**
  * Transcripts: what a real agent process said and was told, recorded as NDJSON (a header,
- * then `expect_outbound`, `emit_inbound` with `afterMs`, and `runtime_exit` entries). A
- * replay stands in for the process: it checks every frame Baton sends against the next
- * expected one and answers with what the real process answered.
+ * then `expect_outbound`, `emit_inbound` with `afterMs`, `runtime_exit`, and `mcp_request`
+ * for the agent's calls to Baton's MCP server). A replay stands in for the process: it checks
+ * every frame Baton sends against the next expected one and answers with what the real
+ * process answered.
  */
 export const TranscriptHeader = z.object({
   kind: z.literal('header'),
@@ -28,9 +29,24 @@ export const TranscriptEntry = z.discriminatedUnion('kind', [
     afterMs: z.number().nonnegative().optional(),
   }),
   z.object({ kind: z.literal('runtime_exit'), reason: z.string() }),
+  /**
+   * An HTTP request the agent made to Baton's orchestrator MCP server, at its place among the
+   * frames, and what Baton answered (mcp-exchange.ts): a replay makes it again with the
+   * credential Baton gave the replayed session, and checks the answer.
+   */
+  z.object({
+    kind: z.literal('mcp_request'),
+    /** The request: its HTTP method, the headers that shape the answer (never the credential), its JSON-RPC body. */
+    frame: z.object({ method: z.string(), headers: z.record(z.string(), z.string()), body: z.unknown().optional() }),
+    /** The answer's status and JSON-RPC messages (an event stream's, in order). */
+    response: z.object({ status: z.number().int(), messages: z.array(z.unknown()) }),
+  }),
 ]);
 export type TranscriptHeader = z.infer<typeof TranscriptHeader>;
 export type TranscriptEntry = z.infer<typeof TranscriptEntry>;
+export type McpRequestEntry = Extract<TranscriptEntry, { kind: 'mcp_request' }>;
+/** Makes a recorded MCP request again: resolves with how Baton's answer differs from the recorded one, or null. */
+export type McpCaller = (entry: McpRequestEntry, signal: AbortSignal) => Promise<string | null>;
 export interface Transcript {
   header: TranscriptHeader;
   entries: TranscriptEntry[];
@@ -81,6 +97,12 @@ export class ReplayChannel extends ChannelBase {
   private readonly outbox: TranscriptEntry[] = [];
   private draining = false;
   private readonly toValues: (s: string) => string;
+  /** Makes the recorded MCP requests again (mcp-exchange.ts); without one, such an entry is a mismatch. */
+  mcp: McpCaller | null = null;
+  /** An MCP request queued or in flight: what the agent said after it waits for Baton's answer. */
+  private awaiting: AbortController | null = null;
+  /** A kill that came while an MCP request was unanswered: carried out once it is answered. */
+  private terminating = false;
 
   constructor(
     private readonly entries: TranscriptEntry[],
@@ -92,7 +114,7 @@ export class ReplayChannel extends ChannelBase {
 
   /** True once every entry was played and every expected frame was sent. */
   get finished(): boolean {
-    return this.position >= this.entries.length && this.outbox.length === 0;
+    return this.position >= this.entries.length && this.outbox.length === 0 && !this.awaiting;
   }
 
   get remaining(): TranscriptEntry[] {
@@ -129,18 +151,41 @@ export class ReplayChannel extends ChannelBase {
   private queueInbound(): void {
     for (
       let entry = this.entries[this.position];
-      entry && entry.kind === 'emit_inbound';
+      !this.awaiting && (entry?.kind === 'emit_inbound' || entry?.kind === 'mcp_request');
       entry = this.entries[this.position]
     ) {
       this.outbox.push(entry);
       this.position += 1;
+      if (entry.kind === 'mcp_request') this.awaiting = new AbortController();
     }
     if (!this.draining) this.drain();
+  }
+
+  /** Makes the agent's MCP request again (once what it said before is said), then plays on. */
+  private async answer(entry: McpRequestEntry, calling: AbortController): Promise<void> {
+    const difference = this.mcp
+      ? await this.mcp(entry, calling.signal).catch(
+          (error: unknown) => `the MCP request failed: ${error instanceof Error ? error.message : String(error)}`,
+        )
+      : 'the transcript has an MCP request and this replay makes none';
+    if (this.closedReason) return;
+    if (difference) this.mismatches.push(difference);
+    this.awaiting = null;
+    this.draining = false;
+    this.queueInbound();
+    if (this.terminating) {
+      this.terminating = false;
+      this.terminate();
+    }
   }
 
   /** The scenario kills the process: what it said before dying is played, then its exit. */
   terminate(): void {
     this.queueInbound();
+    if (this.awaiting) {
+      this.terminating = true;
+      return;
+    }
     const exit = this.entries[this.position];
     if (exit?.kind === 'runtime_exit') {
       this.outbox.push(exit);
@@ -162,6 +207,7 @@ export class ReplayChannel extends ChannelBase {
     setImmediate(() => {
       if (this.closedReason) return;
       if (entry.kind === 'runtime_exit') return this.finish(entry.reason);
+      if (entry.kind === 'mcp_request') return void this.answer(entry, this.awaiting!);
       if (entry.kind === 'emit_inbound') {
         const line = entry.raw ?? JSON.stringify(substitute(entry.frame, this.toValues));
         this.emitLine(line);
@@ -171,6 +217,7 @@ export class ReplayChannel extends ChannelBase {
   }
 
   close(): void {
+    this.awaiting?.abort();
     this.finish('closed by Baton');
   }
 }

@@ -73,7 +73,10 @@ export const describeReplays = (replays: readonly Replayed[]): string =>
  * and every frame Baton was to send was sent. `what` names them in the failure ("sessions").
  */
 export function checkReplaysDone(replays: readonly Replayed[], recordedCount: number, what: string): void {
-  const unsent = replays.flatMap((r) => r.remaining.filter((e) => e.kind === 'expect_outbound'));
+  // An MCP request not made again is one the replay still owed Baton, like a frame not sent.
+  const unsent = replays.flatMap((r) =>
+    r.remaining.filter((e) => e.kind === 'expect_outbound' || e.kind === 'mcp_request'),
+  );
   if (replays.length !== recordedCount || replays.some((r) => r.mismatches.length > 0) || unsent.length > 0)
     throw new Error(
       `the replay diverged: ${replays.length} of ${recordedCount} ${what} started; ${JSON.stringify({ state: replayState(replays), unsent: unsent.slice(0, 2) }, null, 1).slice(0, 4000)}`,
