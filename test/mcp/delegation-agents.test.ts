@@ -36,6 +36,9 @@ function delegatingModel(results: string[]) {
   return (request: MessagesRequest): MessagesTurn => {
     const tools = (request.body.tools ?? []).map((t) => (t as { name?: string }).name);
     const answered = toolResults(request);
+    // Baton wakes the parent with the task's end (its agent never read it): the wake's message.
+    const last = JSON.stringify(request.body.messages.at(-1) ?? null);
+    if (last.includes('taskId: ') && last.includes('status: completed')) return { kind: 'text', text: 'Woken.' };
     if (answered.includes('toolu_delegate')) return (results.push(answered), { kind: 'text', text: 'Delegated.' });
     if (tools.includes('mcp__baton__delegate_task'))
       return {
@@ -99,6 +102,11 @@ describe('delegation from Claude and ACP agents', () => {
         .list('graph_nodes', started.threadId)
         .find((n) => n.kind === 'subagent');
       expect(node).toMatchObject({ runId: started.runId, detail: { taskId } });
+      // Its agent never read the end (thread_wait above used Baton's own token): the parent is woken once.
+      const wakes = () => app.runtime.store.projections.list('runs', started.threadId).filter((r) => r.origin);
+      await untilCommitted(app, () => wakes()[0]?.status === 'completed', 'the wake-up run to complete', 90_000);
+      expect(wakes()).toHaveLength(1);
+      expect(wakes()[0]!.origin).toMatchObject({ kind: 'task_wake', taskId, status: 'completed' });
     },
     120_000,
   );
