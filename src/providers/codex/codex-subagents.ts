@@ -181,12 +181,12 @@ export class CodexSubagents {
     this.byThread.set(nativeThreadId, child);
   }
 
-  /** Where a request raised on a child's thread belongs: the run, and the node of its item (else the child's own). */
   /** Whether a native thread is one of our children's. */
   knows(nativeThreadId: string): boolean {
     return this.byThread.has(nativeThreadId);
   }
 
+  /** Where a request raised on a child's thread belongs: the run, and the node of its item (else the child's own). */
   requestAt(threadId: string, turnId: string, itemId: string): { ref: TurnRef; parentNodeId: NodeId } | null {
     const child = this.byThread.get(threadId);
     if (!child || !child.turns.has(turnId)) return null;
