@@ -1,7 +1,6 @@
+import './zod-config.js';
 import { render } from 'preact';
-
-function App() {
-  return <h1>Baton Console</h1>;
-}
+import { App } from './app.js';
+import './styles.css';
 
 render(<App />, document.getElementById('app')!);

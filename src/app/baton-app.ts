@@ -13,6 +13,7 @@ import { ProviderRegistry } from '../providers/registry.js';
 import { lockDataDir, type DataDirLock } from '../server/data-dir-lock.js';
 import { preparePrivateDataDir } from '../server/data-dir.js';
 import { BatonServer } from '../server/server.js';
+import { consolePages } from '../server/console-route.js';
 import { delegatedTasksStopHandler } from '../actors/delegated-tasks-stop.js';
 import { watchDelegatedTasks } from '../actors/delegated-tasks.js';
 import { MCP_PATH } from '../mcp/http-endpoint.js';
@@ -106,6 +107,7 @@ async function assemble(config: Config, logger: Logger, options: StartOptions, l
     logger,
     allowedOrigins: config.allowedOrigins,
     routes: { [MCP_PATH]: mcp.route },
+    pages: consolePages(),
   });
   const address = await server.listen();
   listening(address.host, address.port);

@@ -1,6 +1,7 @@
 import { pino, type Logger } from 'pino';
 import { loadConfig } from '../config.js';
-import { startBaton } from '../app/baton-app.js';
+import { startBaton, type StartOptions } from '../app/baton-app.js';
+import { consoleUrl } from '../server/console-route.js';
 
 /**
  * A stray rejection or exception (a library callback, a handshake Baton did not foresee)
@@ -14,8 +15,11 @@ function keepServing(logger: Logger): void {
   process.on('uncaughtException', (error) => logger.error({ err: error }, 'uncaught exception; Baton keeps serving'));
 }
 
-/** `baton serve`: runs Baton until SIGTERM or SIGINT, then shuts down gracefully. */
-export async function serve(flags: Record<string, string | undefined>): Promise<void> {
+/**
+ * `baton serve`: runs Baton until SIGTERM or SIGINT, then shuts down gracefully. `options`
+ * (what the offline scripted models answer) are for fixtures that wrap it.
+ */
+export async function serve(flags: Record<string, string | undefined>, options: StartOptions = {}): Promise<void> {
   const config = loadConfig(process.env, {
     host: flags.host,
     port: flags.port,
@@ -24,10 +28,12 @@ export async function serve(flags: Record<string, string | undefined>): Promise<
     model: flags.model,
   });
   const logger = pino({ level: process.env.BATON_LOG_LEVEL ?? 'info' }, pino.destination(2));
-  const app = await startBaton(config, logger);
+  const app = await startBaton(config, logger, options);
   keepServing(logger);
   const say = (line = '') => process.stdout.write(`${line}\n`);
   say(`Baton is listening on ${app.url}`);
+  // Printed, never logged: the token rides in the fragment, which the browser keeps to itself.
+  say(`  console    ${consoleUrl(app.url, app.token)}`);
   say(`  data dir   ${config.dataDir}`);
   say(`  token      ${app.token}${config.token ? '' : `   (stored in ${config.dataDir}/token)`}`);
   if (config.allowedOrigins.length)

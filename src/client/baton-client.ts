@@ -1,11 +1,38 @@
-import { randomUUID } from 'node:crypto';
 import { io, type Socket } from 'socket.io-client';
 import type { CommandOf, CommandType } from '../domain/commands.js';
 import type { CommandAck } from '../domain/command-ack.js';
-import type { ErrorInfo } from '../domain/errors.js';
+import { BatonError, type ErrorInfo } from '../domain/errors.js';
 import type { DomainEvent } from '../domain/events.js';
-import { oversize } from '../server/limits.js';
 import type { StreamRequest } from '../domain/stream-request.js';
+
+// Browser-safe (the console bundles it): Web Crypto and TextEncoder, no Node built-ins.
+
+/** The server's application limit on one message (src/server/limits.ts, which a browser cannot load: it uses Buffer). */
+const PAYLOAD_MAX_BYTES = 1024 * 1024;
+
+/** The server's own refusal of a command over the limit, made here without sending it. */
+function oversizeCommand(command: unknown): BatonError | null {
+  const json = JSON.stringify(command);
+  // At most 3 bytes a UTF-16 unit: most commands are settled without encoding them.
+  if (json.length * 3 <= PAYLOAD_MAX_BYTES) return null;
+  const bytes = new TextEncoder().encode(json).length;
+  if (bytes <= PAYLOAD_MAX_BYTES) return null;
+  return new BatonError('invalid_payload', `command is ${bytes} bytes; the limit is ${PAYLOAD_MAX_BYTES}`, {
+    bytes,
+    limit: PAYLOAD_MAX_BYTES,
+  });
+}
+
+/** A v4 UUID; `randomUUID` needs a secure context, `getRandomValues` does not (a console opened over a LAN address). */
+function uuid(): string {
+  const c = globalThis.crypto;
+  if (typeof c.randomUUID === 'function') return c.randomUUID();
+  const b = c.getRandomValues(new Uint8Array(16));
+  b[6] = (b[6]! & 0x0f) | 0x40;
+  b[8] = (b[8]! & 0x3f) | 0x80;
+  const h = [...b].map((x) => x.toString(16).padStart(2, '0')).join('');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}
 
 export type { CommandAck, StreamRequest };
 
@@ -37,9 +64,10 @@ export class BatonClient {
     socket.on('stream', (msg: StreamMessage) => {
       for (const sub of this.subscriptions) sub.receive(msg);
     });
-    // After a reconnect every subscription resumes where it stopped.
-    socket.io.on('reconnect', () => {
-      for (const sub of this.subscriptions) void sub.resume();
+    // After every later connect (a reconnect, or a connect() after the server cut this
+    // socket off) every subscription resumes where it stopped.
+    socket.on('connect', () => {
+      for (const sub of this.subscriptions) void sub.resume().catch(() => undefined);
     });
   }
 
@@ -68,11 +96,11 @@ export class BatonClient {
   }
 
   command<K extends CommandType>(type: K, payload: CommandPayload<K>): Promise<CommandAck> {
-    const commandId = payload.commandId ?? `cmd_${randomUUID()}`;
+    const commandId = payload.commandId ?? `cmd_${uuid()}`;
     const command = { ...payload, type, commandId };
     // Refused here with the server's own answer: a message over the transport limit
     // would otherwise close the connection and leave this promise to time out.
-    const tooBig = oversize('command', [command]);
+    const tooBig = oversizeCommand(command);
     if (tooBig) return Promise.resolve({ ok: false, commandId, error: tooBig.toInfo() });
     return this.socket.timeout(60_000).emitWithAck('command', command);
   }

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
+import type { PageRoute } from './console-route.js';
 
 /** Socket.IO (engine.io) takes every request under this path; Baton answers the rest. */
 export const SOCKET_IO_PATH = '/socket.io/';
@@ -16,17 +17,19 @@ export type HttpRoute = (req: IncomingMessage, res: ServerResponse) => void;
 
 /**
  * Answers every plain HTTP request Socket.IO did not take, so none waits for Node's
- * timeout: `/healthz` (GET or HEAD), the `routes`, a clear 404 for a Socket.IO path
- * without its trailing slash, and a 404 for everything else.
+ * timeout: `/healthz` (GET or HEAD), the `routes`, the `pages` (the console's files), a
+ * clear 404 for a Socket.IO path without its trailing slash, and a 404 for everything else.
  */
 export function answerHttp(
   req: IncomingMessage,
   res: ServerResponse,
   health: () => unknown,
   routes: Readonly<Record<string, HttpRoute>> = {},
+  pages?: PageRoute,
 ): void {
   const path = pathOf(req.url);
   if (Object.hasOwn(routes, path)) return routes[path]!(req, res);
+  if (path !== '/healthz' && !path.startsWith('/socket.io') && pages?.(req, res)) return;
   if (path === '/healthz') {
     if (req.method === 'GET' || req.method === 'HEAD') return json(res, 200, health());
     return json(

@@ -1,0 +1,136 @@
+import { useEffect, useState } from 'preact/hooks';
+import { z } from 'zod';
+import type { BatonClient, ClientSubscription } from '../../../src/client/baton-client.js';
+import { ThreadId } from '../../../src/domain/ids.js';
+import { ActorStore } from './actor-store.js';
+import { eventSubject, eventSummary } from './event-subject.js';
+
+export interface HistoryEntry {
+  sequence: number;
+  type: string;
+  at: number;
+  summary: string;
+}
+
+/** The newest entries an actor's history keeps (a command's output can be thousands of events). */
+const historyLimit = 300;
+const pageSize = 2_000;
+
+type Event = { type: string; threadId: string; payload: unknown; at: number };
+const EventsPage = z.object({
+  events: z.array(
+    z.object({
+      sequence: z.number().int(),
+      type: z.string(),
+      threadId: z.string(),
+      payload: z.unknown(),
+      at: z.number(),
+    }),
+  ),
+});
+
+/**
+ * A thread's actors, live: their states (the `actors` query, read again as the thread's
+ * events arrive) and each one's event history: the thread's events so far, read in pages
+ * (the `events` query reads one thread's by its index), then the thread stream after the
+ * last of them (each later event once, across reconnects).
+ */
+export class ThreadActors {
+  readonly store: ActorStore;
+  readonly history = new Map<string, HistoryEntry[]>();
+  /** Bumped on every change, for views to re-render. */
+  version = 0;
+  error: string | null = null;
+  private subscription: ClientSubscription | null = null;
+  private closed = false;
+  private frame: number | null = null;
+  private readonly listeners = new Set<() => void>();
+
+  constructor(
+    private readonly client: BatonClient,
+    threadId: string,
+  ) {
+    this.store = new ActorStore(client, threadId);
+    this.store.onChange(() => this.changed());
+  }
+
+  async open(): Promise<void> {
+    void this.store.refresh();
+    try {
+      const threadId = ThreadId.parse(this.store.threadId);
+      let cursor = 0;
+      for (;;) {
+        const answer = await this.client.query({ type: 'events', threadId, afterSequence: cursor, limit: pageSize });
+        if (this.closed) return;
+        if (!answer.ok) throw new Error(`${answer.error?.code}: ${answer.error?.message}`);
+        const { events } = EventsPage.parse(answer.result);
+        for (const e of events) this.record(e, e.sequence);
+        cursor = events.at(-1)?.sequence ?? cursor;
+        this.changed();
+        if (events.length < pageSize) break;
+      }
+      const { subscription } = await this.client.subscribe(
+        { stream: 'thread', threadId, afterSequence: cursor },
+        (e, s) => {
+          this.record(e, s);
+          this.store.committed(s);
+          this.changed();
+        },
+      );
+      if (this.closed) return void subscription.close();
+      this.subscription = subscription;
+    } catch (error) {
+      this.error = `Could not follow the thread: ${error instanceof Error ? error.message : String(error)}`;
+      this.changed();
+    }
+  }
+
+  close(): void {
+    this.closed = true;
+    this.store.close();
+    this.listeners.clear();
+    void this.subscription?.close();
+    if (this.frame !== null) cancelAnimationFrame(this.frame);
+  }
+
+  onChange(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private record(event: Event, sequence: number): void {
+    const subject = eventSubject(event);
+    if (!subject) return;
+    const list = this.history.get(subject) ?? [];
+    list.push({ sequence, type: event.type, at: event.at, summary: eventSummary(event) });
+    if (list.length > historyLimit) list.splice(0, list.length - historyLimit);
+    this.history.set(subject, list);
+  }
+
+  /** Views re-render at most once a frame, however fast events come. */
+  private changed(): void {
+    this.version += 1;
+    if (this.frame !== null) return;
+    this.frame = requestAnimationFrame(() => {
+      this.frame = null;
+      for (const l of this.listeners) l();
+    });
+  }
+}
+
+/** Follows a thread's actors while the view is shown (null until the first render is done). */
+export function useThreadActors(client: BatonClient, threadId: string): ThreadActors | null {
+  const [actors, setActors] = useState<ThreadActors | null>(null);
+  const [, setVersion] = useState(0);
+  useEffect(() => {
+    const live = new ThreadActors(client, threadId);
+    setActors(live);
+    const stop = live.onChange(() => setVersion(live.version));
+    void live.open();
+    return () => {
+      stop();
+      live.close();
+    };
+  }, [client, threadId]);
+  return actors;
+}

@@ -1,0 +1,158 @@
+import { z } from 'zod';
+import type { BatonClient, ClientSubscription } from '../../../src/client/baton-client.js';
+import { DomainEvent } from '../../../src/domain/events.js';
+import { projectionNames, TurnItemView, type ProjectionName } from '../../../src/domain/projections.js';
+import { ProjectionOverlay } from '../../../src/projections/overlay.js';
+import { project } from '../../../src/projections/projector.js';
+import { MemoryTables } from './memory-tables.js';
+import { validRow, type Extras, type StreamSpec } from './stream-specs.js';
+
+export type StreamStatus = 'loading' | 'live' | 'missing' | 'error';
+
+const Stored = z.object({
+  v: z.literal(1),
+  cursor: z.number().int().nonnegative(),
+  tables: z.partialRecord(
+    z.enum(projectionNames as [ProjectionName, ...ProjectionName[]]),
+    z.array(z.tuple([z.string(), z.string().nullable(), z.number(), z.unknown()])),
+  ),
+  inherited: z.array(TurnItemView),
+  missing: z.boolean(),
+});
+
+/**
+ * One stream, live: its snapshot laid into in-memory tables, then every event after the
+ * cursor run through Baton's own projector, each once (a sequence at or below the cursor
+ * is dropped, whether it comes again after a reconnect or after a reload). The tables and
+ * the cursor are kept in sessionStorage when the page goes away, so a reload resumes with
+ * `afterSequence` instead of a new snapshot.
+ */
+export class LiveStream {
+  tables: MemoryTables;
+  extras: Extras = { inherited: [], missing: false };
+  status: StreamStatus = 'loading';
+  error: string | null = null;
+  /** The sequence of the last event applied (or of the snapshot). */
+  cursor = -1;
+  /** Bumped on every change, for views to re-render. */
+  version = 0;
+  private subscription: ClientSubscription | null = null;
+  private early: { event: unknown; sequence: number }[] | null = [];
+  private readonly listeners = new Set<() => void>();
+  private frame: number | null = null;
+  private closed = false;
+
+  constructor(
+    readonly spec: StreamSpec,
+    private readonly storageKey: string,
+  ) {
+    this.tables = new MemoryTables(new Set(spec.kept));
+  }
+
+  async open(client: BatonClient): Promise<void> {
+    const restored = this.restore();
+    try {
+      const { subscription, snapshot, snapshotSequence } = await client.subscribe(
+        restored ? { ...this.spec.request, afterSequence: this.cursor } : this.spec.request,
+        (event, sequence) => this.receive(event, sequence),
+      );
+      this.subscription = subscription;
+      if (this.closed) return void subscription.close();
+      if (!restored) {
+        this.extras = this.spec.load(snapshot, this.tables);
+        this.cursor = snapshotSequence;
+      }
+      this.status = this.extras.missing ? 'missing' : 'live';
+      const early = this.early ?? [];
+      this.early = null;
+      for (const e of early) this.receive(e.event, e.sequence);
+    } catch (error) {
+      this.status = 'error';
+      this.error = error instanceof Error ? error.message : String(error);
+    }
+    this.changed();
+  }
+
+  /** Unsubscribes and keeps the state for a later visit (or a reload). */
+  close(): void {
+    this.closed = true;
+    this.save();
+    void this.subscription?.close();
+    this.listeners.clear();
+    if (this.frame !== null) cancelAnimationFrame(this.frame);
+  }
+
+  onChange(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private receive(raw: unknown, sequence: number): void {
+    // Events that come before the snapshot is laid out wait for it.
+    if (this.early) return void this.early.push({ event: raw, sequence });
+    if (sequence <= this.cursor) return;
+    const parsed = DomainEvent.safeParse(raw);
+    if (!parsed.success) {
+      this.status = 'error';
+      this.error = `Baton sent an event the console cannot read (sequence ${sequence}); reload the page`;
+      return this.changed();
+    }
+    const overlay = new ProjectionOverlay(this.tables.asBase());
+    project(parsed.data, overlay);
+    this.tables.apply(overlay.changes());
+    this.cursor = sequence;
+    this.changed();
+  }
+
+  /** Views re-render at most once a frame, however fast the deltas come. */
+  private changed(): void {
+    this.version += 1;
+    if (this.frame !== null) return;
+    this.frame = requestAnimationFrame(() => {
+      this.frame = null;
+      for (const l of this.listeners) l();
+    });
+  }
+
+  save(): void {
+    if (this.status !== 'live' && this.status !== 'missing') return;
+    const state = {
+      v: 1,
+      cursor: this.cursor,
+      tables: this.tables.dump(),
+      inherited: this.extras.inherited,
+      missing: this.extras.missing,
+    };
+    try {
+      sessionStorage.setItem(this.storageKey, JSON.stringify(state));
+    } catch {
+      // Over the quota: a reload takes a new snapshot instead.
+      sessionStorage.removeItem(this.storageKey);
+    }
+  }
+
+  /** The state a reload left, if it is there and reads back valid. */
+  private restore(): boolean {
+    const raw = sessionStorage.getItem(this.storageKey);
+    if (raw === null) return false;
+    sessionStorage.removeItem(this.storageKey);
+    let json: unknown;
+    try {
+      json = JSON.parse(raw);
+    } catch {
+      return false;
+    }
+    const stored = Stored.safeParse(json);
+    if (!stored.success) return false;
+    const tables = new MemoryTables(new Set(this.spec.kept));
+    for (const [name, rows] of Object.entries(stored.data.tables) as [ProjectionName, typeof stored.data.tables.runs][])
+      for (const [id, threadId, ord, row] of rows ?? []) {
+        if (!validRow(name, row)) return false;
+        tables.put(name, id, threadId, ord, row);
+      }
+    this.tables = tables;
+    this.cursor = stored.data.cursor;
+    this.extras = { inherited: stored.data.inherited, missing: stored.data.missing };
+    return true;
+  }
+}

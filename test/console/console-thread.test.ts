@@ -1,0 +1,110 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchBrowser } from '../support/browser.js';
+import { startConsoleBaton, type ConsoleBaton } from '../support/console-baton.js';
+import { slowWords } from './fixtures/slow-words.js';
+import { agentWait, createThread, openConsole, runHeader, runStatus, screenshot, sendMessage } from './console-page.js';
+
+// A real `baton serve` child (the real Codex against the scripted model) driven through a real chromium.
+
+let baton: ConsoleBaton;
+let browser: Awaited<ReturnType<typeof launchBrowser>>;
+beforeAll(async () => {
+  baton = await startConsoleBaton();
+  browser = await launchBrowser();
+});
+afterAll(async () => {
+  await browser?.close();
+  await baton?.stop();
+});
+
+describe('a thread in the console', () => {
+  it('creates a thread and streams the reply in', async () => {
+    const page = await browser.page();
+    await openConsole(page, baton.consoleUrl);
+    const threadId = await createThread(page, baton.workspace(), 'Streaming');
+    expect(page.url()).toBe(`${baton.url}/#/thread/${threadId}`);
+    await page.getByRole('heading', { name: 'Streaming' }).waitFor();
+    await sendMessage(page, '[slow] count for me');
+    await page.locator('.message.user', { hasText: '[slow] count for me' }).waitFor();
+    // Part of the reply is on screen while the rest is still coming.
+    const reply = page.locator('.message.assistant');
+    await reply.and(page.locator('[aria-busy="true"]')).filter({ hasText: 'w03' }).waitFor({ timeout: agentWait });
+    expect(await reply.locator('.text').textContent()).not.toContain(slowWords.at(-1));
+    await reply.and(page.locator('[aria-busy="false"]')).waitFor({ timeout: agentWait });
+    expect(await reply.locator('.text').textContent()).toBe(slowWords.join(' '));
+    await runStatus(page, 1, 'completed');
+    // The threads list shows it with its run.
+    await page.getByRole('link', { name: 'Threads' }).click();
+    const row = page.locator(`.thread-row[data-thread-id="${threadId}"]`);
+    await row.filter({ hasText: '1 run' }).filter({ hasText: 'idle' }).waitFor();
+    expect(browser.problems).toEqual([]);
+  });
+
+  it('asks for approval in place; approved, the command runs and its file shows in the tool output', async () => {
+    const page = await browser.page();
+    await openConsole(page, baton.consoleUrl);
+    const ws = baton.workspace();
+    await createThread(page, ws);
+    await sendMessage(page, '[approve] make a file');
+    const approval = page.locator('.request.approval');
+    await approval.and(page.locator('.status-pending')).waitFor({ timeout: agentWait });
+    expect(await approval.locator('.command').textContent()).toContain('console-made.txt');
+    await approval.getByRole('button', { name: 'Approve', exact: true }).click();
+    await page.locator('.tool-output', { hasText: 'console-made.txt' }).waitFor({ timeout: agentWait });
+    await runStatus(page, 1, 'completed');
+    await approval.and(page.locator('.status-resolved')).waitFor();
+    expect(readFileSync(join(ws, 'console-made.txt'), 'utf8')).toBe('made by the console test\n');
+    expect(browser.problems).toEqual([]);
+  });
+
+  it('interrupts a run that does not end', async () => {
+    const page = await browser.page();
+    await openConsole(page, baton.consoleUrl);
+    await createThread(page, baton.workspace());
+    await sendMessage(page, '[hang] take your time');
+    const bar = page.locator('.active-run');
+    await bar.filter({ hasText: 'running' }).waitFor({ timeout: agentWait });
+    await bar.getByRole('button', { name: 'Interrupt' }).click();
+    await runStatus(page, 1, 'interrupted');
+    await bar.waitFor({ state: 'detached' });
+    expect(browser.problems).toEqual([]);
+  });
+
+  it('rolls back to a run: the files are restored and the later run is marked rolled back', async () => {
+    const page = await browser.page();
+    await openConsole(page, baton.consoleUrl);
+    const ws = baton.workspace();
+    await createThread(page, ws, 'Rollback');
+    await sendMessage(page, 'first, no files');
+    await runStatus(page, 1, 'completed');
+    await sendMessage(page, '[approve] now a file');
+    await page
+      .locator('.request.approval.status-pending')
+      .getByRole('button', { name: 'Approve', exact: true })
+      .click();
+    await runStatus(page, 2, 'completed');
+    expect(existsSync(join(ws, 'console-made.txt'))).toBe(true);
+    await screenshot(page, 'thread');
+
+    const checkpoints = page.getByRole('region', { name: 'Checkpoints' });
+    await checkpoints.getByRole('button', { name: 'Roll back to run 1' }).click();
+    await checkpoints.getByRole('button', { name: 'Confirm rollback' }).click();
+    await runStatus(page, 2, 'rolled_back');
+    expect(await runHeader(page, 1).getAttribute('data-run-status')).toBe('completed');
+    expect(await runHeader(page, 2).locator('.run-status').textContent()).toBe('rolled back');
+    await page.locator('.rolled-back .tool-output', { hasText: 'console-made.txt' }).waitFor();
+    expect(existsSync(join(ws, 'console-made.txt'))).toBe(false);
+
+    // The same thread at a phone's width: one column, every control still there.
+    const narrow = await browser.page({ width: 390, height: 844 });
+    await openConsole(narrow, baton.consoleUrl);
+    await narrow.goto(page.url());
+    await runStatus(narrow, 2, 'rolled_back');
+    await narrow.getByRole('button', { name: 'Send', exact: true }).waitFor();
+    expect(await narrow.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
+    await screenshot(narrow, 'thread-narrow');
+    expect(browser.problems).toEqual([]);
+  });
+});
