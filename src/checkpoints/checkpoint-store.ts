@@ -227,6 +227,17 @@ export class CheckpointStore {
   }
 
   /**
+   * The shadow repository of a workspace, to read captures from (the workspace itself is
+   * not needed: git runs bare in the shadow git dir), or null when none is kept. Unlocked:
+   * a capture adds objects but never changes one, and nothing here prunes them.
+   */
+  async reader(workspace: string): Promise<ShadowRepo | null> {
+    const gitDir = this.gitDirOf(await realpath(workspace).catch(() => resolve(workspace)));
+    if (!(await exists(join(gitDir, 'HEAD')))) return null;
+    return { gitDir, workTree: gitDir, timeoutMs: this.gitTimeoutMs };
+  }
+
+  /**
    * Which of these paths are regular files over the size limit. A workspace can hold a great
    * many new files: they are looked at asynchronously, a batch at a time, so the event loop
    * is never held for the whole list.

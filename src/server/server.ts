@@ -10,6 +10,10 @@ import type { DomainEvent } from '../domain/events.js';
 import { sameToken } from './auth.js';
 import { connectParser } from './connect-parser.js';
 import { AckFirst } from './ack-first.js';
+import { ActorsQuery, actorStates } from './actor-states.js';
+import { CheckpointDiffQuery } from './checkpoint-diff.js';
+import { checkpointDiff } from './checkpoint-diff-git.js';
+import type { PageRoute } from './console-route.js';
 import { answerHttp, originChecked, refuseStrayUpgrade, type HttpRoute } from './http-routes.js';
 import { TRANSPORT_MAX_BYTES, oversize } from './limits.js';
 import { originPolicy } from './origin-policy.js';
@@ -29,6 +33,8 @@ export interface BatonServerOptions {
   maxBufferedPackets?: number;
   /** Further HTTP routes by path (the MCP endpoint), behind the same Origin allow-list as the handshake. */
   routes?: Readonly<Record<string, HttpRoute>>;
+  /** The console's static files at `/` (public: the page holds nothing until it is given the token). */
+  pages?: PageRoute;
 }
 
 interface Subscription {
@@ -49,6 +55,8 @@ const Query = z.discriminatedUnion('type', [
     threadId: z.string().optional(),
   }),
   z.object({ type: z.literal('receipt'), commandId: z.string() }),
+  ActorsQuery,
+  CheckpointDiffQuery,
 ]);
 
 type Ack = (response: unknown) => void;
@@ -84,6 +92,7 @@ export class BatonServer {
           liveThreads: options.runtime.liveThreadCount,
         }),
         routes,
+        options.pages,
       ),
     );
     this.io = new IoServer(this.http, {
@@ -200,7 +209,17 @@ export class BatonServer {
       const parsed = Query.safeParse(raw);
       if (!parsed.success)
         return ack({ ok: false, error: fromZodError('invalid_payload', 'query', parsed.error).toInfo() });
-      ack({ ok: true, result: this.query(parsed.data) });
+      const q = parsed.data;
+      // Read from git, not the store: answered when git is done, its refusals typed.
+      if (q.type === 'checkpoint-diff')
+        return void checkpointDiff(this.options.runtime.store, this.options.runtime.checkpoints, q).then(
+          (result) => ack({ ok: true, result }),
+          (error: unknown) => {
+            if (!(error instanceof BatonError)) this.options.logger.error({ err: error, query: q }, 'query failed');
+            ack({ ok: false, error: toErrorInfo(error) });
+          },
+        );
+      ack({ ok: true, result: this.query(q) });
     });
   }
 
@@ -250,7 +269,7 @@ export class BatonServer {
     return { response: { ok: true, subscriptionId: id, snapshot, snapshotSequence }, catchUp };
   }
 
-  private query(q: z.infer<typeof Query>): unknown {
+  private query(q: Exclude<z.infer<typeof Query>, CheckpointDiffQuery>): unknown {
     const store = this.options.runtime.store;
     switch (q.type) {
       case 'snapshot':
@@ -263,6 +282,8 @@ export class BatonServer {
         };
       case 'receipt':
         return { receipt: store.receipts.get(q.commandId) };
+      case 'actors':
+        return actorStates(store, q);
     }
   }
 
