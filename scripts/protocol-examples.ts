@@ -108,9 +108,11 @@ export const commandExamples: Record<
       changedPaths: ['a.txt'],
       parentFilesChanged: true,
       parentOverlap: ['a.txt'],
+      conversation: 'not_supported',
+      laterChildNodeIds: ['node_11'],
     },
     notes:
-      "Restores a child scope (a subagent's checkpoint); `parentOverlap` lists restored files the parent run changed too.",
+      "Restores a child scope (a subagent's checkpoint); `parentOverlap` lists restored files the parent run changed too. `conversation` says what became of the child's own conversation: `nothing_to_drop` (the node's turn is its child thread's last), `not_supported` (a Codex child asked again by its parent, each later turn a later subagent node on the same native thread, listed in `laterChildNodeIds`, oldest first: the child's thread keeps them, because no provider can roll a subagent's thread back, `subagents.canRollbackSubagentThread`; a `runtime.warning` on the node's run says so too, and a `thread.fork` from the node goes on from its turn without them), or null (no child thread is bound to the node: a tool's scope, a Claude subagent, a delegated task, which is a thread of its own for `rollback.toRun`). Nothing is asked of the provider either way.",
   },
   'thread.settings.update': {
     example: {

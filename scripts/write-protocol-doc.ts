@@ -20,6 +20,7 @@ import { securityAndLimits } from './protocol-doc-security.js';
 import { mcpProtocolSection } from '../src/mcp/protocol-section.js';
 import { activityEventTypes } from '../src/projections/activities.js';
 import { Activity, ActivityKind } from '../src/domain/projections.js';
+import { defaultDiffLimits } from '../src/server/checkpoint-diff-git.js';
 
 /**
  * `npm run docs` writes docs/protocol.md: the contract (connection, commands, streams,
@@ -404,7 +405,7 @@ lines.push(
   '| stream | params | snapshot | events |',
   '|---|---|---|---|',
   '| `threads` | | `{ threads: ThreadShell[] }` (the sidebar) | `thread.*`, `run.*` |',
-  '| `thread` | `threadId` | `{ thread, runs, turnItems, visibleTurnItems, messages, plans, pendingRequests, checkpoints }` (items and messages of rolled-back runs stay in `turnItems` and `messages` with `rolledBack: true`; `visibleTurnItems` is the conversation as it stands; a `system` item with `data.contextSeed` is the context Baton gave a provider thread that lacked it; `thread.agentMode` is `{ id, name }`, the mode the agent of the thread last said its session runs in, ACP session modes, null until one says, never a setting: `thread.agent-mode-changed`) | every event of the thread |',
+  '| `thread` | `threadId` | `{ thread, runs, turnItems, visibleTurnItems, messages, plans, pendingRequests, checkpoints, contextTransfers, handoffs, delegatedTasks }` (a run made by Baton rather than a message carries `origin`, e.g. `{ kind: "task_wake" }`; `delegatedTasks` are the tasks the thread’s agents delegated, with their wake-up state; items and messages of rolled-back runs stay in `turnItems` and `messages` with `rolledBack: true`; `visibleTurnItems` is the conversation as it stands; a `system` item with `data.contextSeed` is the context Baton gave a provider thread that lacked it; `thread.agentMode` is `{ id, name }`, the mode the agent of the thread last said its session runs in, ACP session modes, null until one says, never a setting: `thread.agent-mode-changed`) | every event of the thread |',
   "| `graph` | `threadId` | `{ nodes, runs }` (the execution graph; a node's `detail` holds its item's facts: exit code, duration, output, files, result) | `node.*`, `attempt.*`, `run.*`, `provider-thread.*` |",
   '| `activities` | `threadId` | `{ activities: Activity[] }` (the feed, oldest first) | the events that add an activity: ' +
     [...activityEventTypes].map((t) => `\`${t}\``).join(', ') +
@@ -427,6 +428,10 @@ lines.push(
   '- `{ type: "snapshot", request: { stream, ...params } }` -> `{ snapshot, snapshotSequence }`',
   '- `{ type: "events", afterSequence, limit?, threadId? }` -> `{ events }`',
   '- `{ type: "receipt", commandId }` -> `{ receipt }`',
+  '- `{ type: "actors", threadId, sinceSequence? }` -> `{ actors, sequence }`: the state of each persisted actor of the thread (its supervisor, runs, attempts, nodes, runtime requests, provider sessions and threads, context transfers and handoffs), as its entity row holds it: `{ kind, id, machineId, machineVersion, state, status, lastSequence, updatedAt }`, in the order they were created. `state` is the XState state value (`"queued"`, `{ "live": { "running": "working" } }`), `status` the actor\'s (`active`, `done`); the charts are in `statecharts/`. `sequence` is the last committed sequence at the read; with `sinceSequence`, only the actors whose row was written at or after it (a commit without events stamps its rows with the sequence before it, so asking again from the last `sequence` misses none). The console refreshes it as the thread\'s events arrive.',
+  "- `{ type: \"checkpoint-diff\", checkpointId, baseCheckpointId? }` -> `{ checkpointId, baseCheckpointId, files, totalFiles, truncated, limits }`: a checkpoint's changes file by file, read with git from the trees Baton keeps for the thread's workspace. By default from the checkpoint its own summary was counted against (the run before's; for a subagent's, the capture before it in its run; `baseCheckpointId: null` for the start: every file `added`), or from `baseCheckpointId`, a ready checkpoint of the same thread. Each file is `{ path, status, binary, additions, deletions, patch, truncated }`, in path order; `status` is `added`, `modified` or `deleted`; `patch` is git's unified diff of the file. The answer is bounded (`limits`: " +
+    `${defaultDiffLimits.files} files listed, ${defaultDiffLimits.patchChars.toLocaleString('en-US')} characters of patch per file, ${defaultDiffLimits.totalPatchChars.toLocaleString('en-US')} in all, no patch for a file whose two versions weigh over ${defaultDiffLimits.fileBytes / 1024 / 1024} MiB together` +
+    '): a patch is cut at a line, or left out (`patch: ""`), and marked `truncated`; `truncated` on the answer says something was cut, `totalFiles` counts every changed file. An unknown checkpoint is `not_found`; one not `ready` (stale after a rollback, missing, failed) is `conflict`.',
   '',
   ...mcpProtocolSection(),
   ...securityAndLimits(),
