@@ -37,12 +37,18 @@ export function performBarrierStep(thread: StepContext, runId: RunId, step: Barr
       const run = thread.context({ kind: 'run', id: runId });
       const status =
         run?.terminalStatus === 'completed' ? 'completed' : run?.terminalStatus === 'failed' ? 'failed' : 'interrupted';
-      // Subagents own live provider threads of their own, and root nodes end only by their own
-      // turn; every other node still open is closed.
-      for (const node of view.list(
-        'graph_nodes',
-        threadId,
-        (n) => n.runId === runId && !closedStatuses.has(n.status) && n.kind !== 'subagent' && !n.countsForRun,
+      // Subagents own live provider threads of their own (a background one outlives its run), and
+      // root nodes end only by their own turn; every other node still open is closed, but what
+      // lies under a subagent still running is that subagent's (its tools, its asks).
+      const open = view.list('graph_nodes', threadId, (n) => n.runId === runId && !closedStatuses.has(n.status));
+      const openSubagents = new Set<string>(open.filter((n) => n.kind === 'subagent').map((n) => n.id));
+      const byId = new Map<string, (typeof open)[number]>(open.map((n) => [n.id, n]));
+      const underOpenSubagent = (parent: string | null): boolean => {
+        for (let id = parent; id; id = byId.get(id)?.parentNodeId ?? null) if (openSubagents.has(id)) return true;
+        return false;
+      };
+      for (const node of open.filter(
+        (n) => n.kind !== 'subagent' && !n.countsForRun && !underOpenSubagent(n.parentNodeId),
       )) {
         thread.enqueue({ kind: 'execution_node', id: node.id }, { type: 'CLOSE', status });
       }

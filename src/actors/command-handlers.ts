@@ -135,7 +135,10 @@ export const commandHandlers: { [K in CommandType]: Handler<K> } = {
       { mustAccept: true },
     );
     // The Stop button: the threads it delegated stop too, after commit (delegated-tasks-stop.ts).
-    if (c.holdQueue) queueDelegatedStop(thread, env.store, 'interrupt');
+    if (c.holdQueue) {
+      queueDelegatedStop(thread, env.store, 'interrupt');
+      stopAgentWork(thread, env);
+    }
     return { runId: c.runId, holdQueue: c.holdQueue ?? false };
   },
 
@@ -143,6 +146,7 @@ export const commandHandlers: { [K in CommandType]: Handler<K> } = {
     supervisorContext(thread);
     thread.deliver(supervisorOf(thread), { type: 'STOP' }, { mustAccept: true });
     queueDelegatedStop(thread, env.store, 'stop');
+    stopAgentWork(thread, env);
     return { threadId: thread.threadId, queueHeld: true };
   },
 
@@ -269,4 +273,33 @@ function handleOf<K extends CommandType>(
   env: HandlerEnv,
 ): Record<string, unknown> {
   return commandHandlers[type](thread, command, env);
+}
+
+/**
+ * A Stop ends the agent's own work that outlives its runs too (Claude's background subagents),
+ * where the provider can close its subagents: a `provider.turn.interrupt` with no attempt and
+ * the reason `stop_subagents`, after commit. Runs queued for turns the agent began of its own
+ * are cancelled, so nothing of the agent's restarts the stopped thread.
+ */
+function stopAgentWork(thread: StepContext, env: HandlerEnv): void {
+  const sup = supervisorContext(thread);
+  for (const runId of sup.queue) {
+    if (thread.current.view.get('runs', runId)?.origin?.kind !== 'agent_turn') continue;
+    thread.deliver(supervisorOf(thread), {
+      type: 'CANCEL_QUEUED',
+      runId,
+      reason: "the thread was stopped: the agent's own turn is not taken",
+    });
+  }
+  if (!env.capabilities(sup.provider, sup.acpAgent).subagents.canCloseSubagents) return;
+  thread.current.addEffect(
+    {
+      kind: 'provider.turn.interrupt',
+      provider: sup.provider,
+      runId: null,
+      nodeId: null,
+      payload: { attemptId: null, reason: 'stop_subagents' },
+    },
+    sup.provider,
+  );
 }

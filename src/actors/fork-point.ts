@@ -28,7 +28,10 @@ export interface StableForkPoint {
 
 export interface SubagentSource {
   nodeId: NodeId;
-  /** The child's native thread (its node's `detail.nativeThreadId`), null when the provider named none. */
+  /**
+   * The child's native thread (its provider thread's bound ref; for older data its node's
+   * `detail.nativeThreadId`), null when the provider named none.
+   */
   nativeThreadRef: string | null;
   /**
    * The child's native turn this node ran (`detail.nativeTurnId`), if one was named: a child
@@ -113,6 +116,15 @@ function runOfCheckpoint(checkpoint: Checkpoint, store: Store): Run {
 const detailRef = (detail: Record<string, unknown> | null | undefined, key: string): string | null =>
   typeof detail?.[key] === 'string' ? detail[key] : null;
 
+/** The native ref bound to a subagent's own provider thread (the newest), if it has one. */
+const childThreadRef = (node: ProjectionRow<'graph_nodes'>, store: Store): string | null =>
+  node.providerThreadId
+    ? (store.bindings
+        .forApp(node.providerThreadId)
+        .filter((b) => b.entityKind === 'provider_thread')
+        .at(-1)?.nativeRef ?? null)
+    : null;
+
 /**
  * A subagent node is a point of its own child's thread (whether it can be forked is the
  * fork's provider's: `requireSubagentFork`), once the child has ended; a node inside a
@@ -137,7 +149,7 @@ function subagentSource(nodeId: NodeId, store: Store): SubagentSource | null {
     });
   return {
     nodeId,
-    nativeThreadRef: detailRef(node.detail, 'nativeThreadId'),
+    nativeThreadRef: childThreadRef(node, store) ?? detailRef(node.detail, 'nativeThreadId'),
     nativeTurnRef: detailRef(node.detail, 'nativeTurnId'),
   };
 }

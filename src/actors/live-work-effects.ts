@@ -36,6 +36,8 @@ export function cancelLiveWorkEffects(step: Step, open: readonly Effect[], runId
   const updated = new Set(step.effectUpdates.map((u) => u.effectId));
   for (const e of [...open, ...step.effects]) {
     if (e.runId !== runId || !liveWorkEffectKinds.has(e.kind) || updated.has(e.id)) continue;
+    // The answer to a request that outlives its run (a background subagent's) must go on.
+    if (outlivesRun(e)) continue;
     step.effectUpdates.push({ effectId: e.id, status: 'cancelled', error: reason });
     updated.add(e.id);
   }
@@ -51,6 +53,10 @@ const StoredRun = z.object({
 });
 const StoredRequest = z.object({ value: z.unknown() });
 
+/** An answer to a request that outlives its run (its respond effect says so). */
+const outlivesRun = (e: Pick<Effect, 'kind' | 'payload'>): boolean =>
+  e.kind === 'provider.runtime-request.respond' && e.payload['outlivesRun'] === true;
+
 const storedRow = <T>(schema: z.ZodType<T>, store: Store, id: string): T | null => {
   const parsed = schema.safeParse(store.entities.get(id)?.snapshot);
   return parsed.success ? parsed.data : null;
@@ -58,15 +64,17 @@ const storedRow = <T>(schema: z.ZodType<T>, store: Store, id: string): T | null 
 
 /**
  * Why a claimed effect must not reach the provider any more, or null if it may: its run
- * must exist and be live, a turn effect must be for the run's active attempt, and an
- * answer's request must still be waiting for it.
+ * must exist and be live (not for an answer to a request that outlives its run), a turn
+ * effect must be for the run's active attempt, and an answer's request must still be waiting
+ * for it.
  */
 export function staleEffectReason(store: Store, effect: Effect): string | null {
   if (!liveWorkEffectKinds.has(effect.kind) || !effect.runId) return null;
   const run = storedRow(StoredRun, store, effect.runId);
   if (!run) return `run ${effect.runId} does not exist`;
   const live = typeof run.value === 'object' && run.value !== null && 'live' in run.value;
-  if (!live) return `run ${effect.runId} is no longer live (${run.context.status})`;
+  // A request that outlives its run (a background subagent's) is answered after its run ended.
+  if (!live && !outlivesRun(effect)) return `run ${effect.runId} is no longer live (${run.context.status})`;
   const attemptId = effect.payload['attemptId'];
   if (turnEffectKinds.has(effect.kind) && attemptId !== run.context.activeAttemptId) {
     return `attempt ${String(attemptId)} is not the active attempt of run ${effect.runId}`;

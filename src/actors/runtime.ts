@@ -258,10 +258,19 @@ export class Runtime implements ProviderRuntime {
     const active = this.store.projections
       .list('threads')
       .filter((t) => t.activeRunId && ['running', 'waiting', 'starting'].includes(t.activeRunStatus ?? ''));
+    // Subagents still open (a background one outlives its run) died with their provider process too.
+    const withOpenSubagents = this.store.projections
+      .list('threads')
+      .filter((t) =>
+        this.store.projections
+          .list('graph_nodes', t.id)
+          .some((n) => n.kind === 'subagent' && ['pending', 'running', 'waiting'].includes(n.status)),
+      );
     const threads = new Set<ThreadId>([
       ...stale.map((r) => r.threadId),
       ...sessions.flatMap((s) => (s.threadId ? [s.threadId] : [])),
       ...active.map((t) => t.id),
+      ...withOpenSubagents.map((t) => t.id),
     ]);
     let marked = 0;
     for (const threadId of threads) {
@@ -284,6 +293,7 @@ export class Runtime implements ProviderRuntime {
         for (const s of sessions.filter((s) => s.threadId === threadId)) {
           thread.deliver({ kind: 'provider_session', id: s.id }, { type: 'STOPPED', reason: 'Baton restarted' });
         }
+        closeSubagents(thread, threadId);
         for (const t of active.filter((t) => t.id === threadId)) {
           thread.deliver(
             { kind: 'run', id: t.activeRunId! },
@@ -442,4 +452,26 @@ function describeTarget(command: Command): string {
   if ('requestId' in command) return `request ${command.requestId}`;
   if ('nodeId' in command) return `node ${command.nodeId}`;
   return 'such target';
+}
+
+/**
+ * After a restart, open subagents (and what lies under them: their tools) end interrupted: the
+ * provider process that ran them is gone, and no run's end closes them (a background one
+ * outlived its run). Their requests end with their callbacks.
+ */
+function closeSubagents(thread: StepContext, threadId: ThreadId): void {
+  const open = thread.current.view.list(
+    'graph_nodes',
+    threadId,
+    (n) => ['pending', 'running', 'waiting'].includes(n.status) && !n.countsForRun,
+  );
+  const subagents = new Set<string>(open.filter((n) => n.kind === 'subagent').map((n) => n.id));
+  const byId = new Map<string, (typeof open)[number]>(open.map((n) => [n.id, n]));
+  const inSubagent = (id: string | null): boolean => {
+    for (let at = id; at; at = byId.get(at)?.parentNodeId ?? null) if (subagents.has(at)) return true;
+    return false;
+  };
+  for (const n of open)
+    if (inSubagent(n.id) && n.kind !== 'approval_request' && n.kind !== 'user_input_request')
+      thread.deliver({ kind: 'execution_node', id: n.id }, { type: 'CLOSE', status: 'interrupted' });
 }

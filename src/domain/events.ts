@@ -61,14 +61,25 @@ const runRef = { threadId: ThreadId, runId: RunId };
 export const AgentMode = z.object({ id: z.string().min(1), name: z.string().nullable() });
 export type AgentMode = z.infer<typeof AgentMode>;
 
-/** Why Baton queued a run itself: absent on a run a message made, `task_wake` on the wake-up a delegated task's end owes its parent. */
-export const RunOrigin = z.object({
-  kind: z.literal('task_wake'),
-  /** The task (its thread's id), the run that ended and how it ended. */
-  taskId: ThreadId,
-  taskRunId: RunId,
-  status: RunStatus,
-});
+/**
+ * Why Baton queued a run itself: absent on a run a message made, `task_wake` on the wake-up a
+ * delegated task's end owes its parent, `agent_turn` on a turn the agent began of its own
+ * (after a background task of its own ended: a subagent's node, or null for another task).
+ */
+export const RunOrigin = z.discriminatedUnion('kind', [
+  z.object({
+    kind: z.literal('task_wake'),
+    /** The task (its thread's id), the run that ended and how it ended. */
+    taskId: ThreadId,
+    taskRunId: RunId,
+    status: RunStatus,
+  }),
+  z.object({
+    kind: z.literal('agent_turn'),
+    reason: z.enum(['subagent_notification', 'task_notification']),
+    nodeId: NodeId.nullable(),
+  }),
+]);
 export type RunOrigin = z.infer<typeof RunOrigin>;
 
 /**
@@ -179,7 +190,7 @@ export const eventCatalog = {
     userMessageId: MessageId,
     rootNodeId: NodeId,
     dispatchMode: DispatchMode,
-    /** Set on a run Baton queued itself (a delegated task's wake-up). */
+    /** Set on a run Baton queued itself (a delegated task's wake-up, the agent's own turn). */
     origin: RunOrigin.optional(),
   }),
   'run.started': z.object({

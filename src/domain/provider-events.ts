@@ -93,6 +93,24 @@ export const ProviderEvent = z.discriminatedUnion('type', [
     prompt: z.string(),
     details: z.record(z.string(), z.unknown()),
     providerSessionId: ProviderSessionId,
+    /** Asked by work that outlives its run (a background subagent): its run neither waits on it nor ends it. */
+    outlivesRun: z.boolean().optional(),
+  }),
+  /**
+   * The agent began a turn no message of Baton's asked for (after a background task of its own
+   * ended). Baton queues a run for it with these ids (`origin: agent_turn`, `text` its message);
+   * the adapter binds the turn to that run when the run's turn start reaches it.
+   */
+  z.object({
+    type: z.literal('agent.turn'),
+    ...onRun,
+    attemptId: RunAttemptId,
+    nodeId: NodeId,
+    messageId: MessageId,
+    text: z.string(),
+    reason: z.enum(['subagent_notification', 'task_notification']),
+    /** The subagent whose notification it answers, if any. */
+    sourceNodeId: NodeId.nullable(),
   }),
   /** The provider settled a request itself (for example when its turn ended). */
   z.object({ type: z.literal('request.closed'), ...onThread, requestId: RuntimeRequestId, reason: z.string() }),
@@ -112,6 +130,21 @@ export const ProviderEvent = z.discriminatedUnion('type', [
     nativeThreadRef: z.string(),
     resumeCursor: z.string().nullable(),
     resolution: z.enum(['native_fork', 'portable_context']).optional(),
+  }),
+  /**
+   * A subagent's own native thread (a child conversation the provider runs for a turn of the
+   * run) as a provider thread of Baton's, owned by the subagent node that spawned it: `bound`
+   * makes it, once per child conversation, with its native ref; then a turn of the child
+   * begins or ends, the child is closed, or the session that ran it is gone (`lost`).
+   * `nodeId`: the subagent node it concerns (its owner when bound; a follow-up's node after).
+   */
+  z.object({
+    type: z.literal('subagent.thread'),
+    ...onRun,
+    nodeId: NodeId,
+    providerThreadId: ProviderThreadId,
+    nativeThreadRef: z.string(),
+    change: z.enum(['bound', 'turn_began', 'turn_ended', 'closed', 'lost']),
   }),
   /** The provider thread cannot be used any more (its resume failed): a replacement is seeded from Baton's own record. */
   z.object({ type: z.literal('thread.failed'), ...onThread, providerThreadId: ProviderThreadId, reason: z.string() }),

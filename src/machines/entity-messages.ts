@@ -88,7 +88,7 @@ export type ThreadSupervisorEvent =
       provider: ProviderKind;
       model: string | null;
       targetRunId: RunId | null;
-      /** Set when Baton queues the run itself (a delegated task's wake-up). */
+      /** Set when Baton queues the run itself (a delegated task's wake-up, the agent's own turn). */
       origin?: RunOrigin;
     }
   | { type: 'RUN_ENDING'; runId: RunId }
@@ -262,6 +262,8 @@ export interface RuntimeRequestInput {
   providerSessionId: ProviderSessionId;
   /** When an unanswered request expires; null waits for ever. Time arrives as data. */
   expiresAt: number | null;
+  /** Asked by work that outlives its run (a background subagent): not the run's to wait on or end. */
+  outlivesRun?: boolean;
 }
 
 export type Answers = Record<string, string | string[]>;
@@ -299,6 +301,8 @@ export interface ProviderThreadInput {
   threadId: ThreadId;
   provider: ProviderKind;
   forkedFrom: ProviderThreadId | null;
+  /** Who it belongs to: a subagent node for a child's own thread; absent (older rows too), the app thread. */
+  owner?: { type: 'thread'; threadId: ThreadId } | { type: 'node'; nodeId: NodeId };
 }
 
 export type ProviderThreadEvent =

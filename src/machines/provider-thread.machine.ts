@@ -7,7 +7,9 @@ import { changeStatusWithReason, type EntityTag } from './status-actions.js';
 /**
  * ProviderThread: a provider-native conversation handle. Its native ref and resume cursor
  * are durable so any later session can resume it. When it cannot be resumed it goes to
- * `error` for good: the thread's next run reseeds a replacement from app context.
+ * `error` for good: the thread's next run reseeds a replacement from app context. A
+ * subagent's own conversation is one too, owned by its node (`owner`); its turns are the
+ * child's, and it ends `closed` when the child is closed, `error` when its session is gone.
  */
 export const PROVIDER_THREAD_MACHINE_VERSION = 1;
 
@@ -28,7 +30,7 @@ const view = (c: ProviderThreadContext, status: ProviderThreadStatus) => ({
   status,
   nativeThreadRef: c.nativeThreadRef,
   resumeCursor: c.resumeCursor,
-  owner: { type: 'thread' as const, threadId: c.threadId },
+  owner: c.owner ?? { type: 'thread' as const, threadId: c.threadId },
   coverage: { firstRunOrdinal: c.firstRunOrdinal, lastRunOrdinal: c.lastRunOrdinal, handoffIds: [] },
   forkedFrom: c.forkedFrom,
 });

@@ -9,7 +9,9 @@ import type { RuntimeRequestInput, RuntimeRequestEvent, Answers } from './entity
  * (its respond effect succeeded), and `cancelled` with the reason if that failed. Once the
  * provider callback behind it is gone (the session died, Baton restarted) or its run
  * ended, it ends `cancelled` with the reason; a callback that was lost is recorded
- * (`not_resumable`), so answering it afterwards is refused as such.
+ * (`not_resumable`), so answering it afterwards is refused as such. A request of work that
+ * outlives its run (`outlivesRun`: a background subagent's) is not its run's: it stays open
+ * after the run ends, until it is answered or its provider withdraws it.
  */
 export const RUNTIME_REQUEST_MACHINE_VERSION = 3;
 
@@ -49,11 +51,13 @@ export const runtimeRequestMachine = setup({
           },
         }),
       );
-      enqueue.emit({
-        type: 'send',
-        to: { kind: 'run', id: context.runId },
-        event: { type: 'REQUEST_OPENED', requestId: context.requestId },
-      });
+      // Work that outlives its run (a background subagent) asks on its own: its run neither waits on it nor ends it.
+      if (!context.outlivesRun)
+        enqueue.emit({
+          type: 'send',
+          to: { kind: 'run', id: context.runId },
+          event: { type: 'REQUEST_OPENED', requestId: context.requestId },
+        });
     }),
     scheduleExpiry: enqueueActions(({ context, enqueue }) => {
       if (context.expiresAt !== null)
@@ -87,6 +91,8 @@ export const runtimeRequestMachine = setup({
             providerSessionId: context.providerSessionId,
             decision: event.decision,
             answers: event.answers,
+            // Its run's end does not make it moot (live-work-effects.ts).
+            ...(context.outlivesRun ? { outlivesRun: true } : {}),
           },
         },
       });
@@ -124,11 +130,12 @@ export const runtimeRequestMachine = setup({
       // An answer cancelled the expiry already (see `answering`).
       if (context.expiresAt !== null && params.status !== 'expired' && context.status === 'pending')
         enqueue.emit({ type: 'timer', op: 'cancel', key: 'expire' });
-      enqueue.emit({
-        type: 'send',
-        to: { kind: 'run', id: context.runId },
-        event: { type: 'REQUEST_CLOSED', requestId: context.requestId },
-      });
+      if (!context.outlivesRun)
+        enqueue.emit({
+          type: 'send',
+          to: { kind: 'run', id: context.runId },
+          event: { type: 'REQUEST_CLOSED', requestId: context.requestId },
+        });
       enqueue.emit({
         type: 'send',
         to: { kind: 'execution_node', id: context.nodeId },

@@ -1,6 +1,6 @@
 import type { TurnItem } from '../domain/entities.js';
 import type { DomainEvent, EventType } from '../domain/events.js';
-import type { ThreadId } from '../domain/ids.js';
+import { ProviderThreadId, type ThreadId } from '../domain/ids.js';
 import { threadWarningLimit, type RunView } from '../domain/projections.js';
 import { projectActivity } from './activities.js';
 import { contextTransferHandlers, projectHandoff } from './context-transfers.js';
@@ -250,7 +250,14 @@ const handlers: { [K in EventType]?: Handler<K> } = {
   },
   'node.detail': ({ payload: p }, view) => {
     const node = view.get('graph_nodes', p.nodeId);
-    if (node) view.put('graph_nodes', p.nodeId, p.threadId, { ...node, detail: { ...node.detail, ...p.detail } });
+    // A subagent's detail naming its own provider thread is the node's `providerThreadId` too.
+    const providerThreadId = ProviderThreadId.safeParse(p.detail['providerThreadId']).data ?? node?.providerThreadId;
+    if (node)
+      view.put('graph_nodes', p.nodeId, p.threadId, {
+        ...node,
+        providerThreadId: providerThreadId ?? null,
+        detail: { ...node.detail, ...p.detail },
+      });
     patchItem(view, p.nodeId, (i) => ({
       ...(p.text === null ? {} : { text: p.text }),
       data: { ...i.data, ...p.detail },
@@ -318,8 +325,11 @@ const handlers: { [K in EventType]?: Handler<K> } = {
 
   'provider-session.changed': ({ payload: p }, view) =>
     view.put('sessions', p.session.id, p.threadId, { ...p.session, threadId: p.threadId }),
-  'provider-thread.bound': ({ payload: p, at }, view) =>
-    void updateThread(view, p.threadId, at, () => ({ activeProviderThreadId: p.providerThread.id })),
+  // A subagent's own provider thread is its node's, never the thread's active one.
+  'provider-thread.bound': ({ payload: p, at }, view) => {
+    if (p.providerThread.owner.type === 'thread')
+      updateThread(view, p.threadId, at, () => ({ activeProviderThreadId: p.providerThread.id }));
+  },
 
   'checkpoint.recorded': ({ payload: { checkpoint }, at }, view) => {
     view.put('checkpoints', checkpoint.id, checkpoint.threadId, checkpoint, checkpoint.runOrdinal ?? 0);

@@ -243,7 +243,6 @@ describe('the real Claude agent against the scripted Messages-API server', () =>
       DISABLE_TELEMETRY: '1',
       DISABLE_AUTOUPDATER: '1',
       CLAUDE_CODE_ENABLE_TASKS: 'false',
-      CLAUDE_CODE_DISABLE_BACKGROUND_TASKS: '1',
     });
     expect(ClaudeEndpoint.safeParse({ baseUrl: 'http://127.0.0.1:9/v1', model: MODEL }).success).toBe(false);
   });

@@ -60,6 +60,10 @@ export const claudeEvidence: Record<string, Evidence> = {
   'approvals.approvalCallbacksAreLiveOnly': scenario('restart_recovery'),
   'subagents.supportsSubagents': scenario('subagent'),
   'subagents.emitsSubagentLifecycle': scenario('subagent'),
+  'subagents.canCloseSubagents': test(
+    'providers/claude-background-live.test.ts',
+    "a Stop ends a helper whose command runs: its node and command end interrupted, the command's process is gone, and no turn of the agent's own follows",
+  ),
   'checkpointing.supportsNestedCheckpointScopes': scenario('subagent_checkpoint'),
   'approvals.approvalsCanOriginateFromSubagents': scenario('subagent_checkpoint'),
   'context.acceptsSyntheticUserContext': test(
@@ -123,13 +127,14 @@ describe("Claude's capability declaration", () => {
     expect([c.turns.supportsActiveSteering, c.turns.supportsSteeringByInterruptRestart]).toEqual([false, true]);
     expect([c.threads.canReadThreadSnapshot, c.threads.canForkFromSubagentThread]).toEqual([false, false]);
     expect(Object.values(c.tools).every((v) => v === false)).toBe(true);
-    // Subagents are nodes with their lifecycle, not provider threads of their own (nor waited on, closed or forked by Baton).
+    // Subagents are nodes with their lifecycle, not provider threads of their own (nor waited on or forked by
+    // Baton); a Stop closes them.
     expect(
       Object.entries(c.subagents)
         .filter(([, v]) => v === true)
         .map(([k]) => k)
         .sort(),
-    ).toEqual(['emitsSubagentLifecycle', 'supportsSubagents']);
+    ).toEqual(['canCloseSubagents', 'emitsSubagentLifecycle', 'supportsSubagents']);
     // Of the planning flags, all but the plan's deltas (Claude's plan arrives whole, in ExitPlanMode).
     expect(
       Object.entries(c.planning)

@@ -9,7 +9,8 @@ import { createClaudeNormalizer, type ClaudeTurnRef } from '../../src/providers/
 /**
  * The Claude normalizer on the `Agent` tool's subagents, recorded off the real agent
  * (test/fixtures/claude/sdk-subagents.json): a foreground subagent (its text not forwarded,
- * then forwarded) and a background one that outlives its parent's turn.
+ * then forwarded) and a background one that outlives its parent's turn (more of which in
+ * claude-own-turns.test.ts).
  */
 const Frame = z.looseObject({ type: z.string() });
 const Recorded = z.object({
@@ -120,7 +121,7 @@ describe('the Claude normalizer, on recorded subagents', () => {
     expect(lines.at(-1)).toBe('turn root completed');
   });
 
-  it("a permission ask from inside a subagent belongs to its run and its tool's node, also once the parent's turn ended", () => {
+  it("a permission ask from inside a subagent belongs to its run and its tool's node, also once the parent's turn ended", async () => {
     const frames = recorded.background;
     const { n, one } = setup(frames);
     const agentId = agentIdOf(frames);
@@ -131,12 +132,17 @@ describe('the Claude normalizer, on recorded subagents', () => {
     for (const f of frames.slice(0, Math.max(bashUse, rootResult) + 1)) events.push(...n.normalize(f));
     const bashNode = events.flatMap((e) => (e.type === 'node.started' && e.title === 'Bash' ? [e] : []))[0];
     expect(n.active).toBeNull();
-    expect(n.askContext('toolu_sub_bash1', agentId)).toEqual({ runId: one.runId, parentNodeId: bashNode?.nodeId });
+    // A background subagent's ask outlives its run: the run neither waits on it nor ends it.
+    expect(await n.askPlace('toolu_sub_bash1', agentId)).toEqual({
+      runId: one.runId,
+      parentNodeId: bashNode?.nodeId,
+      outlivesRun: true,
+    });
     // An ask from no subagent, with no turn running, belongs nowhere.
-    expect(n.askContext('toolu_other', undefined)).toBeNull();
+    expect(await n.askPlace('toolu_other', undefined)).toBeNull();
   });
 
-  it("a background subagent outlives its parent's turn: the run ends by the root turn, the subagent by its notification; the agent's own turn after it begins no Baton turn", () => {
+  it("a background subagent outlives its parent's turn: the run ends by the root turn, the subagent by its notification; the agent's own turn after it asks for a run of its own, not Baton's waiting one", () => {
     const frames = recorded.background;
     const { n, one, ref } = setup(frames);
     const names = new Map([[one.rootNodeId as string, 'root']]);
@@ -162,10 +168,12 @@ describe('the Claude normalizer, on recorded subagents', () => {
       'tool_call:Bash completed',
       'subagent:Write a file text "Subagent done: wrote sub.txt."',
       'subagent:Write a file completed',
-      'warning the Claude agent ran a turn of its own (after a background subagent ended): Parent reply 3.',
     ]);
-    // Its events are on the run that spawned it; the agent's own turn began nothing of Baton's.
-    expect(after.filter((e) => 'runId' in e && e.runId !== null && e.runId !== one.runId)).toEqual([]);
+    // Its events are on the run that spawned it; the agent's own turn asks for a run of its own
+    // (claude-own-turns.test.ts) and begins nothing of Baton's message, which still waits.
+    const own = after.filter((e) => e.type === 'agent.turn');
+    expect(own).toHaveLength(1);
+    expect(after.filter((e) => 'runId' in e && e.runId !== null && e.runId !== one.runId)).toEqual(own);
     expect(after.some((e) => e.type === 'turn.started' || e.type === 'turn.completed')).toBe(false);
     expect(n.waiting).toBe(two);
   });

@@ -71,13 +71,16 @@ describe("Codex's subagents, as the normalizer maps them", () => {
     // The child thread's own status is not the session's.
     expect(note(n, 'thread/status/changed', { threadId: child, status: { type: 'idle' } })).toEqual([]);
     const done = collab('call_spawn', 'spawnAgent', 'completed', [child], { ...spawn, model: 'gpt-5.1-codex' });
+    // Named at last: the child's thread is a provider thread of Baton's, owned by its node.
+    const thread = { ...on, nodeId: 'node_t2', providerThreadId: 'pthr_t1', nativeThreadRef: child };
     expect(note(n, 'item/completed', item(root, 'nturn_root', done))).toEqual([
+      { type: 'subagent.thread', ...thread, change: 'bound' },
       {
         type: 'node.detail',
         ...on,
         nodeId: 'node_t2',
         text: null,
-        detail: { nativeThreadId: child, model: 'gpt-5.1-codex' },
+        detail: { nativeThreadId: child, providerThreadId: 'pthr_t1', model: 'gpt-5.1-codex' },
       },
     ]);
 
@@ -110,24 +113,28 @@ describe("Codex's subagents, as the normalizer maps them", () => {
     ];
     expect(events.map((e) => e.type)).toEqual([
       'node.detail',
+      'subagent.thread',
       'plan.updated',
       'node.started',
       'node.detail',
       'request.opened',
       'node.delta',
       'node.delta',
+      'subagent.thread',
       'node.detail',
       'node.completed',
     ]);
     expect(events[0]).toMatchObject({ nodeId: 'node_t2', detail: { nativeTurnId: 'nturn_child' } });
-    expect(events[1]).toMatchObject({ nodeId: 'node_t2', kind: 'todo_list', planId: 'plan_t1' });
-    expect(events[2]).toMatchObject({ nodeId: 'node_t3', parentNodeId: 'node_t2', kind: 'tool_call' });
-    expect(events[4]).toMatchObject({ ...on, kind: 'command', parentNodeId: 'node_t3' });
-    expect(events.slice(5, 7).map((e) => e.type === 'node.delta' && [e.nodeId, e.delta])).toEqual([
+    expect(events[1]).toEqual({ type: 'subagent.thread', ...thread, change: 'turn_began' });
+    expect(events[2]).toMatchObject({ nodeId: 'node_t2', kind: 'todo_list', planId: 'plan_t1' });
+    expect(events[3]).toMatchObject({ nodeId: 'node_t3', parentNodeId: 'node_t2', kind: 'tool_call' });
+    expect(events[5]).toMatchObject({ ...on, kind: 'command', parentNodeId: 'node_t3' });
+    expect(events.slice(6, 8).map((e) => e.type === 'node.delta' && [e.nodeId, e.delta])).toEqual([
       ['node_t2', 'Six times '],
       ['node_t2', 'seven is 42.'],
     ]);
-    expect(events.slice(7)).toEqual([
+    expect(events.slice(8)).toEqual([
+      { type: 'subagent.thread', ...thread, change: 'turn_ended' },
       { type: 'node.detail', ...on, nodeId: 'node_t2', text: 'Six times seven is 42.', detail: {} },
       { type: 'node.completed', ...on, nodeId: 'node_t2', status: 'completed' },
     ]);
@@ -149,7 +156,7 @@ describe("Codex's subagents, as the normalizer maps them", () => {
     ]);
   });
 
-  it('a v2 spawn names its thread at once; an interrupt finds its running turn; a lost session ends it interrupted', () => {
+  it('a v2 spawn names its thread at once; an interrupt finds its running turn; a lost session ends it interrupted, and its provider thread lost', () => {
     const n = started();
     const activity = {
       type: 'subAgentActivity',
@@ -160,9 +167,14 @@ describe("Codex's subagents, as the normalizer maps them", () => {
       model: 'gpt-5.1-codex',
       reasoningEffort: 'medium',
     };
+    const thread = { ...on, nodeId: 'node_t2', providerThreadId: 'pthr_t1', nativeThreadRef: child };
     expect(note(n, 'item/started', item(root, 'nturn_root', activity))).toMatchObject([
       { type: 'node.started', nodeId: 'node_t2', parentNodeId: 'node_t1', kind: 'subagent', title: '/root/helper' },
-      { type: 'node.detail', detail: { tool: 'spawn_agent', agentPath: '/root/helper', nativeThreadId: child } },
+      {
+        type: 'node.detail',
+        detail: { tool: 'spawn_agent', agentPath: '/root/helper', nativeThreadId: child, providerThreadId: 'pthr_t1' },
+      },
+      { type: 'subagent.thread', ...thread, change: 'bound' },
     ]);
     expect(note(n, 'item/completed', item(root, 'nturn_root', activity))).toEqual([]);
     note(n, 'turn/started', turnOf(child, 'nturn_child'));
@@ -173,7 +185,9 @@ describe("Codex's subagents, as the normalizer maps them", () => {
     ]);
     expect(n.subagents.closeAll()).toEqual([
       { type: 'node.completed', ...on, nodeId: 'node_t2', status: 'interrupted' },
+      { type: 'subagent.thread', ...thread, change: 'lost' },
     ]);
+    expect(n.subagents.closeAll()).toEqual([]);
     expect(n.subagents.runningTurns()).toEqual([]);
   });
 
@@ -203,22 +217,79 @@ describe("Codex's subagents, as the normalizer maps them", () => {
     expect(status('nthr_other', { type: 'active', activeFlags: ['waitingOnApproval'] })).toEqual([]);
   });
 
-  it("a child turn whose spawn was not seen is adopted under the root turn it names; a follow-up turn is a new node; other threads' turns are not ours", () => {
+  it("a child turn whose spawn was not seen is adopted under the root turn it names; a follow-up turn is a new node on the same provider thread; other threads' turns are not ours", () => {
     const n = started();
+    const thread = { ...on, providerThreadId: 'pthr_t1', nativeThreadRef: child };
     expect(note(n, 'turn/started', turnOf(child, 'nturn_a'))).toMatchObject([
       { type: 'node.started', nodeId: 'node_t2', parentNodeId: 'node_t1', kind: 'subagent' },
-      { type: 'node.detail', detail: { adopted: true, nativeThreadId: child } },
+      { type: 'node.detail', detail: { adopted: true, nativeThreadId: child, providerThreadId: 'pthr_t1' } },
+      { type: 'subagent.thread', ...thread, nodeId: 'node_t2', change: 'bound' },
       { type: 'node.detail', detail: { nativeTurnId: 'nturn_a' } },
+      { type: 'subagent.thread', ...thread, nodeId: 'node_t2', change: 'turn_began' },
     ]);
     expect(note(n, 'turn/completed', turnOf(child, 'nturn_a', 'interrupted'))).toEqual([
+      { type: 'subagent.thread', ...thread, nodeId: 'node_t2', change: 'turn_ended' },
       { type: 'node.completed', ...on, nodeId: 'node_t2', status: 'interrupted' },
     ]);
+    // The same conversation: no new provider thread, the follow-up's node names the first one.
     expect(note(n, 'turn/started', turnOf(child, 'nturn_b'))).toMatchObject([
       { type: 'node.started', nodeId: 'node_t3', parentNodeId: 'node_t1', kind: 'subagent' },
-      { type: 'node.detail', detail: { adopted: false } },
+      { type: 'node.detail', detail: { adopted: false, providerThreadId: 'pthr_t1' } },
       { type: 'node.detail', detail: { nativeTurnId: 'nturn_b' } },
+      { type: 'subagent.thread', ...thread, nodeId: 'node_t3', change: 'turn_began' },
     ]);
     expect(note(n, 'turn/started', turnOf('nthr_stranger', 'nturn_s', 'inProgress', 'nturn_unknown'))).toEqual([]);
     expect(n.pendingStart).toBeNull();
+  });
+
+  it('a closed child closes its provider thread; a child resumed after that is a new one', () => {
+    const n = started();
+    const spawn = collab('call_spawn', 'spawnAgent', 'completed', [child]);
+    note(n, 'item/started', item(root, 'nturn_root', { ...spawn, status: 'inProgress', receiverThreadIds: [] }));
+    note(n, 'item/completed', item(root, 'nturn_root', spawn));
+    note(n, 'turn/started', turnOf(child, 'nturn_a'));
+    note(n, 'turn/completed', turnOf(child, 'nturn_a', 'completed'));
+    const close = collab('call_close', 'closeAgent', 'completed', [child], {
+      agentsStates: { [child]: { status: 'shutdown', message: null } },
+    });
+    expect(note(n, 'item/completed', item(root, 'nturn_root', close))).toEqual([
+      {
+        type: 'node.detail',
+        ...on,
+        nodeId: 'node_t2',
+        text: null,
+        detail: { lastCall: { tool: 'closeAgent', status: 'completed' }, agent: { status: 'shutdown', message: null } },
+      },
+      {
+        type: 'subagent.thread',
+        ...on,
+        nodeId: 'node_t2',
+        providerThreadId: 'pthr_t1',
+        nativeThreadRef: child,
+        change: 'closed',
+      },
+    ]);
+    // A closed thread ends once; the session's end says nothing more of it.
+    expect(note(n, 'item/completed', item(root, 'nturn_root', close)).map((e) => e.type)).toEqual(['node.detail']);
+    expect(n.subagents.closeAll()).toEqual([]);
+    // v1's resume_agent opens it again: a new node, and a provider thread of its own.
+    expect(note(n, 'turn/started', turnOf(child, 'nturn_b')).filter((e) => e.type === 'subagent.thread')).toEqual([
+      {
+        type: 'subagent.thread',
+        ...on,
+        nodeId: 'node_t3',
+        providerThreadId: 'pthr_t2',
+        nativeThreadRef: child,
+        change: 'bound',
+      },
+      {
+        type: 'subagent.thread',
+        ...on,
+        nodeId: 'node_t3',
+        providerThreadId: 'pthr_t2',
+        nativeThreadRef: child,
+        change: 'turn_began',
+      },
+    ]);
   });
 });

@@ -62,6 +62,8 @@ export class ClaudeThreadAdapter {
   /** An attempt interrupted before the agent began it: interrupted when it begins. */
   private interruptOnStart: string | null = null;
   private acknowledged: string | null = null;
+  /** Attempts of turns the agent began of its own (across its sessions): their turn start binds, never sends. */
+  private readonly ownAttempts = new Set<string>();
 
   constructor(
     readonly threadId: ThreadId,
@@ -94,6 +96,12 @@ export class ClaudeThreadAdapter {
     return this.session !== null && !this.session.ended;
   }
 
+  /** Whether the agent works with no run of Baton's: a background subagent, or a turn of its own not yet bound (its session is kept). */
+  get backgroundWork(): boolean {
+    const session = this.session;
+    return session !== null && !session.ended && session.normalizer.backgroundWork;
+  }
+
   /** The agent process's pid, while one runs. */
   get pid(): number | null {
     return this.session?.child?.pid ?? null;
@@ -111,6 +119,7 @@ export class ClaudeThreadAdapter {
         const p = payloadOf(effectPayloads[effect.kind], effect);
         if (!effect.runId) throw new BatonError('invalid_payload', 'a turn start names its run');
         const providerThreadId = p.providerThreadId ?? null;
+        if (this.ownAttempts.has(p.attemptId)) return this.bindOwnTurn(p.attemptId, providerThreadId);
         const fork = forkOf(p);
         if (fork && providerThreadId && !this.options.host.nativeThreadRef(providerThreadId)) {
           // A fork's first run: its provider thread is bound to a fork of the source's session first.
@@ -133,6 +142,8 @@ export class ClaudeThreadAdapter {
       }
       case 'provider.turn.interrupt': {
         const p = payloadOf(effectPayloads[effect.kind], effect);
+        if (p.reason === 'stop_subagents') return this.stopAgentWork();
+        if (p.reason === 'agent_turn_refused' && p.attemptId) return this.stopAgentWork(p.attemptId);
         return this.interrupt(p.attemptId, effect.runId);
       }
       case 'provider.runtime-request.respond': {
@@ -199,13 +210,47 @@ export class ClaudeThreadAdapter {
     return session;
   }
 
+  /**
+   * The run Baton queued for a turn the agent began of its own starts: the turn is bound to it
+   * (nothing is sent). A turn lost with its agent fails the run.
+   */
+  private bindOwnTurn(attemptId: string, providerThreadId: ProviderThreadId | null): void {
+    const session = this.session;
+    const events = session && !session.ended ? session.normalizer.adopt(attemptId, providerThreadId) : null;
+    if (!events)
+      throw new BatonError('not_resumable', "the Claude agent's own turn was lost with its process; nothing to run");
+    this.forward(events);
+    this.clocks.activity(session!.normalizer.active?.attemptId ?? null, this.permissions.pending > 0);
+  }
+
+  /**
+   * A Stop: the agent's work that outlives its runs ends. The agent's interrupt stops every
+   * background task of its own (its subagents end `stopped`, their asks withdrawn) and, with no
+   * turn running, no turn of its own follows (measured); a turn running is interrupted as the
+   * run's own interrupt would. Own turns not bound yet are let go (the Stop cancels their runs).
+   * The same when Baton took no run for an own turn (`refused`: its thread is stopped, say).
+   */
+  private async stopAgentWork(refused: string | null = null): Promise<void> {
+    const session = this.session;
+    if (!session || session.ended) return;
+    const n = session.normalizer;
+    const ref = refused ? null : (n.active ?? n.waiting);
+    if ((!n.backgroundWork && !ref) || (refused && (n.active || !n.ownsTurn(refused)))) return;
+    n.abandonOwnTurns();
+    if (ref) return this.interrupt(ref.attemptId, null);
+    await Promise.race([session.query.interrupt(), session.exited]);
+    this.permissions.denyAll('The user stopped the thread.');
+  }
+
   /** Reads the agent's messages until the query ends; an end Baton did not ask for is the runtime lost. */
   private async pump(session: AgentSession): Promise<void> {
     let reason = 'the Claude agent ended its session';
     try {
       for await (const message of session.query) {
         watchResume(session, message);
-        this.forward(session.normalizer.normalize(message));
+        const events = session.normalizer.normalize(message);
+        for (const e of events) if (e.type === 'agent.turn') this.ownAttempts.add(e.attemptId);
+        this.forward(events);
       }
     } catch (error) {
       reason = `the Claude agent failed: ${error instanceof Error ? error.message : String(error)}`;
@@ -365,13 +410,14 @@ export class ClaudeThreadAdapter {
     }
   }
 
-  /** Releases the session on purpose: its input ends, the query closes and the process is killed. */
+  /** Releases the session on purpose: its input ends, the query closes and the process is killed (its background subagents with it). */
   stop(signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
     const session = this.session;
     if (!session) return Promise.resolve();
     this.session = null;
     this.clocks.stop();
     this.permissions.denyAll('the Claude session was stopped');
+    this.forward(session.normalizer.closeSubagents());
     session.ended = true;
     session.wake?.();
     session.query.close();

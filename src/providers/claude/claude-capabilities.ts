@@ -88,7 +88,8 @@ export const claudeCapabilities: ProviderCapabilities = ProviderCapabilities.par
     exposesSubagentThreadIds: false,
     emitsSubagentLifecycle: true,
     canWaitForSubagents: false,
-    canCloseSubagents: false,
+    // A Stop stops them: the agent's interrupt ends every background task of its own (claude-adapter.ts, stopAgentWork).
+    canCloseSubagents: true,
     canForkSubagentThread: false,
     // Each Agent call is a child of its own, with no native thread Baton could roll back.
     canRollbackSubagentThread: false,

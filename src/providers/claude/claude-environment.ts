@@ -86,11 +86,9 @@ export function claudeEnv(input: ClaudeEnvInput): Record<string, string> {
     DISABLE_TELEMETRY: '1',
     DISABLE_AUTOUPDATER: '1',
     // TodoWrite (Baton's todo list) instead of the agent's task tools, which it offers by default.
+    // Background tasks stay on: a background subagent outlives its run (claude-subagents.ts), and
+    // the turn the agent runs of its own after one ends is a run of its own (claude-own-turns.ts).
     CLAUDE_CODE_ENABLE_TASKS: 'false',
-    // Subagents (and commands) the model asks to run in the background run in the foreground:
-    // the runtime ends a run's requests with it, so a background helper's approval could not be
-    // answered, and its work would go on after the run it belongs to.
-    CLAUDE_CODE_DISABLE_BACKGROUND_TASKS: '1',
   };
 }
 

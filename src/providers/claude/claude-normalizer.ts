@@ -1,19 +1,12 @@
 import { z } from 'zod';
 import type { ErrorInfo } from '../../domain/errors.js';
-import type {
-  MessageId,
-  NodeId,
-  ProviderSessionId,
-  ProviderThreadId,
-  RunAttemptId,
-  RunId,
-  ThreadId,
-} from '../../domain/ids.js';
+import type { MessageId, NodeId, ProviderSessionId, ProviderThreadId, ThreadId } from '../../domain/ids.js';
 import type { ProviderEvent } from '../../domain/provider-events.js';
 import type { IdSource } from '../../domain/sources.js';
 import type { NormalizerScope, ProviderNormalizer } from '../provider.js';
-import { ClaudeSubagents } from './claude-subagents.js';
-import { ClaudeItems } from './claude-tool-items.js';
+import { ClaudeOwnTurns } from './claude-own-turns.js';
+import { ClaudeSubagents, type AskPlace } from './claude-subagents.js';
+import { ClaudeItems, type ClaudeTurnRef } from './claude-tool-items.js';
 
 /**
  * The Claude agent's SDK messages -> Baton's provider events, for one app thread's session.
@@ -23,18 +16,11 @@ import { ClaudeItems } from './claude-tool-items.js';
  * streaming, and the reply arrives only whole). Thinking, tool uses and the planning tools
  * are items (claude-tool-items.ts). The `Agent` tool's subagents, and every frame from inside
  * one (`parent_tool_use_id` set) or about one (`task_*`), are subagent nodes (claude-subagents.ts).
+ * A turn the agent begins of its own (after a background task's notification) becomes a run of
+ * its own (claude-own-turns.ts).
  */
 
-/** The attempt a turn runs, and what Baton named it. */
-export interface ClaudeTurnRef {
-  runId: RunId;
-  attemptId: RunAttemptId;
-  rootNodeId: NodeId;
-  /** The uuid of the user message Baton sent: the turn's native id (the agent echoes it). */
-  uuid: string;
-  /** The provider thread the turn runs on (the session id is bound to it). */
-  providerThreadId: ProviderThreadId | null;
-}
+export type { ClaudeTurnRef } from './claude-tool-items.js';
 
 const Block = z.looseObject({ type: z.string() });
 const TextBlock = z.looseObject({ type: z.literal('text'), text: z.string() });
@@ -107,11 +93,10 @@ export class ClaudeNormalizer implements ProviderNormalizer {
   nativeSessionId: string | null = null;
   /** The session id each provider thread is bound to already (no second `thread.loaded`). */
   private readonly loaded = new Map<string, string>();
-  private readonly texts: OpenText[] = [];
-  private readonly items: ClaudeItems;
+  private texts: OpenText[] = [];
+  private items: ClaudeItems;
   private readonly subagents: ClaudeSubagents;
-  /** A background subagent ended with no turn running: the agent's next turn is its own, not Baton's. */
-  private ownTurnDue = false;
+  private readonly own: ClaudeOwnTurns;
   /** Frames that did not read as an SDK message Baton knows. */
   unknown = 0;
 
@@ -121,13 +106,60 @@ export class ClaudeNormalizer implements ProviderNormalizer {
     this.ids = scope.ids;
     this.items = new ClaudeItems(scope.threadId, scope.ids);
     this.subagents = new ClaudeSubagents(scope.threadId, scope.ids);
+    this.own = new ClaudeOwnTurns(scope.threadId, scope.ids);
   }
 
-  /** Baton sent a user message for this attempt: the next frames are its turn. */
+  /**
+   * Baton sent a user message for this attempt: the next frames are its turn. An own turn of
+   * the agent's that runs unbound now denies its asks: the agent takes this message only after
+   * it, and Baton its run only after this one.
+   */
   begin(ref: ClaudeTurnRef, knownSessionId: string | null): void {
     this.pending = ref;
     this.interruptRequested = false;
     if (ref.providerThreadId && knownSessionId) this.loaded.set(ref.providerThreadId, knownSessionId);
+    this.own.release(null);
+  }
+
+  /** Whether an attempt is a turn the agent began of its own (its turn start binds it: `adopt`). */
+  ownsTurn(attemptId: string): boolean {
+    return this.own.owns(attemptId);
+  }
+
+  /** Whether work of the agent's goes on with no turn of Baton's: a background subagent, an own turn not bound yet. */
+  get backgroundWork(): boolean {
+    return this.subagents.backgroundRunning || this.own.running !== null;
+  }
+
+  /**
+   * The run Baton queued for an own turn starts: the turn is bound to it, and its frames so far
+   * are read as that run's (apart from a turn of Baton's still being read, if one is). Null
+   * when the turn is not this session's.
+   */
+  adopt(attemptId: string, providerThreadId: ProviderThreadId | null): ProviderEvent[] | null {
+    const turn = this.own.take(attemptId, providerThreadId);
+    if (!turn) return null;
+    // A turn of Baton's being read (this one is over then): this one is read on state of its own.
+    const other = this.active
+      ? { ref: this.active, texts: this.texts, items: this.items, interruptRequested: this.interruptRequested }
+      : null;
+    this.active = turn.ref;
+    this.interruptRequested = false;
+    this.texts = other ? [] : this.texts;
+    this.items = other ? new ClaudeItems(this.threadId, this.ids) : this.items;
+    if (!turn.done) this.own.release(turn.ref);
+    const events = [...this.started(turn.ref, null), ...turn.frames.flatMap((f) => this.read(f, turn.ref))];
+    if (!other) return events;
+    Object.assign(this, { active: other.ref, texts: other.texts, items: other.items });
+    this.interruptRequested = other.interruptRequested;
+    // The session's status is the running turn's, not this one's.
+    return events.filter((e) => e.type !== 'session.status');
+  }
+
+  /** One kept frame of an own turn, read as its run's. */
+  private read(frame: unknown, ref: ClaudeTurnRef): ProviderEvent[] {
+    const parsed = SdkMessage.safeParse(frame);
+    return parsed.success && this.active === ref ? this.onTurn(parsed.data, ref) : [];
   }
 
   /** The turn Baton asked for that the agent has not begun yet, if any. */
@@ -142,18 +174,27 @@ export class ClaudeNormalizer implements ProviderNormalizer {
 
   /**
    * Where a permission ask belongs: a subagent's (`agentId` set) to its run and tool node,
-   * which may outlive the turn that spawned it; else the active turn's. Null when neither.
+   * which may outlive the turn that spawned it; else the active turn's; an own turn's not bound
+   * yet, once it is. Null when none (the ask is denied).
    */
-  askContext(toolUseId: string, agentId: string | undefined): { runId: RunId; parentNodeId: NodeId } | null {
+  async askPlace(toolUseId: string, agentId: string | undefined): Promise<AskPlace | null> {
     const inSubagent = this.subagents.askContext(toolUseId, agentId);
     if (inSubagent) return inSubagent;
-    const ref = this.active;
-    return ref ? { runId: ref.runId, parentNodeId: this.toolNode(toolUseId) ?? ref.rootNodeId } : null;
+    const ref = this.active ?? (this.own.running ? await this.own.whenBound() : null);
+    return ref
+      ? { runId: ref.runId, parentNodeId: this.toolNode(toolUseId) ?? ref.rootNodeId, outlivesRun: false }
+      : null;
   }
 
-  /** The agent is gone: its subagents still running end interrupted. */
+  /** The agent is gone (or stopped): its subagents still running end interrupted, its own turns not bound are let go. */
   closeSubagents(): ProviderEvent[] {
+    this.own.abandon();
     return this.subagents.closeAll();
+  }
+
+  /** A Stop: own turns not bound yet will not be (their runs are cancelled); their asks are denied. */
+  abandonOwnTurns(): void {
+    this.own.abandon();
   }
 
   normalize(frame: unknown): ProviderEvent[] {
@@ -168,53 +209,49 @@ export class ClaudeNormalizer implements ProviderNormalizer {
     const events = this.start(m);
     // A subagent's frames are its own whichever turn runs: a background one outlives its parent's turn.
     if (m.type === 'system' && m.subtype.startsWith('task_')) {
-      const task = this.subagents.task(m);
-      if (!this.active && m.subtype === 'task_notification' && task.length) this.ownTurnDue = true;
-      return [...events, ...task];
+      const notice = m.subtype === 'task_notification' ? this.subagents.notice(m) : null;
+      if (notice) this.own.notify(notice);
+      return [...events, ...this.subagents.task(m)];
     }
     if (m.type !== 'system' && m.type !== 'command_lifecycle' && m.type !== 'result' && m.parent_tool_use_id !== null)
       return [...events, ...this.subagents.inside(m.parent_tool_use_id, m)];
     const ref = this.active;
-    if (!ref) return [...events, ...this.unasked(m)];
-    return [...events, ...this.onTurn(m, ref)];
+    if (ref) return [...events, ...this.onTurn(m, ref)];
+    // A turn the agent runs of its own, not bound to its run yet: kept until it is.
+    const own = this.own.running;
+    if (own) this.own.keep(own, frame, m.type === 'result');
+    return events;
   }
 
   /**
-   * A turn Baton did not ask for ended: the agent answers a background subagent's
-   * notification on its own. No run holds it; its answer is said as a warning, not lost.
-   */
-  private unasked(m: SdkMessage): ProviderEvent[] {
-    if (m.type !== 'result') return [];
-    this.ownTurnDue = false;
-    if (m.subtype !== 'success') return [];
-    const said = m.result ? `: ${m.result.slice(0, 500)}` : '';
-    return [
-      {
-        type: 'warning',
-        threadId: this.threadId,
-        runId: null,
-        message: `the Claude agent ran a turn of its own (after a background subagent ended)${said}`,
-      },
-    ];
-  }
-
-  /**
-   * Baton's message begins its turn when the agent starts it (`command_lifecycle started`
-   * with its uuid), or at the latest with the turn's `system/init` (but not the `init` of the
-   * turn the agent runs of its own after a background subagent's notification); the
-   * `completed` of the turn before, which comes after that turn's `result`, begins nothing.
-   * The session id is bound to the turn's provider thread.
+   * Baton's message begins its turn when the agent starts it (`command_lifecycle started` with
+   * its uuid; `queued` may come before a turn of the agent's own, measured), or else with a
+   * `system/init`. An `init` that no message of Baton's began, after a notification of a task's
+   * end, is a turn of the agent's own (it takes the notification before a message of Baton's
+   * queued meanwhile): it asks Baton for a run (`agent.turn`).
    */
   private start(m: SdkMessage): ProviderEvent[] {
+    if (this.active) return [];
     const ref = this.pending;
-    if (!ref || this.active) return [];
-    const begins =
-      (m.type === 'command_lifecycle' && m.command_uuid === ref.uuid && m.state !== 'completed') ||
-      (m.type === 'system' && m.subtype === 'init' && !this.ownTurnDue);
-    if (!begins) return [];
-    this.ownTurnDue = false;
+    if (m.type === 'command_lifecycle')
+      return ref && m.command_uuid === ref.uuid && m.state === 'started' ? this.begun(ref, m) : [];
+    if (m.type !== 'system' || m.subtype !== 'init' || this.own.running) return [];
+    if (this.own.due) return [this.own.begin()];
+    return ref ? this.begun(ref, m) : [];
+  }
+
+  /** A turn of Baton's begins. */
+  private begun(ref: ClaudeTurnRef, m: SdkMessage): ProviderEvent[] {
+    this.own.batonTurnBegan();
     this.pending = null;
     this.active = ref;
+    const native =
+      ('session_id' in m && typeof m.session_id === 'string' ? m.session_id : null) ?? this.nativeSessionId;
+    return this.started(ref, native);
+  }
+
+  /** A turn begins: its run's turn, the session running, and the session id bound to its provider thread. */
+  private started(ref: ClaudeTurnRef, sessionId: string | null): ProviderEvent[] {
     const t = this.threadId;
     const events: ProviderEvent[] = [
       {
@@ -234,8 +271,7 @@ export class ClaudeNormalizer implements ProviderNormalizer {
         reason: null,
       },
     ];
-    const native =
-      ('session_id' in m && typeof m.session_id === 'string' ? m.session_id : null) ?? this.nativeSessionId;
+    const native = sessionId ?? this.nativeSessionId;
     if (ref.providerThreadId && native && this.loaded.get(ref.providerThreadId) !== native) {
       this.loaded.set(ref.providerThreadId, native);
       events.push({

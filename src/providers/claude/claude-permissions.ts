@@ -74,7 +74,7 @@ const sessionScoped = (suggestions: PermissionUpdate[]): PermissionUpdate[] =>
 const sessionStatus = (
   threadId: ThreadId,
   sessionId: ProviderSessionId,
-  status: 'waiting' | 'running',
+  status: 'waiting' | 'running' | 'ready',
 ): ProviderEvent => ({ type: 'session.status', threadId, sessionId, provider: 'claude', status, reason: null });
 
 /**
@@ -98,10 +98,11 @@ export class ClaudePermissions {
 
   /** The `canUseTool` callback of one session. */
   canUseTool(session: PermissionSession): CanUseTool {
-    return (toolName, input, { toolUseID, agentID, signal, suggestions }) => {
-      // A subagent's ask (`agentID`) belongs to its run and tool node, even after its parent's turn ended.
-      const at = session.normalizer.askContext(toolUseID, agentID);
-      if (!at || !this.options.isCurrent(session)) return Promise.resolve(denied('No Baton run is active.'));
+    return async (toolName, input, { toolUseID, agentID, signal, suggestions }) => {
+      // A subagent's ask (`agentID`) belongs to its run and tool node, even after its parent's turn
+      // ended; an ask of a turn the agent runs of its own waits until that turn is bound to its run.
+      const at = await session.normalizer.askPlace(toolUseID, agentID);
+      if (!at || !this.options.isCurrent(session) || signal.aborted) return denied('No Baton run is active.');
       if (toolName === 'ExitPlanMode') return Promise.resolve(denied(PLAN_PROPOSED));
       const key = sessionKey(toolName, input);
       if (this.acceptedForSession.get(session)?.has(key))
@@ -147,6 +148,7 @@ export class ClaudePermissions {
           prompt: questions ? questions[0]!.question : (command ?? `Allow ${toolName}?`),
           details: { toolName, toolUseId: toolUseID, input, ...(agentID ? { agentId: agentID } : {}) },
           providerSessionId: session.sessionId,
+          ...(at.outlivesRun ? { outlivesRun: true } : {}),
         };
         // Structured questions are also an artifact, on the request's node (as Codex's are).
         const asked: ProviderEvent[] = questions
@@ -204,7 +206,9 @@ export class ClaudePermissions {
     } else {
       pending.answer(denied('The user declined this tool use.'));
     }
-    this.options.forward([sessionStatus(this.options.threadId, session.sessionId, 'running')]);
+    // With no turn running (a background subagent asked), the session is idle again.
+    const status = session.normalizer.active ? 'running' : this.asks.size > 0 ? 'waiting' : 'ready';
+    this.options.forward([sessionStatus(this.options.threadId, session.sessionId, status)]);
   }
 
   /** Denies every pending ask (the turn is stopping or the agent is gone) and closes its request. */

@@ -39,7 +39,9 @@ export class ClaudeProvider {
     const host = runtime.providerHost('claude');
     this.adapters = new ThreadAdapters({
       make: (threadId) => new ClaudeThreadAdapter(threadId, { ...options, host }),
-      activeRunId: (threadId) => host.activeRunId(threadId),
+      // A thread whose agent still works in the background (a subagent outliving its run) is not idle.
+      activeRunId: (threadId) =>
+        host.activeRunId(threadId) ?? (this.adapters.get(threadId).backgroundWork ? 'background work' : null),
       maxHandoffChars: claudeCapabilities.context.maxRecommendedHandoffChars,
     });
   }

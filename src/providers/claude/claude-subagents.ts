@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { NodeId, ThreadId } from '../../domain/ids.js';
 import type { ProviderEvent } from '../../domain/provider-events.js';
 import type { IdSource } from '../../domain/sources.js';
+import type { Notice } from './claude-own-turns.js';
 import { ClaudeItems, ToolResultBlock, ToolUseBlock, resultText, type ItemTurn } from './claude-tool-items.js';
 
 /**
@@ -19,10 +20,11 @@ import { ClaudeItems, ToolResultBlock, ToolUseBlock, resultText, type ItemTurn }
  * final text the node's text: none of it is the parent's (no conversation message, no end of
  * the run). Its permission asks are parented to its tool nodes (`askContext`).
  *
- * A background subagent outlives its run: its node ends later, by its notification. The
- * runtime still ends the run's other open nodes and cancels its pending requests when the run
- * ends, a background subagent's too (measured): with `CLAUDE_CODE_DISABLE_BACKGROUND_TASKS=1`
- * the agent runs every subagent in the foreground instead.
+ * A background subagent outlives its run: its node (and what lies under it) stays open after
+ * the run ends, its asks are not the run's (`outlivesRun`: they stay answerable), and it ends
+ * by its notification, or interrupted when the agent is interrupted (its interrupt stops every
+ * background task, measured) or gone. Its notification, if no turn of Baton's takes it in, makes
+ * the agent run a turn of its own (claude-own-turns.ts).
  */
 
 /** The agent's names for the subagent tool (`Task` is its older name, still in `system/init`'s tool list). */
@@ -75,10 +77,18 @@ const TextBlock = z.looseObject({ type: z.literal('text'), text: z.string() });
 
 type End = 'completed' | 'failed' | 'interrupted';
 
+/** Where a permission ask belongs: its run and node, and whether it outlives the run (a background subagent's). */
+export interface AskPlace {
+  runId: ItemTurn['runId'];
+  parentNodeId: NodeId;
+  outlivesRun: boolean;
+}
+
 /** One subagent the agent started. */
 interface Subagent {
   toolUseId: string;
   nodeId: NodeId;
+  title: string;
   /** Its items' turn: the spawning run, with the subagent's node as their parent. */
   turn: ItemTurn;
   items: ClaudeItems;
@@ -112,9 +122,28 @@ export class ClaudeSubagents {
     return this.byToolUse.has(toolUseId);
   }
 
-  /** Whether any subagent is still running (a background one may outlive its parent's turn). */
-  get running(): boolean {
-    return [...this.byToolUse.values()].some((s) => !s.ended);
+  /** Whether a background subagent is still running (it may outlive its parent's turn). */
+  get backgroundRunning(): boolean {
+    return [...this.byToolUse.values()].some((s) => !s.ended && s.background);
+  }
+
+  /**
+   * What the agent is told when a task ends, if it may run a turn of its own for it: a
+   * background subagent's end (its node), or another task's (a background command). A
+   * foreground subagent's ends inside its parent's turn.
+   */
+  notice(frame: unknown): Notice | null {
+    const parsed = TaskNotification.safeParse(frame);
+    if (!parsed.success) return null;
+    const t = parsed.data;
+    const sub =
+      (t.tool_use_id ? this.byToolUse.get(t.tool_use_id) : undefined) ??
+      [...this.byToolUse.values()].find((s) => s.agentId === t.task_id);
+    const said = t.summary ? `: ${t.summary}` : '.';
+    if (!sub) return { nodeId: null, text: `A background task ${t.status}${said}` };
+    return sub.background
+      ? { nodeId: sub.nodeId, text: `The background subagent "${sub.title}" ${t.status}${said}` }
+      : null;
   }
 
   /** The node of a tool use made inside a subagent, if any. */
@@ -126,14 +155,18 @@ export class ClaudeSubagents {
     return null;
   }
 
-  /** Where a permission ask from a subagent (`agentID`) belongs: its run, and its tool's node (else its own). */
-  askContext(
-    toolUseId: string,
-    agentId: string | undefined,
-  ): { runId: ItemTurn['runId']; parentNodeId: NodeId } | null {
+  /**
+   * Where a permission ask from a subagent (`agentID`) belongs: its run, and its tool's node
+   * (else its own); a background subagent's outlives its run.
+   */
+  askContext(toolUseId: string, agentId: string | undefined): AskPlace | null {
     const sub = agentId ? [...this.byToolUse.values()].find((s) => s.agentId === agentId) : undefined;
     if (!sub) return null;
-    return { runId: sub.turn.runId, parentNodeId: sub.items.toolNode(toolUseId) ?? sub.nodeId };
+    return {
+      runId: sub.turn.runId,
+      parentNodeId: sub.items.toolNode(toolUseId) ?? sub.nodeId,
+      outlivesRun: sub.background,
+    };
   }
 
   private on(turn: ItemTurn) {
@@ -148,9 +181,11 @@ export class ClaudeSubagents {
     const args = input.success ? input.data : {};
     const nodeId = this.ids.next('node');
     const turn: ItemTurn = { runId: parent.runId, attemptId: parent.attemptId, rootNodeId: nodeId };
+    const title = args.description ?? args.subagent_type ?? use.data.name;
     this.byToolUse.set(use.data.id, {
       toolUseId: use.data.id,
       nodeId,
+      title,
       turn,
       items: new ClaudeItems(this.threadId, this.ids),
       agentId: null,
@@ -167,7 +202,7 @@ export class ClaudeSubagents {
         parentNodeId: parent.rootNodeId,
         attemptId: parent.attemptId,
         kind: 'subagent',
-        title: args.description ?? args.subagent_type ?? use.data.name,
+        title,
       },
       {
         type: 'node.detail',

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { NodeId, PlanArtifactId, RunAttemptId, RunId, ThreadId } from '../../domain/ids.js';
+import type { NodeId, PlanArtifactId, ProviderThreadId, RunAttemptId, RunId, ThreadId } from '../../domain/ids.js';
 import type { ProviderEvent } from '../../domain/provider-events.js';
 import type { IdSource } from '../../domain/sources.js';
 
@@ -16,6 +16,14 @@ export interface ItemTurn {
   runId: RunId;
   attemptId: RunAttemptId;
   rootNodeId: NodeId;
+}
+
+/** The attempt a turn runs, and what Baton named it. */
+export interface ClaudeTurnRef extends ItemTurn {
+  /** The uuid of the user message Baton sent: the turn's native id (the agent echoes it); null for a turn the agent began of its own. */
+  uuid: string | null;
+  /** The provider thread the turn runs on (the session id is bound to it). */
+  providerThreadId: ProviderThreadId | null;
 }
 
 export const ToolUseBlock = z.looseObject({

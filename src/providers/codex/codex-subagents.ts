@@ -1,7 +1,8 @@
 import { z } from 'zod';
-import type { NodeId, PlanArtifactId, ThreadId } from '../../domain/ids.js';
+import type { NodeId, PlanArtifactId, ProviderThreadId, ThreadId } from '../../domain/ids.js';
 import type { ProviderEvent } from '../../domain/provider-events.js';
 import type { IdSource } from '../../domain/sources.js';
+import { CodexChildThreads } from './codex-child-threads.js';
 import { itemFrames, notificationFrames } from './codex-frames.js';
 import { CodexItems, summarySeparator, type NativeItem, type TurnRef } from './codex-items.js';
 
@@ -18,6 +19,10 @@ import { CodexItems, summarySeparator, type NativeItem, type TurnRef } from './c
  * is the node's output and its last message the node's text, never a conversation message;
  * its todo list is a plan of its node; its approvals and questions are requests on its nodes.
  * Its turns are never the run's: its end ends its node only.
+ *
+ * The child's native thread is a provider thread of Baton's (`subagent.thread`), owned by the
+ * node that spawned it and named in each of its nodes' detail (`providerThreadId`): a
+ * follow-up task to the same child is a later node on the same provider thread.
  */
 
 const OnThread = z.looseObject({ threadId: z.string() });
@@ -37,8 +42,9 @@ interface Child {
   spawnItemId: string | null;
   /** The node of the turn that spawned it. */
   parentNodeId: NodeId;
-  /** Its native thread, once Codex named it. */
+  /** Its native thread, once Codex named it, and that thread's provider thread. */
   nativeThreadId: string | null;
+  providerThreadId: ProviderThreadId | null;
   title: string;
   /** Its native turns, and the one running now. */
   turns: Set<string>;
@@ -61,12 +67,16 @@ export class CodexSubagents {
   private readonly byThread = new Map<string, Child>();
   private readonly bySpawn = new Map<string, Child>();
   private readonly all: Child[] = [];
+  /** The children's native threads as provider threads (one per child conversation, kept across follow-ups). */
+  private readonly threads: CodexChildThreads;
 
   constructor(
     private readonly threadId: ThreadId,
     private readonly ids: IdSource,
     private readonly host: SubagentHost,
-  ) {}
+  ) {
+    this.threads = new CodexChildThreads(threadId, ids);
+  }
 
   /** Whether a thread item is a multi-agent one (a spawn, a wait, a close...). */
   static isCollab(item: NativeItem): boolean {
@@ -106,13 +116,13 @@ export class CodexSubagents {
           });
       const child = this.bySpawn.get(item.id)!;
       if (started) return events;
-      if (receiver && !child.nativeThreadId) this.bind(child, receiver);
+      if (receiver && !child.nativeThreadId) events.push(...this.bind(child, receiver));
       events.push({
         type: 'node.detail',
         ...this.on(child.ref),
         nodeId: child.nodeId,
         text: null,
-        detail: { nativeThreadId: child.nativeThreadId, model: call.model ?? null },
+        detail: { nativeThreadId: child.nativeThreadId, ...this.threadDetail(child), model: call.model ?? null },
       });
       // A spawn that failed started no thread: nothing else will end its node.
       return call.status === 'failed' ? [...events, ...this.end(child, 'failed')] : events;
@@ -121,17 +131,19 @@ export class CodexSubagents {
     // A wait, close or message to children: what became of it, on each child's node.
     return call.receiverThreadIds.flatMap((id) => {
       const child = this.byThread.get(id);
-      return child
-        ? [
-            {
-              type: 'node.detail' as const,
-              ...this.on(child.ref),
-              nodeId: child.nodeId,
-              text: null,
-              detail: { lastCall: { tool: call.tool, status: call.status }, agent: call.agentsStates[id] ?? null },
-            },
-          ]
-        : [];
+      if (!child) return [];
+      const agent = call.agentsStates[id] ?? null;
+      const closed = (call.tool === 'closeAgent' && call.status === 'completed') || agent?.status === 'shutdown';
+      return [
+        {
+          type: 'node.detail' as const,
+          ...this.on(child.ref),
+          nodeId: child.nodeId,
+          text: null,
+          detail: { lastCall: { tool: call.tool, status: call.status }, agent },
+        },
+        ...(closed ? this.threads.changed(id, 'closed') : []),
+      ];
     });
   }
 
@@ -150,6 +162,7 @@ export class CodexSubagents {
       spawnItemId,
       parentNodeId: parent.rootNodeId,
       nativeThreadId: null,
+      providerThreadId: null,
       title,
       turns: new Set(),
       running: null,
@@ -160,7 +173,7 @@ export class CodexSubagents {
     };
     this.all.push(child);
     if (spawnItemId) this.bySpawn.set(spawnItemId, child);
-    if (nativeThreadId) this.bind(child, nativeThreadId);
+    const bound = nativeThreadId ? this.bind(child, nativeThreadId) : [];
     const on = this.on(parent);
     return [
       {
@@ -172,13 +185,31 @@ export class CodexSubagents {
         kind: 'subagent',
         title,
       },
-      { type: 'node.detail', ...on, nodeId, text: null, detail: { ...detail, nativeThreadId } },
+      {
+        type: 'node.detail',
+        ...on,
+        nodeId,
+        text: null,
+        detail: { ...detail, nativeThreadId, ...this.threadDetail(child) },
+      },
+      ...bound,
     ];
   }
 
-  private bind(child: Child, nativeThreadId: string): void {
+  /** The child works on `nativeThreadId` now, on its provider thread (made for this node if none is open). */
+  private bind(child: Child, nativeThreadId: string): ProviderEvent[] {
     child.nativeThreadId = nativeThreadId;
     this.byThread.set(nativeThreadId, child);
+    const { providerThreadId, events } = this.threads.bind(nativeThreadId, {
+      runId: child.ref.runId,
+      nodeId: child.nodeId,
+    });
+    child.providerThreadId = providerThreadId;
+    return events;
+  }
+
+  private threadDetail(child: Child): { providerThreadId?: ProviderThreadId } {
+    return child.providerThreadId ? { providerThreadId: child.providerThreadId } : {};
   }
 
   /** Whether a native thread is one of our children's. */
@@ -200,9 +231,12 @@ export class CodexSubagents {
     );
   }
 
-  /** The session is gone: every child still open ends interrupted (no end of theirs will come). */
+  /**
+   * The session is gone: every child still open ends interrupted (no end of theirs will come),
+   * and every child's provider thread with it (a later session that meets the child makes another).
+   */
   closeAll(): ProviderEvent[] {
-    return this.all.filter((c) => !c.ended).flatMap((c) => this.end(c, 'interrupted'));
+    return [...this.all.filter((c) => !c.ended).flatMap((c) => this.end(c, 'interrupted')), ...this.threads.loseAll()];
   }
 
   /**
@@ -219,9 +253,10 @@ export class CodexSubagents {
       case 'turn/completed': {
         const p = notificationFrames[method].safeParse(params);
         if (!p.success || !child.turns.has(p.data.turn.id)) return [];
+        const ended = child.running ? this.threads.changed(child.nativeThreadId, 'turn_ended') : [];
         child.running = null;
         const error = p.data.turn.error?.message;
-        return this.end(child, turnEnd(p.data.turn.status), error ? { error } : {});
+        return [...ended, ...this.end(child, turnEnd(p.data.turn.status), error ? { error } : {})];
       }
       case 'item/started':
       case 'item/completed':
@@ -304,14 +339,18 @@ export class CodexSubagents {
     const root = rootTurnId ? this.host.turnOf(rootTurnId) : undefined;
     const known = this.byThread.get(threadId);
     const events: ProviderEvent[] = [];
+    let named: Record<string, unknown> = {};
     if (!known || known.ended) {
       // A v1 spawn names its thread when the spawn completes: a turn that comes first is that spawn's.
       const unbound = known
         ? undefined
         : this.all.find((c) => !c.ended && !c.nativeThreadId && c.ref.runId === root?.runId);
       const parent = root ?? (known ? this.parentOf(known) : undefined);
-      if (unbound) this.bind(unbound, threadId);
-      else if (parent)
+      if (unbound) {
+        events.push(...this.bind(unbound, threadId));
+        // Bound by its turn: the node names its thread now (its spawn's completion says it again).
+        named = { nativeThreadId: threadId, ...this.threadDetail(unbound) };
+      } else if (parent)
         events.push(...this.spawn(parent, null, threadId, known?.title ?? 'subagent', { adopted: !known }));
       else return null;
     }
@@ -320,7 +359,14 @@ export class CodexSubagents {
     child.running = id;
     return [
       ...events,
-      { type: 'node.detail', ...this.on(child.ref), nodeId: child.nodeId, text: null, detail: { nativeTurnId: id } },
+      {
+        type: 'node.detail',
+        ...this.on(child.ref),
+        nodeId: child.nodeId,
+        text: null,
+        detail: { nativeTurnId: id, ...named },
+      },
+      ...this.threads.changed(threadId, 'turn_began'),
     ];
   }
 

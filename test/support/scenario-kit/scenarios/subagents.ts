@@ -21,6 +21,34 @@ function subagentOf(h: Harness, threadId: string, runId: string) {
   return subagents[0]!;
 }
 
+/**
+ * A provider that names its subagents' threads (`subagents.exposesSubagentThreadIds`) makes
+ * the child's a provider thread of its own, owned by its node, bound to that native thread,
+ * idle once the child's turn has ended.
+ */
+function checkChildThread(h: Harness, threadId: string, nodeId: string): void {
+  const node = h.store.projections.get('graph_nodes', nodeId)!;
+  const id = node.providerThreadId;
+  check(
+    id && node.detail?.['providerThreadId'] === id,
+    `the subagent names its provider thread, got ${JSON.stringify(node)}`,
+  );
+  const row = h.store.entities.get(id);
+  const actor = row?.snapshot as
+    { value?: unknown; context?: { owner?: unknown; nativeThreadRef?: unknown } } | undefined;
+  check(
+    row?.kind === 'provider_thread' &&
+      actor?.value === 'idle' &&
+      JSON.stringify(actor.context?.owner) === JSON.stringify({ type: 'node', nodeId }) &&
+      actor.context?.nativeThreadRef === node.detail?.['nativeThreadId'],
+    `the child's provider thread is the node's, idle, on its native thread, got ${JSON.stringify(actor)}`,
+  );
+  check(
+    h.store.projections.get('threads', threadId)?.activeProviderThreadId !== id,
+    "the thread's own provider thread stays active",
+  );
+}
+
 /** Whether `nodeId` is `ancestorId` or lies under it. */
 function under(h: Harness, nodeId: string | null, ancestorId: string): boolean {
   for (let id = nodeId; id; id = h.store.projections.get('graph_nodes', id)?.parentNodeId ?? null)
@@ -42,7 +70,7 @@ export const subagentScenarios: ProviderScenario[] = [
       },
       { kind: 'text', text: 'My helper worked it out: 42.' },
     ],
-    async drive({ h, cwd }) {
+    async drive({ h, cwd, declares }) {
       const threadId = await h.thread({ threadId: 'thr_subagent', cwd });
       const runId = await send(h, threadId, 'ask a helper what six times seven is');
       await h.until(() => status(h, runId) === 'completed');
@@ -50,6 +78,7 @@ export const subagentScenarios: ProviderScenario[] = [
       const sub = subagentOf(h, threadId, runId);
       check(sub.status === 'completed', `the subagent node completed, got ${sub.status}`);
       check(!sub.countsForRun, 'a subagent does not count for the run');
+      if (declares('subagents.exposesSubagentThreadIds')) checkChildThread(h, threadId, sub.id);
       const item = h.store.projections.get('turn_items', sub.id);
       check(
         item?.kind === 'subagent' && item.status === 'completed' && item.text === 'Six times seven is 42.',
@@ -107,7 +136,7 @@ export const subagentScenarios: ProviderScenario[] = [
       },
       { kind: 'text', text: 'The notes are written.' },
     ],
-    async drive({ h, cwd, live }) {
+    async drive({ h, cwd, live, declares }) {
       const threadId = await h.thread({ threadId: 'thr_subagent_cp', cwd });
       const runId = await send(h, threadId, 'have a helper write the notes');
       await h.until(() => h.store.projections.list('requests', threadId).some((r) => r.status === 'pending'));
@@ -133,6 +162,7 @@ export const subagentScenarios: ProviderScenario[] = [
         );
       const node = h.store.projections.get('graph_nodes', sub.id)!;
       check(node.status === 'completed', `the subagent completed, got ${node.status}`);
+      if (declares('subagents.exposesSubagentThreadIds')) checkChildThread(h, threadId, sub.id);
 
       // Its own scope, captured when it ended; the run's root checkpoint is on the same run.
       await h.until(() =>
