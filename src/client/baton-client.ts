@@ -83,15 +83,19 @@ export class BatonClient {
         socket.close();
         reject(new Error(`could not connect to ${url}`));
       }, options.timeoutMs ?? 10_000);
-      socket.once('connect', () => {
-        clearTimeout(timer);
-        resolve(new BatonClient(socket));
-      });
-      socket.once('connect_error', (error) => {
+      // Only the first connect fails the promise: left in place, this listener would close the
+      // socket at the first failed reconnect after a restart of Baton, and no retry would follow.
+      const failed = (error: Error) => {
         clearTimeout(timer);
         socket.close();
         reject(error);
+      };
+      socket.once('connect', () => {
+        clearTimeout(timer);
+        socket.off('connect_error', failed);
+        resolve(new BatonClient(socket));
       });
+      socket.once('connect_error', failed);
     });
   }
 
