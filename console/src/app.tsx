@@ -1,4 +1,6 @@
-import { useEffect, useMemo } from 'preact/hooks';
+import type { ComponentChildren } from 'preact';
+import { useEffect, useErrorBoundary, useMemo } from 'preact/hooks';
+import { ThreadId } from '../../src/domain/ids.js';
 import { connect, type Session } from './connection.js';
 import { ConsoleCtx } from './live/use-stream.js';
 import { Observable, useObservable } from './observable.js';
@@ -16,6 +18,48 @@ function resolve(path: string) {
     if (params) return { route, params };
   }
   return null;
+}
+
+/** A path part as written, when it does not decode (`%E0%A4%A`). */
+function decoded(part: string): string {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return part;
+  }
+}
+
+/**
+ * A page that fails to render says so, with a way out, instead of leaving the console blank
+ * (and dead: a throw in render unmounts the whole tree). Keyed by path, so another page starts clean.
+ */
+function PageBoundary({ children }: { children: ComponentChildren }) {
+  const [error] = useErrorBoundary();
+  if (!error) return <>{children}</>;
+  return (
+    <div class="page">
+      <p class="error" role="alert">
+        The console could not show this page: {error instanceof Error ? error.message : String(error)}
+      </p>
+      <p>
+        <a href="#/threads">Back to the threads</a>
+      </p>
+    </div>
+  );
+}
+
+/** What the page shows for a path that names no thread Baton could have: a sentence, not a failed request. */
+function BadThreadId({ id }: { id: string }) {
+  return (
+    <div class="page">
+      <p class="error" role="alert">
+        “{id}” is not a thread id: ids are letters, digits and _ . : - (like thr_01J…).
+      </p>
+      <p>
+        <a href="#/threads">Back to the threads</a>
+      </p>
+    </div>
+  );
 }
 
 /**
@@ -58,8 +102,10 @@ export function App() {
     session.set({ kind: 'login', error: null });
   };
   const found = resolve(path);
-  const threadId = /^\/thread\/([^/]+)/.exec(path)?.[1];
-  const tabs = threadId ? routes.filter((r) => r.tab && r.path.startsWith('/thread/:threadId')) : [];
+  const threadPart = /^\/thread\/([^/]+)/.exec(path)?.[1];
+  const threadId = threadPart === undefined ? undefined : decoded(threadPart);
+  const validThread = threadId !== undefined && ThreadId.safeParse(threadId).success;
+  const tabs = validThread ? routes.filter((r) => r.tab && r.path.startsWith('/thread/:threadId')) : [];
 
   return (
     <div class="shell">
@@ -86,7 +132,7 @@ export function App() {
       {tabs.length > 1 && threadId && (
         <nav class="tabs" aria-label="Thread views">
           {tabs.map((r) => {
-            const href = threadPath(decodeURIComponent(threadId), r.path.split('/').slice(3).join('/'));
+            const href = threadPath(threadId, r.path.split('/').slice(3).join('/'));
             return (
               <a href={`#${href}`} aria-current={found?.route === r ? 'page' : undefined}>
                 {r.tab}
@@ -103,11 +149,17 @@ export function App() {
       ) : (
         <ConsoleCtx.Provider value={{ client: state.client, streams: state.streams }}>
           <main class="main">
-            {found ? (
-              <found.route.view key={`${found.route.path}:${JSON.stringify(found.params)}`} {...found.params} />
-            ) : (
-              <p class="page error">Nothing at #{path}.</p>
-            )}
+            <PageBoundary key={path}>
+              {found && found.params.threadId !== undefined && !validThread ? (
+                <BadThreadId id={found.params.threadId} />
+              ) : found ? (
+                <found.route.view key={`${found.route.path}:${JSON.stringify(found.params)}`} {...found.params} />
+              ) : (
+                <p class="page error" role="alert">
+                  Nothing at #{path}. <a href="#/threads">Back to the threads</a>
+                </p>
+              )}
+            </PageBoundary>
           </main>
         </ConsoleCtx.Provider>
       )}

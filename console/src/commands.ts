@@ -70,7 +70,9 @@ export async function send<K extends CommandType>(
     if (ack.ok) return (ack.result ?? {}) as Record<string, unknown>;
     notify(`${what}: ${describeError(ack.error)}`);
   } catch (error) {
-    notify(`${what}: no answer from Baton (${error instanceof Error ? error.message : String(error)})`);
+    // Refused before it left (offline): the refusal says it all; anything else got no answer.
+    if (error instanceof Error && error.name === 'NotConnected') notify(`${what}: ${error.message}`);
+    else notify(`${what}: no answer from Baton (${error instanceof Error ? error.message : String(error)})`);
   }
   return null;
 }

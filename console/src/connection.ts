@@ -45,8 +45,26 @@ export async function connect(token: string, session: Observable<Session>): Prom
   }
 }
 
+/**
+ * Socket.IO would buffer what is sent while the connection is down and send it on
+ * reconnect, or drop it at the ack timeout a minute later: a person would not know which.
+ * While offline the console refuses at once instead; `send` shows the refusal as a notice
+ * and the composer keeps the text.
+ */
+function refuseWhileOffline(client: BatonClient): void {
+  const offline = () =>
+    Object.assign(new Error('Baton is not connected, so nothing was sent. Try again once the header says Connected.'), {
+      name: 'NotConnected',
+    });
+  const command = client.command.bind(client);
+  const query = client.query.bind(client);
+  client.command = (type, payload) => (client.socket.connected ? command(type, payload) : Promise.reject(offline()));
+  client.query = (q) => (client.socket.connected ? query(q) : Promise.reject(offline()));
+}
+
 function watch(client: BatonClient, session: Observable<Session>): void {
   const { socket } = client;
+  refuseWhileOffline(client);
   let failures = 0;
   socket.on('connect', () => {
     failures = 0;

@@ -1,25 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser } from '../support/browser.js';
-import { startConsoleBaton, type ConsoleBaton } from '../support/console-baton.js';
+import { describe, expect, it } from 'vitest';
+import { useConsoleBaton } from '../support/console-baton.js';
 import { slowWords } from './fixtures/slow-words.js';
 import { agentWait, createThread, openConsole, runStatus, sendMessage } from './console-page.js';
 
-let baton: ConsoleBaton;
-let browser: Awaited<ReturnType<typeof launchBrowser>>;
-beforeAll(async () => {
-  baton = await startConsoleBaton();
-  browser = await launchBrowser();
-});
-afterAll(async () => {
-  await browser?.close();
-  await baton?.stop();
-});
+const rig = useConsoleBaton();
 
 describe('the console across a reload', () => {
   it('a reload mid-stream resumes after its cursor: every word of the reply once, nothing missing, nothing twice', async () => {
-    const page = await browser.page();
-    await openConsole(page, baton.consoleUrl);
-    const threadId = await createThread(page, baton.workspace());
+    const page = await rig.browser.page();
+    await openConsole(page, rig.baton.consoleUrl);
+    const threadId = await createThread(page, rig.baton.workspace());
     await sendMessage(page, '[slow] keep counting');
     const reply = page.locator('.message.assistant');
     await reply.and(page.locator('[aria-busy="true"]')).filter({ hasText: 'w05' }).waitFor({ timeout: agentWait });
@@ -45,15 +35,15 @@ describe('the console across a reload', () => {
     // It came back from the state it kept when it went away, asking only for what followed its cursor.
     expect(subscribes).toContainEqual({ stream: 'thread', threadId, afterSequence: expect.any(Number) });
     expect(subscribes.filter((s) => s.stream === 'thread' && s.afterSequence === undefined)).toEqual([]);
-    expect(browser.problems).toEqual([]);
+    expect(rig.browser.problems).toEqual([]);
   });
 });
 
 describe('the console across a dropped connection', () => {
   it('shows the connection going and coming back, and the stream resumes: every word once', async () => {
-    const page = await browser.page();
-    await openConsole(page, baton.consoleUrl);
-    await createThread(page, baton.workspace());
+    const page = await rig.browser.page();
+    await openConsole(page, rig.baton.consoleUrl);
+    await createThread(page, rig.baton.workspace());
     await sendMessage(page, '[slow] and again');
     const reply = page.locator('.message.assistant');
     await reply.and(page.locator('[aria-busy="true"]')).filter({ hasText: 'w05' }).waitFor({ timeout: agentWait });
@@ -68,8 +58,8 @@ describe('the console across a dropped connection', () => {
     expect(await page.locator('.message.assistant').count()).toBe(1);
     // It was a new connection: the old one was dropped.
     expect(sockets).toBeGreaterThanOrEqual(1);
-    expect(browser.problems.filter((p) => !/WebSocket connection .* failed|ERR_INTERNET_DISCONNECTED/.test(p))).toEqual(
-      [],
-    );
+    expect(
+      rig.browser.problems.filter((p) => !/WebSocket connection .* failed|ERR_INTERNET_DISCONNECTED/.test(p)),
+    ).toEqual([]);
   });
 });

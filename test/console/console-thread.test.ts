@@ -1,30 +1,20 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser } from '../support/browser.js';
-import { startConsoleBaton, type ConsoleBaton } from '../support/console-baton.js';
+import { describe, expect, it } from 'vitest';
+import { useConsoleBaton } from '../support/console-baton.js';
 import { slowWords } from './fixtures/slow-words.js';
 import { agentWait, createThread, openConsole, runHeader, runStatus, screenshot, sendMessage } from './console-page.js';
 
 // A real `baton serve` child (the real Codex against the scripted model) driven through a real chromium.
 
-let baton: ConsoleBaton;
-let browser: Awaited<ReturnType<typeof launchBrowser>>;
-beforeAll(async () => {
-  baton = await startConsoleBaton();
-  browser = await launchBrowser();
-});
-afterAll(async () => {
-  await browser?.close();
-  await baton?.stop();
-});
+const rig = useConsoleBaton();
 
 describe('a thread in the console', () => {
   it('creates a thread and streams the reply in', async () => {
-    const page = await browser.page();
-    await openConsole(page, baton.consoleUrl);
-    const threadId = await createThread(page, baton.workspace(), 'Streaming');
-    expect(page.url()).toBe(`${baton.url}/#/thread/${threadId}`);
+    const page = await rig.browser.page();
+    await openConsole(page, rig.baton.consoleUrl);
+    const threadId = await createThread(page, rig.baton.workspace(), 'Streaming');
+    expect(page.url()).toBe(`${rig.baton.url}/#/thread/${threadId}`);
     await page.getByRole('heading', { name: 'Streaming' }).waitFor();
     await sendMessage(page, '[slow] count for me');
     await page.locator('.message.user', { hasText: '[slow] count for me' }).waitFor();
@@ -39,13 +29,13 @@ describe('a thread in the console', () => {
     await page.getByRole('link', { name: 'Threads' }).click();
     const row = page.locator(`.thread-row[data-thread-id="${threadId}"]`);
     await row.filter({ hasText: '1 run' }).filter({ hasText: 'idle' }).waitFor();
-    expect(browser.problems).toEqual([]);
+    expect(rig.browser.problems).toEqual([]);
   });
 
   it('asks for approval in place; approved, the command runs and its file shows in the tool output', async () => {
-    const page = await browser.page();
-    await openConsole(page, baton.consoleUrl);
-    const ws = baton.workspace();
+    const page = await rig.browser.page();
+    await openConsole(page, rig.baton.consoleUrl);
+    const ws = rig.baton.workspace();
     await createThread(page, ws);
     await sendMessage(page, '[approve] make a file');
     const approval = page.locator('.request.approval');
@@ -56,26 +46,26 @@ describe('a thread in the console', () => {
     await runStatus(page, 1, 'completed');
     await approval.and(page.locator('.status-resolved')).waitFor();
     expect(readFileSync(join(ws, 'console-made.txt'), 'utf8')).toBe('made by the console test\n');
-    expect(browser.problems).toEqual([]);
+    expect(rig.browser.problems).toEqual([]);
   });
 
   it('interrupts a run that does not end', async () => {
-    const page = await browser.page();
-    await openConsole(page, baton.consoleUrl);
-    await createThread(page, baton.workspace());
+    const page = await rig.browser.page();
+    await openConsole(page, rig.baton.consoleUrl);
+    await createThread(page, rig.baton.workspace());
     await sendMessage(page, '[hang] take your time');
     const bar = page.locator('.active-run');
     await bar.filter({ hasText: 'running' }).waitFor({ timeout: agentWait });
     await bar.getByRole('button', { name: 'Interrupt' }).click();
     await runStatus(page, 1, 'interrupted');
     await bar.waitFor({ state: 'detached' });
-    expect(browser.problems).toEqual([]);
+    expect(rig.browser.problems).toEqual([]);
   });
 
   it('rolls back to a run: the files are restored and the later run is marked rolled back', async () => {
-    const page = await browser.page();
-    await openConsole(page, baton.consoleUrl);
-    const ws = baton.workspace();
+    const page = await rig.browser.page();
+    await openConsole(page, rig.baton.consoleUrl);
+    const ws = rig.baton.workspace();
     await createThread(page, ws, 'Rollback');
     await sendMessage(page, 'first, no files');
     await runStatus(page, 1, 'completed');
@@ -98,13 +88,13 @@ describe('a thread in the console', () => {
     expect(existsSync(join(ws, 'console-made.txt'))).toBe(false);
 
     // The same thread at a phone's width: one column, every control still there.
-    const narrow = await browser.page({ width: 390, height: 844 });
-    await openConsole(narrow, baton.consoleUrl);
+    const narrow = await rig.browser.page({ width: 390, height: 844 });
+    await openConsole(narrow, rig.baton.consoleUrl);
     await narrow.goto(page.url());
     await runStatus(narrow, 2, 'rolled_back');
     await narrow.getByRole('button', { name: 'Send', exact: true }).waitFor();
     expect(await narrow.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
     await screenshot(narrow, 'thread-narrow');
-    expect(browser.problems).toEqual([]);
+    expect(rig.browser.problems).toEqual([]);
   });
 });

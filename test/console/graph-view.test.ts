@@ -1,36 +1,22 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BatonClient } from '../../src/client/baton-client.js';
+import { describe, expect, it } from 'vitest';
 import type { ThreadId } from '../../src/domain/ids.js';
-import { launchBrowser } from '../support/browser.js';
-import { startConsoleBaton, type ConsoleBaton } from '../support/console-baton.js';
+import { useConsoleBaton } from '../support/console-baton.js';
 import { ok, ThreadClient } from '../support/thread-client.js';
 import { agentWait, openConsole, screenshot } from './console-page.js';
 
 // A real `baton serve` child (the real Codex against the scripted model) watched through a
 // real chromium: the execution graph of a thread, live, as a tree to fold.
 
-let baton: ConsoleBaton;
-let browser: Awaited<ReturnType<typeof launchBrowser>>;
-let client: BatonClient;
-beforeAll(async () => {
-  baton = await startConsoleBaton();
-  browser = await launchBrowser();
-  client = await BatonClient.connect(baton.url, baton.token);
-});
-afterAll(async () => {
-  client?.close();
-  await browser?.close();
-  await baton?.stop();
-});
+const rig = useConsoleBaton({ client: true });
 
 describe('the execution graph', () => {
   it('shows runs, attempts, nodes and provider threads live, and folds by keyboard and by button', async () => {
-    const page = await browser.page();
-    await openConsole(page, baton.consoleUrl);
+    const page = await rig.browser.page();
+    await openConsole(page, rig.baton.consoleUrl);
     const { threadId } = ok<{ threadId: ThreadId }>(
-      await client.command('thread.create', { cwd: baton.workspace(), title: 'Graph' }),
+      await rig.client.command('thread.create', { cwd: rig.baton.workspace(), title: 'Graph' }),
     );
-    await page.goto(`${baton.url}/#/thread/${threadId}/graph`);
+    await page.goto(`${rig.baton.url}/#/thread/${threadId}/graph`);
     const tree = page.getByRole('tree', { name: `Execution graph of ${threadId}` });
     await tree.waitFor();
     const item = (kind: string, id?: string) =>
@@ -38,14 +24,14 @@ describe('the execution graph', () => {
 
     // Both runs arrive while the page watches: the graph stream's events, no reload. The first
     // runs a command the user approves (a tool call and an approval request among its nodes).
-    const api = await ThreadClient.open(baton.url, baton.token, threadId);
+    const api = await ThreadClient.open(rig.baton.url, rig.baton.token, threadId);
     const approved = api.sendApproved('[approve] make a file');
     const first = await api.next((e) => (e.type === 'run.queued' ? e.payload.runId : undefined), 'the first run');
     await item('run', first).waitFor({ timeout: agentWait });
     expect(await approved).toBe('completed');
     await item('run', first).and(page.locator('[data-status="completed"]')).waitFor({ timeout: agentWait });
     const second = ok<{ runId: string }>(
-      await client.command('thread.message.send', { threadId, text: '[slow] second' }),
+      await rig.client.command('thread.message.send', { threadId, text: '[slow] second' }),
     ).runId;
     await item('run', second).and(page.locator('[data-status="running"]')).waitFor({ timeout: agentWait });
     await item('run', second).and(page.locator('[data-status="completed"]')).waitFor({ timeout: agentWait });
@@ -100,17 +86,19 @@ describe('the execution graph', () => {
     await row('node', 'approval_request').waitFor();
     await screenshot(page, 'graph');
     api.client.close();
-    expect(browser.problems).toEqual([]);
+    expect(rig.browser.problems).toEqual([]);
   });
 
   it('fits a phone: the tree wraps instead of scrolling the page sideways', async () => {
-    const page = await browser.page({ width: 390, height: 844 });
-    await openConsole(page, baton.consoleUrl);
-    const { threadId } = ok<{ threadId: ThreadId }>(await client.command('thread.create', { cwd: baton.workspace() }));
-    ok(await client.command('thread.message.send', { threadId, text: 'hello from a phone' }));
-    await page.goto(`${baton.url}/#/thread/${threadId}/graph`);
+    const page = await rig.browser.page({ width: 390, height: 844 });
+    await openConsole(page, rig.baton.consoleUrl);
+    const { threadId } = ok<{ threadId: ThreadId }>(
+      await rig.client.command('thread.create', { cwd: rig.baton.workspace() }),
+    );
+    ok(await rig.client.command('thread.message.send', { threadId, text: 'hello from a phone' }));
+    await page.goto(`${rig.baton.url}/#/thread/${threadId}/graph`);
     await page.locator('[role="treeitem"][data-kind="run"][data-status="completed"]').waitFor({ timeout: agentWait });
     expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
-    expect(browser.problems).toEqual([]);
+    expect(rig.browser.problems).toEqual([]);
   });
 });

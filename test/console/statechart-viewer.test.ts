@@ -1,42 +1,28 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BatonClient } from '../../src/client/baton-client.js';
+import { describe, expect, it } from 'vitest';
 import type { ThreadId } from '../../src/domain/ids.js';
-import { launchBrowser } from '../support/browser.js';
-import { startConsoleBaton, type ConsoleBaton } from '../support/console-baton.js';
+import { useConsoleBaton } from '../support/console-baton.js';
 import { ok, ThreadClient } from '../support/thread-client.js';
 import { agentWait, openConsole, screenshot } from './console-page.js';
 
 // A real `baton serve` child (the real Codex against the scripted model) watched through a
 // real chromium: the statechart viewer and the design-review mode.
 
-let baton: ConsoleBaton;
-let browser: Awaited<ReturnType<typeof launchBrowser>>;
-let client: BatonClient;
-beforeAll(async () => {
-  baton = await startConsoleBaton();
-  browser = await launchBrowser();
-  client = await BatonClient.connect(baton.url, baton.token);
-});
-afterAll(async () => {
-  client?.close();
-  await browser?.close();
-  await baton?.stop();
-});
+const rig = useConsoleBaton({ client: true });
 
 describe('the statechart viewer', () => {
   it("highlights a run's state on its chart as it moves from queued to running to finalizing to completed", async () => {
-    const page = await browser.page();
-    await openConsole(page, baton.consoleUrl);
+    const page = await rig.browser.page();
+    await openConsole(page, rig.baton.consoleUrl);
     const { threadId } = ok<{ threadId: ThreadId }>(
-      await client.command('thread.create', { cwd: baton.workspace(), title: 'Charts' }),
+      await rig.client.command('thread.create', { cwd: rig.baton.workspace(), title: 'Charts' }),
     );
-    await page.goto(`${baton.url}/#/thread/${threadId}/charts`);
+    await page.goto(`${rig.baton.url}/#/thread/${threadId}/charts`);
     await page.locator('[data-kind="thread_supervisor"][data-actor]').waitFor();
 
     // The second run waits behind the first (a slow reply), so it is queued long enough to see.
-    ok(await client.command('thread.message.send', { threadId, text: '[slow] first' }));
+    ok(await rig.client.command('thread.message.send', { threadId, text: '[slow] first' }));
     const { runId } = ok<{ runId: string }>(
-      await client.command('thread.message.send', {
+      await rig.client.command('thread.message.send', {
         threadId,
         text: '[slow] second',
         dispatchMode: 'queue_after_active',
@@ -77,17 +63,19 @@ describe('the statechart viewer', () => {
     for (const kind of ['thread_supervisor', 'run_attempt', 'execution_node', 'provider_session', 'provider_thread'])
       await page.locator(`.sc-kind[data-kind="${kind}"]`).waitFor();
     await page.locator('[data-kind="thread_supervisor"][data-actor][data-state="active.idle"]').waitFor();
-    expect(browser.problems).toEqual([]);
+    expect(rig.browser.problems).toEqual([]);
   });
 
   it('shows what happened before the page opened, and is keyboard reachable', async () => {
-    const { threadId } = ok<{ threadId: ThreadId }>(await client.command('thread.create', { cwd: baton.workspace() }));
-    const t = await ThreadClient.open(baton.url, baton.token, threadId);
+    const { threadId } = ok<{ threadId: ThreadId }>(
+      await rig.client.command('thread.create', { cwd: rig.baton.workspace() }),
+    );
+    const t = await ThreadClient.open(rig.baton.url, rig.baton.token, threadId);
     expect(await t.ended(await t.send('before the page'))).toBe('completed');
     t.client.close();
-    const page = await browser.page();
-    await openConsole(page, baton.consoleUrl);
-    await page.goto(`${baton.url}/#/thread/${threadId}/charts`);
+    const page = await rig.browser.page();
+    await openConsole(page, rig.baton.consoleUrl);
+    await page.goto(`${rig.baton.url}/#/thread/${threadId}/charts`);
     // The finished run is chosen first; its events so far are beside its chart.
     await page.locator('svg[data-chart="run"][data-current="completed"]').waitFor();
     await page.locator('.sc-events li', { hasText: 'run.terminal' }).waitFor();
@@ -99,14 +87,14 @@ describe('the statechart viewer', () => {
     await page.locator('svg[data-chart="thread-supervisor"][data-current="active.idle"]').waitFor();
     expect(await supervisor.getAttribute('aria-pressed')).toBe('true');
     await page.locator('.sc-events li', { hasText: 'thread.created' }).waitFor();
-    expect(browser.problems).toEqual([]);
+    expect(rig.browser.problems).toEqual([]);
   });
 });
 
 describe('the design-review mode', () => {
   it('draws every machine and labels its guards, actions and timers', async () => {
-    const page = await browser.page();
-    await openConsole(page, baton.consoleUrl);
+    const page = await rig.browser.page();
+    await openConsole(page, rig.baton.consoleUrl);
     await page.getByRole('link', { name: 'Design review' }).click();
     const names = [
       'thread-supervisor',
@@ -145,17 +133,17 @@ describe('the design-review mode', () => {
     expect(await request.locator('[data-timer="timer"]').textContent()).toContain(
       "durable timer 'expire': at the request's expiresAt",
     );
-    expect(browser.problems).toEqual([]);
+    expect(rig.browser.problems).toEqual([]);
   });
 
   it('fits a phone: the page does not scroll sideways, the charts scroll in their frames', async () => {
-    const page = await browser.page({ width: 390, height: 844 });
-    await openConsole(page, baton.consoleUrl);
-    await page.goto(`${baton.url}/#/review`);
+    const page = await rig.browser.page({ width: 390, height: 844 });
+    await openConsole(page, rig.baton.consoleUrl);
+    await page.goto(`${rig.baton.url}/#/review`);
     await page.locator('[data-review-machine="run"] svg .sc-state').first().waitFor();
     expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
     await page.getByRole('button', { name: 'Fit to width' }).first().click();
     await page.locator('svg[data-fit="true"]').first().waitFor();
-    expect(browser.problems).toEqual([]);
+    expect(rig.browser.problems).toEqual([]);
   });
 });

@@ -2,6 +2,9 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readdirSync, realpathSync, rmdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll } from 'vitest';
+import { BatonClient } from '../../src/client/baton-client.js';
+import { launchBrowser, type BrowserSession } from './browser.js';
 import { tempDir } from './temp.js';
 
 const repo = fileURLToPath(new URL('../..', import.meta.url));
@@ -14,6 +17,8 @@ export interface ConsoleBaton {
   /** The console URL `baton serve` printed: it opens the console logged in. */
   consoleUrl: string;
   token: string;
+  /** Its data dir (the caller's, when it passed one: then `stop` leaves it). */
+  dataDir: string;
   /** A fresh workspace for threads. */
   workspace(): string;
   stdout(): string;
@@ -71,15 +76,27 @@ export function ensureConsoleBuilt(): void {
 /**
  * `baton serve` in a child process (through a fixture that scripts the offline model: see
  * test/console/fixtures/console-serve.ts) on a free loopback port, with a fresh data dir;
- * resolves once it has printed its console URL.
+ * resolves once it has printed its console URL. A restart passes the port and data dir of
+ * the Baton it replaces (the same token, the same threads).
  */
-export async function startConsoleBaton(): Promise<ConsoleBaton> {
+export async function startConsoleBaton(options: { port?: number; dataDir?: string } = {}): Promise<ConsoleBaton> {
   ensureConsoleBuilt();
-  const data = tempDir('baton-console-');
+  const data = options.dataDir ? { dir: options.dataDir, cleanup: () => {} } : tempDir('baton-console-');
   const workspaces: (() => void)[] = [];
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', fixture, 'serve', '--data-dir', data.dir, '--port', '0', '--model', 'scripted'],
+    [
+      '--import',
+      'tsx',
+      fixture,
+      'serve',
+      '--data-dir',
+      data.dir,
+      '--port',
+      String(options.port ?? 0),
+      '--model',
+      'scripted',
+    ],
     { env: { ...process.env, BATON_LOG_LEVEL: 'info', BATON_TOKEN: '' }, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let out = '';
@@ -109,6 +126,7 @@ export async function startConsoleBaton(): Promise<ConsoleBaton> {
     child,
     ...printed,
     token: decodeURIComponent(/#token=(.*)$/.exec(printed.consoleUrl)![1]!),
+    dataDir: data.dir,
     workspace() {
       const ws = tempDir('baton-console-ws-');
       workspaces.push(ws.cleanup);
@@ -125,6 +143,48 @@ export async function startConsoleBaton(): Promise<ConsoleBaton> {
       }
       for (const remove of workspaces) remove();
       data.cleanup();
+    },
+  };
+}
+
+export interface ConsoleRig {
+  readonly baton: ConsoleBaton;
+  readonly browser: BrowserSession & { problems: string[] };
+  /** A typed client on the same Baton (only with `{ client: true }`). */
+  readonly client: BatonClient;
+}
+
+/**
+ * One `baton serve` and one chromium for a test file (started before its tests, stopped after
+ * them), and a typed client beside the page when a test drives Baton directly too.
+ */
+export function useConsoleBaton(options: { client?: boolean } = {}): ConsoleRig {
+  let baton: ConsoleBaton | undefined;
+  let browser: (BrowserSession & { problems: string[] }) | undefined;
+  let client: BatonClient | undefined;
+  beforeAll(async () => {
+    baton = await startConsoleBaton();
+    browser = await launchBrowser();
+    if (options.client) client = await BatonClient.connect(baton.url, baton.token);
+  });
+  afterAll(async () => {
+    client?.close();
+    await browser?.close();
+    await baton?.stop();
+  });
+  const ready = <T>(value: T | undefined, what: string): T => {
+    if (value === undefined) throw new Error(`the console rig has no ${what} (outside its tests?)`);
+    return value;
+  };
+  return {
+    get baton() {
+      return ready(baton, 'Baton');
+    },
+    get browser() {
+      return ready(browser, 'browser');
+    },
+    get client() {
+      return ready(client, 'client (ask for { client: true })');
     },
   };
 }

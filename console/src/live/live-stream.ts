@@ -68,7 +68,11 @@ export class LiveStream {
       for (const e of early) this.receive(e.event, e.sequence);
     } catch (error) {
       this.status = 'error';
-      this.error = error instanceof Error ? error.message : String(error);
+      // A zod error's message is its issues as JSON: a person gets a sentence instead.
+      this.error =
+        error instanceof z.ZodError
+          ? 'Baton answered with a snapshot the console cannot read (is the console older than Baton?); reload the page'
+          : `Baton refused to show this: ${error instanceof Error ? error.message : String(error)}`;
     }
     this.changed();
   }

@@ -11,9 +11,32 @@ type Loaded = { kind: 'loading' } | { kind: 'error'; text: string } | { kind: 'r
 /** Files opened at first: all of a small change, none of a large one (a click or Enter opens each). */
 const openAtFirst = 3;
 
+const tabbable = 'a[href], button:not(:disabled), input:not(:disabled), select, textarea, summary, [tabindex="0"]';
+
+/**
+ * Keeps Tab inside a modal dialog: from its last control to its first and back. A modal
+ * <dialog> makes the page behind it inert, but Tab still leaves it for the browser's own UI.
+ */
+export function trapTab(e: KeyboardEvent): void {
+  if (e.key !== 'Tab') return;
+  const dialog = e.currentTarget as HTMLElement;
+  const all = [...dialog.querySelectorAll<HTMLElement>(tabbable)].filter((el) => el.getClientRects().length > 0);
+  const first = all[0];
+  const last = all.at(-1);
+  if (!first || !last) return;
+  const at = document.activeElement;
+  if (e.shiftKey && (at === first || at === dialog)) {
+    e.preventDefault();
+    last.focus();
+  } else if (!e.shiftKey && at === last) {
+    e.preventDefault();
+    first.focus();
+  }
+}
+
 /**
  * A checkpoint's changes file by file (the `checkpoint-diff` query), in a modal dialog:
- * Escape or Close ends it and focus goes back where it was. Each file's patch folds under
+ * Tab stays in it, Escape or Close ends it and focus goes back where it was. Each file's patch folds under
  * its name; what Baton cut to keep the answer small is said, never hidden.
  */
 export function CheckpointDiffDialog({
@@ -63,7 +86,7 @@ export function CheckpointDiffDialog({
     });
   const files = loaded.kind === 'ready' ? loaded.diff.files : [];
   return (
-    <dialog ref={dialog} class="diff-dialog" aria-labelledby="diff-dialog-title" onClose={onClose}>
+    <dialog ref={dialog} class="diff-dialog" aria-labelledby="diff-dialog-title" onClose={onClose} onKeyDown={trapTab}>
       <header class="row spread wrap">
         <h2 id="diff-dialog-title">Changes {title}</h2>
         <button type="button" onClick={() => dialog.current?.close()}>

@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useRef, useState } from 'preact/hooks';
 import { RunId, ThreadId } from '../../../src/domain/ids.js';
 import type { RunView, ThreadShell } from '../../../src/domain/projections.js';
 import { DispatchMode } from '../../../src/domain/statuses.js';
@@ -20,6 +20,7 @@ export function Composer({ thread, active }: { thread: ThreadShell; active: RunV
   const [text, setText] = useState('');
   const [mode, setMode] = useState<DispatchMode>('auto');
   const [busy, setBusy] = useState(false);
+  const box = useRef<HTMLTextAreaElement>(null);
   const threadId = ThreadId.parse(thread.id);
 
   const submit = async (e?: Event) => {
@@ -29,6 +30,9 @@ export function Composer({ thread, active }: { thread: ThreadShell; active: RunV
     const result = await send(client, 'thread.message.send', { threadId, text, dispatchMode: mode });
     setBusy(false);
     if (result) setText('');
+    // The Send button is disabled while sending (and once the box is empty), which drops
+    // keyboard focus to the page: it goes back to the box, ready for the next message.
+    box.current?.focus();
   };
   const interrupt = (holdQueue: boolean) =>
     active &&
@@ -64,6 +68,7 @@ export function Composer({ thread, active }: { thread: ThreadShell; active: RunV
         Message
       </label>
       <textarea
+        ref={box}
         id="composer-text"
         name="message"
         rows={3}

@@ -4,6 +4,7 @@ import { CheckpointId, NodeId } from '../../../src/domain/ids.js';
 import { send } from '../commands.js';
 import { plural } from '../format.js';
 import { useConsole } from '../live/use-stream.js';
+import { useConfirmFocus } from './rollback-button.js';
 
 /** The parts of `rollback.node`'s result the console says (src/actors/rollback.ts). */
 const NodeRolledBack = z.object({
@@ -41,6 +42,7 @@ export function NodeRollbackButton({ nodeId, checkpointId }: { nodeId: string; c
   const [asking, setAsking] = useState(false);
   const [busy, setBusy] = useState(false);
   const [said, setSaid] = useState<string[] | null>(null);
+  const focusAfter = useConfirmFocus(asking);
   const confirm = async () => {
     setBusy(true);
     const answer = await send(client, 'rollback.node', {
@@ -61,12 +63,12 @@ export function NodeRollbackButton({ nodeId, checkpointId }: { nodeId: string; c
           <button type="button" class="small danger" disabled={busy} onClick={() => void confirm()}>
             Confirm rollback
           </button>
-          <button type="button" class="small" onClick={() => setAsking(false)}>
+          <button ref={focusAfter.keep} type="button" class="small" onClick={() => setAsking(false)}>
             Keep
           </button>
         </span>
       ) : (
-        <button type="button" class="small" onClick={() => setAsking(true)}>
+        <button ref={focusAfter.ask} type="button" class="small" onClick={() => setAsking(true)}>
           Roll back to this turn
         </button>
       )}

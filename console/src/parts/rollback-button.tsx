@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { ThreadId } from '../../../src/domain/ids.js';
 import { send } from '../commands.js';
 import { useConsole } from '../live/use-stream.js';
@@ -16,10 +16,11 @@ export function RollbackButton({
   const { client } = useConsole();
   const [asking, setAsking] = useState(false);
   const [busy, setBusy] = useState(false);
+  const focusAfter = useConfirmFocus(asking);
   const label = runOrdinal === 0 ? 'Roll back to the start' : `Roll back to run ${runOrdinal}`;
   if (!asking)
     return (
-      <button type="button" class="small" disabled={disabled} onClick={() => setAsking(true)}>
+      <button ref={focusAfter.ask} type="button" class="small" disabled={disabled} onClick={() => setAsking(true)}>
         {label}
       </button>
     );
@@ -35,9 +36,26 @@ export function RollbackButton({
       <button type="button" class="small danger" disabled={busy} onClick={() => void confirm()}>
         Confirm rollback
       </button>
-      <button type="button" class="small" onClick={() => setAsking(false)}>
+      <button ref={focusAfter.keep} type="button" class="small" onClick={() => setAsking(false)}>
         Keep
       </button>
     </span>
   );
+}
+
+/**
+ * Focus across a two-step confirm, for the keyboard: the question takes focus on its safe
+ * answer (Keep), and Keep gives it back to the button that asked (each replaces the other,
+ * which would otherwise drop focus to the page).
+ */
+export function useConfirmFocus(asking: boolean) {
+  const ask = useRef<HTMLButtonElement>(null);
+  const keep = useRef<HTMLButtonElement>(null);
+  const moved = useRef(false);
+  useEffect(() => {
+    // Not on the first render: a page full of these takes no focus.
+    if (!moved.current) return void (moved.current = true);
+    (asking ? keep : ask).current?.focus();
+  }, [asking]);
+  return { ask, keep };
 }

@@ -66,8 +66,17 @@ export function ThreadView({ threadId }: { threadId: string }) {
   const { tables } = stream;
   const thread = tables.get('threads', threadId);
   if (stream.status === 'loading') return <p class="page muted">Loading thread…</p>;
-  if (stream.status === 'error') return <p class="page error">{stream.error}</p>;
-  if (stream.status === 'missing' || !thread) return <p class="page error">Baton has no thread {threadId}.</p>;
+  if (stream.status === 'error' || stream.status === 'missing' || !thread)
+    return (
+      <div class="page">
+        <p class="error" role="alert">
+          {stream.status === 'error' ? stream.error : `Baton has no thread ${threadId}.`}
+        </p>
+        <p>
+          <a href="#/threads">Back to the threads</a>
+        </p>
+      </div>
+    );
 
   const runs = tables.list('runs', threadId);
   const runById = new Map(runs.map((r) => [r.id, r]));
