@@ -2,6 +2,7 @@ import type { DelegatedTask, RunOrigin } from '../domain/events.js';
 import type { RunId, ThreadId } from '../domain/ids.js';
 import type { RunStatus } from '../domain/statuses.js';
 import type { Store } from '../persistence/store.js';
+import { backgroundWork } from './background-work.js';
 import type { StepContext } from './step-context.js';
 
 /**
@@ -162,6 +163,10 @@ export function markRead(t: StepContext, taskId: string, how: string): void {
   if (row) settle(t, row, 'read', `the parent read its end (${how})`);
 }
 
+/** Said when the task's agent still works in the background as its end is told (a Claude helper). */
+export const BACKGROUND_NOTE =
+  "background: its agent still works in the background (a helper of its own); what it finds comes in a later run of the task's thread (thread_wait with its threadId waits for it)";
+
 /** The wake-up's message: the task, how it ended and what it said last, cut to the parent's handoff bound. */
 export function wakeText(env: WakeEnv, row: DelegatedTask, status: RunStatus): string {
   const run = env.store.projections.get('runs', row.taskRunId);
@@ -176,6 +181,7 @@ export function wakeText(env: WakeEnv, row: DelegatedTask, status: RunStatus): s
     `runId: ${row.taskRunId}`,
     `status: ${status}`,
     ...(run?.error ? [`error: ${run.error.code}: ${run.error.message}`] : []),
+    ...(backgroundWork(env.store, row.id) ? [BACKGROUND_NOTE] : []),
   ].join('\n');
   if (!said) return `${head}\n\nIt gave no answer. task_status or thread_read tells more.`;
   const budget = Math.max(1_000, env.maxChars - head.length - 200);

@@ -1,6 +1,7 @@
 import type { CommandAck } from '../domain/command-ack.js';
 import type { ProjectionRow } from '../domain/projections.js';
 import type { Store } from '../persistence/store.js';
+import { backgroundWork } from './background-work.js';
 import { dropWakes } from './delegated-task-wake.js';
 import { delegatedChildren } from './delegated-threads.js';
 import type { EffectHandler } from './effect-handler.js';
@@ -11,7 +12,9 @@ import type { StepContext } from './step-context.js';
  * `run.interrupt` with `holdQueue`) stops every thread delegated under it. A command holds
  * only its own thread, so the Stop's step queues a `delegated-tasks.stop` effect and the
  * cascade runs after commit: each delegated thread still working gets the same `thread.stop`
- * (its active run interrupted, its queue held), children of children first. The Stop's own
+ * (its active run interrupted, its queue held, its agent's background work stopped), children
+ * of children first. A child whose run has ended while its agent works on in the background
+ * (a Claude helper) is still working. The Stop's own
  * step drops the wake-ups the thread's tasks still owe it (and cancels those still queued),
  * so when the stopped tasks end, nothing restarts the thread.
  */
@@ -43,11 +46,14 @@ export function delegatedDepthFirst(store: Store, threadId: string, seen = new S
 }
 
 /**
- * Still working: a run active or queued, and not stopped already. A held queue with a run
- * active means that run was interrupted with the hold (a send releases a hold), so it is
- * ending already; a held queue with none is idle for good. A finished child is left alone.
+ * Still working: a run active or queued, or work of its agent's that outlives its runs (a
+ * background helper, its asks, a turn of the agent's own), and not stopped already. A held
+ * queue with a run active means that run was interrupted with the hold (a send releases a
+ * hold), so it is ending already; a held queue with none is idle for good (a Stop ended its
+ * background work too). A finished child is left alone.
  */
-export const stillWorking = (t: Thread): boolean => !t.queueHeld && (t.activeRunId !== null || t.queuedRunCount > 0);
+export const stillWorking = (store: Store, t: Thread): boolean =>
+  !t.queueHeld && (t.activeRunId !== null || t.queuedRunCount > 0 || backgroundWork(store, t.id) !== null);
 
 /** What the cascade needs of the runtime: its store and the command entry (a child's `thread.stop`). */
 export interface CascadeRuntime {
@@ -68,7 +74,7 @@ export function delegatedTasksStopHandler(runtime: CascadeRuntime): EffectHandle
     for (const child of delegatedDepthFirst(runtime.store, effect.threadId)) {
       // Read again: stopping one child may have ended another's work meanwhile.
       const now = runtime.store.projections.get('threads', child.id);
-      if (!now || !stillWorking(now)) continue;
+      if (!now || !stillWorking(runtime.store, now)) continue;
       const ack = await runtime.dispatch({
         type: 'thread.stop',
         threadId: child.id,

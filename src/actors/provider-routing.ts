@@ -1,6 +1,7 @@
 import { idOf, type NodeId, type RunId } from '../domain/ids.js';
 import type { ProviderEvent } from '../domain/provider-events.js';
 import type { StepContext } from './step-context.js';
+import { agentTurn, outliveRun } from './background-routing.js';
 import { routeSubagentThread } from './subagent-provider-threads.js';
 
 type Of<T extends ProviderEvent['type']> = Extract<ProviderEvent, { type: T }>;
@@ -131,6 +132,9 @@ export function routeProviderEvent(thread: StepContext, event: ProviderEvent): v
       return;
     case 'request.closed':
       thread.deliver({ kind: 'runtime_request', id: event.requestId }, { type: 'CANCEL', reason: event.reason });
+      return;
+    case 'node.outlives_run':
+      outliveRun(thread, event);
       return;
     case 'session.status': {
       const ref = { kind: 'provider_session' as const, id: event.sessionId };
@@ -276,60 +280,6 @@ function openRequest(thread: StepContext, event: Of<'request.opened'>): void {
     providerSessionId: event.providerSessionId,
     expiresAt: thread.requestTtlMs === null ? null : thread.current.at + thread.requestTtlMs,
     ...(event.outlivesRun ? { outlivesRun: true } : {}),
-  });
-}
-
-/**
- * A turn the agent began of its own: a run queued with its ids (after what the thread is
- * doing), whose origin says so; the adapter binds the turn to it when its turn start comes.
- * A thread that cannot take it (stopped, archived) records a warning instead, and the turn is
- * interrupted (`provider.turn.interrupt`, reason `agent_turn_refused`).
- */
-function agentTurn(thread: StepContext, event: Of<'agent.turn'>): void {
-  const ref = { kind: 'thread_supervisor' as const, id: event.threadId };
-  const sup = thread.context(ref);
-  const refusal = !sup
-    ? 'the thread is gone'
-    : sup.status !== 'active'
-      ? `the thread is ${sup.status}`
-      : sup.queueHeld
-        ? 'the thread is stopped (its queue is held)'
-        : null;
-  if (refusal || !sup) {
-    thread.current.addEvent({
-      type: 'runtime.warning',
-      payload: {
-        threadId: event.threadId,
-        runId: null,
-        message: `the agent began a turn of its own (${event.reason}) and Baton took no run for it: ${refusal}`,
-      },
-    });
-    // The agent is told, so the turn does not wait on Baton: it is interrupted.
-    if (sup)
-      thread.current.addEffect(
-        {
-          kind: 'provider.turn.interrupt',
-          provider: sup.provider,
-          runId: null,
-          nodeId: null,
-          payload: { attemptId: event.attemptId, reason: 'agent_turn_refused' },
-        },
-        sup.provider,
-      );
-    return;
-  }
-  thread.deliver(ref, {
-    type: 'SEND',
-    runId: event.runId,
-    messageId: event.messageId,
-    rootNodeId: event.nodeId,
-    attemptId: event.attemptId,
-    text: event.text,
-    mode: 'queue_after_active',
-    provider: sup.provider,
-    model: sup.model,
-    targetRunId: null,
-    origin: { kind: 'agent_turn', reason: event.reason, nodeId: event.sourceNodeId },
   });
 }
 

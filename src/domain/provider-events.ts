@@ -114,6 +114,11 @@ export const ProviderEvent = z.discriminatedUnion('type', [
   }),
   /** The provider settled a request itself (for example when its turn ended). */
   z.object({ type: z.literal('request.closed'), ...onThread, requestId: RuntimeRequestId, reason: z.string() }),
+  /**
+   * The work under a node now outlives its run (a Claude subagent moved to the background): its
+   * open requests are not the run's any more (it neither waits on them nor ends them).
+   */
+  z.object({ type: z.literal('node.outlives_run'), ...onRun, nodeId: NodeId }),
   z.object({
     type: z.literal('session.status'),
     ...onThread,

@@ -275,7 +275,9 @@ export type RuntimeRequestEvent =
   | { type: 'ANSWER_FAILED'; reason: string }
   | { type: 'CALLBACK_LOST'; reason: string }
   | { type: 'EXPIRE'; reason: string }
-  | { type: 'CANCEL'; reason: string };
+  | { type: 'CANCEL'; reason: string }
+  /** Its asker moved to the background: the request outlives its run from now on. */
+  | { type: 'OUTLIVE_RUN' };
 
 // ---- provider session ----
 

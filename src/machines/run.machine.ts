@@ -502,6 +502,8 @@ export const runMachine = setup({
         STEER_NATIVE: { actions: 'steerNative' },
         // A request that opens before the turn is reported started is still the run's to end.
         REQUEST_OPENED: { actions: 'addRequest' },
+        // One that stops being the run's (its asker moved to the background) is not ended with it.
+        REQUEST_CLOSED: { actions: 'removeRequest' },
         STEER_RESTART: { actions: 'steerByRestart' },
         TURN_TERMINAL: [
           // The interrupted attempt of a steering restart: its replacement starts, the run goes on.

@@ -11,7 +11,8 @@ import type { RuntimeRequestInput, RuntimeRequestEvent, Answers } from './entity
  * ended, it ends `cancelled` with the reason; a callback that was lost is recorded
  * (`not_resumable`), so answering it afterwards is refused as such. A request of work that
  * outlives its run (`outlivesRun`: a background subagent's) is not its run's: it stays open
- * after the run ends, until it is answered or its provider withdraws it.
+ * after the run ends, until it is answered or its provider withdraws it; a request becomes one
+ * (`OUTLIVE_RUN`) when its asker moves to the background, and its run stops waiting on it.
  */
 export const RUNTIME_REQUEST_MACHINE_VERSION = 3;
 
@@ -70,6 +71,16 @@ export const runtimeRequestMachine = setup({
         });
     }),
     markPending: assign({ status: 'pending' as const }),
+    /** Its asker moved to the background: the run no longer waits on it, nor ends it. */
+    outliveRun: enqueueActions(({ context, enqueue }) => {
+      if (context.outlivesRun) return;
+      enqueue.assign({ outlivesRun: true });
+      enqueue.emit({
+        type: 'send',
+        to: { kind: 'run', id: context.runId },
+        event: { type: 'REQUEST_CLOSED', requestId: context.requestId },
+      });
+    }),
     /** The user answered: no expiry any more, the answer is on its way. */
     markAnswering: enqueueActions(({ context, enqueue }) => {
       enqueue.assign({ status: 'answering' });
@@ -153,6 +164,7 @@ export const runtimeRequestMachine = setup({
       entry: 'markPending',
       on: {
         RESPOND: { target: 'answering', actions: 'deliverAnswer' },
+        OUTLIVE_RUN: { actions: 'outliveRun' },
         EXPIRE: {
           target: 'expired',
           actions: { type: 'recordExpiry', params: ({ event }) => ({ reason: event.reason }) },

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { backgroundWork } from '../actors/background-work.js';
 import { stillWorking } from '../actors/delegated-tasks-stop.js';
 import { attachTask, settleTaskWake, taskRun } from '../actors/delegated-tasks.js';
 import { narrowest, requireNoBroader } from '../actors/delegated-threads.js';
@@ -45,6 +46,7 @@ function taskView(runtime: Runtime, task: Thread) {
   const run = taskRun(runtime.store, task.id);
   const done = run !== null && isTerminal(run.status);
   const wake = runtime.store.projections.get('delegated_tasks', task.id);
+  const background = backgroundWork(runtime.store, task.id);
   return {
     taskId: task.id,
     threadId: task.id,
@@ -57,6 +59,8 @@ function taskView(runtime: Runtime, task: Thread) {
     pendingRequests: pendingRequests(runtime.store, task.id),
     stopped: task.queueHeld,
     wake: wake ? { status: wake.wake, runId: wake.wakeRunId, reason: wake.reason } : null,
+    // The task ends with its run; its agent may work on in the background (a Claude helper), said only then.
+    ...(background ? { backgroundWork: background } : {}),
   };
 }
 
@@ -155,7 +159,7 @@ export function delegationTools(runtime: Runtime): McpTool[] {
         const retried = runtime.store.receipts.get(commands.commandId('stop')) !== null;
         // No wake-up for a task its delegator cancels: dropped before the stop, so its end finds it so.
         if (!taskView(runtime, task).done) await settleTaskWake(runtime, task, { dropped: 'cancelled by task_cancel' });
-        if (!stillWorking(task) && !retried)
+        if (!stillWorking(runtime.store, task) && !retried)
           return { ...(await readTask(runtime, call.scope, task, 'task_cancel')), cancelled: false };
         await commands.send('stop', 'thread.stop', { threadId: taskId });
         return { ...taskView(runtime, requireTask(runtime, call.scope, taskId)), cancelled: true };

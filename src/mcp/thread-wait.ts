@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { backgroundWork } from '../actors/background-work.js';
 import { delegatedBy, settleTaskWake, taskRun } from '../actors/delegated-tasks.js';
 import type { Runtime } from '../actors/runtime.js';
 import { BatonError } from '../domain/errors.js';
@@ -64,11 +65,16 @@ export function threadWaitTool(runtime: Runtime): McpTool {
     const runs = store.projections.list('runs', threadId);
     return active ?? runs.filter((r) => r.ordinal !== null).at(-1) ?? runs.at(-1) ?? null;
   };
-  /** Done: the run named has ended; with none named, the thread runs nothing and starts nothing (a held queue waits for a send). */
+  /**
+   * Done: the run named has ended; with none named, the thread runs nothing and starts nothing (a
+   * held queue waits for a send), and its agent does nothing in the background (a Claude helper,
+   * its asks, a turn of its own).
+   */
   const done = (threadId: string, runId: string | undefined): boolean => {
     if (runId) return isTerminal(store.projections.get('runs', runId)?.status ?? 'queued');
     const t = store.projections.get('threads', threadId);
-    return !!t && !t.activeRunId && (t.queuedRunCount === 0 || t.queueHeld);
+    if (!t || t.activeRunId || (t.queuedRunCount > 0 && !t.queueHeld)) return false;
+    return t.queueHeld || backgroundWork(store, threadId) === null;
   };
   return defineTool({
     name: 'thread_wait',
@@ -112,8 +118,10 @@ export function threadWaitTool(runtime: Runtime): McpTool {
         taskRun(store, threadId)?.id === run.id
       )
         await settleTaskWake(runtime, thread!, { read: 'thread_wait' });
+      const background = backgroundWork(store, threadId);
       return {
         threadId,
+        ...(background ? { backgroundWork: background } : {}),
         done: ended === true,
         timedOut: ended === null,
         run: run ? runSummary(run) : null,

@@ -261,7 +261,7 @@ export class ClaudeSubagents {
     const info = run.success ? run.data : {};
     if (info.agentId) sub.agentId ??= info.agentId;
     if (info.status === 'async_launched') {
-      sub.background = true;
+      const moved = this.toBackground(sub);
       return [
         {
           type: 'node.detail',
@@ -270,6 +270,7 @@ export class ClaudeSubagents {
           text: null,
           detail: { background: true, agentId: sub.agentId },
         },
+        ...moved,
       ];
     }
     const failed = parsed.data.is_error === true;
@@ -296,8 +297,7 @@ export class ClaudeSubagents {
         return [{ type: 'node.detail', ...on, detail: { agentId: t.task_id, background: sub.background } }];
       case 'task_updated':
         if (t.patch.is_backgrounded !== true || sub.background) return [];
-        sub.background = true;
-        return [{ type: 'node.detail', ...on, detail: { background: true } }];
+        return [{ type: 'node.detail', ...on, detail: { background: true } }, ...this.toBackground(sub)];
       case 'task_progress':
         return [
           {
@@ -314,6 +314,18 @@ export class ClaudeSubagents {
         ];
       }
     }
+  }
+
+  /**
+   * A foreground subagent moved to the background (measured: the host's `backgroundTasks`
+   * control, Ctrl+B's, sends `task_updated { is_backgrounded: true }`, then the Agent call's
+   * `async_launched` result; an ask it had waiting stays waiting across the parent's `result`):
+   * from now on it outlives its run, and so do its asks already open (`node.outlives_run`).
+   */
+  private toBackground(sub: Subagent): ProviderEvent[] {
+    if (sub.background) return [];
+    sub.background = true;
+    return [{ type: 'node.outlives_run', ...this.on(sub.turn), nodeId: sub.nodeId }];
   }
 
   /** A subagent ends: its open items with it, its final text on its node. */
