@@ -5,6 +5,7 @@ import { EffectWorker } from '../actors/effect-worker.js';
 import { Runtime } from '../actors/runtime.js';
 import { CheckpointStore } from '../checkpoints/checkpoint-store.js';
 import { databasePath, type Config } from '../config.js';
+import { startWalCheckpointer } from '../persistence/wal-checkpointer.js';
 import { Store } from '../persistence/store.js';
 import type { CodexProvider } from '../providers/codex/codex-provider.js';
 import type { MessagesResponder } from '../providers/model/scripted-messages-server.js';
@@ -66,6 +67,9 @@ export async function startBaton(config: Config, logger: Logger, options: StartO
 async function assemble(config: Config, logger: Logger, options: StartOptions, lock: DataDirLock): Promise<BatonApp> {
   const token = resolveToken(config);
   const store = Store.open(databasePath(config));
+  const checkpointer = startWalCheckpointer(store.db, {
+    onError: (error) => logger.warn({ error }, 'the WAL checkpointer failed: SQLite checkpoints in the commit path'),
+  });
   const registry = new ProviderRegistry();
   const runtime = new Runtime({
     store,
@@ -142,6 +146,7 @@ async function assemble(config: Config, logger: Logger, options: StartOptions, l
       runtime.queue.flush();
       await endpoint.stop();
       await claudeEndpoint.stop();
+      await checkpointer.stop();
       store.close();
       lock.release();
     },
