@@ -259,18 +259,15 @@ export class Runtime implements ProviderRuntime {
       .list('threads')
       .filter((t) => t.activeRunId && ['running', 'waiting', 'starting'].includes(t.activeRunStatus ?? ''));
     // Subagents still open (a background one outlives its run) died with their provider process too.
-    const withOpenSubagents = this.store.projections
-      .list('threads')
-      .filter((t) =>
-        this.store.projections
-          .list('graph_nodes', t.id)
-          .some((n) => n.kind === 'subagent' && ['pending', 'running', 'waiting'].includes(n.status)),
-      );
+    const withOpenSubagents = this.store.projections.threadsWhere('graph_nodes', {
+      kind: ['subagent'],
+      status: ['pending', 'running', 'waiting'],
+    });
     const threads = new Set<ThreadId>([
       ...stale.map((r) => r.threadId),
       ...sessions.flatMap((s) => (s.threadId ? [s.threadId] : [])),
       ...active.map((t) => t.id),
-      ...withOpenSubagents.map((t) => t.id),
+      ...withOpenSubagents.map((id) => ThreadId.parse(id)),
     ]);
     let marked = 0;
     for (const threadId of threads) {

@@ -25,7 +25,7 @@ export class ProjectionTables {
   private readonly tables = new Map<string, Statements>();
   private readonly chunks: TextChunks;
 
-  constructor(db: Db) {
+  constructor(private readonly db: Db) {
     this.chunks = new TextChunks(db);
     for (const name of projectionNames) {
       const t = `proj_${name}`;
@@ -84,6 +84,23 @@ export class ProjectionTables {
     const s = this.statements(name);
     const rows = threadId === undefined ? s.all.all() : s.byThread.all(threadId);
     return rows.map((r) => this.parse(name, r));
+  }
+
+  /**
+   * The threads holding a row of `name` whose top-level fields take one of the given values,
+   * in one pass inside SQLite: a start-up check over every thread would otherwise read and
+   * parse each thread's rows (about 90 ms for 10,000 threads).
+   */
+  threadsWhere<P extends ProjectionName>(name: P, where: Readonly<Record<string, readonly string[]>>): string[] {
+    const fields = Object.entries(where);
+    for (const [field] of fields) if (!/^[A-Za-z]+$/.test(field)) throw new Error(`not a field name: ${field}`);
+    const sql = fields
+      .map(([field, values]) => `data ->> '$.${field}' IN (${values.map(() => '?').join(', ')})`)
+      .join(' AND ');
+    const rows = this.db
+      .prepare<unknown[], { thread_id: string | null }>(`SELECT DISTINCT thread_id FROM proj_${name} WHERE ${sql}`)
+      .all(...fields.flatMap(([, values]) => values));
+    return rows.flatMap((r) => (r.thread_id === null ? [] : [r.thread_id]));
   }
 
   private parse<P extends ProjectionName>(name: P, row: { id: string; data: string }): ProjectionRow<P> {
