@@ -1,4 +1,5 @@
 import type { AnyStateMachine, AnyStateNode } from 'xstate';
+import { actionNames, guardLabel } from '../src/machines/chart-labels.js';
 
 /**
  * Turns a machine's definition into text for design reviews: a Mermaid
@@ -12,30 +13,7 @@ interface Edge {
   label: string;
 }
 
-function guardLabel(guard: unknown): string {
-  if (!guard) return '';
-  if (typeof guard === 'string') return guard;
-  if (typeof guard === 'function') {
-    const g = guard as { name?: string; guards?: unknown[]; guard?: unknown };
-    if (g.guards) return g.guards.map(guardLabel).join(g.name === 'or' ? ' ∨ ' : ' ∧ ');
-    if (g.name === 'not') return `¬${guardLabel(g.guard)}`;
-    return g.name || 'guard';
-  }
-  const o = guard as { type?: string; params?: Record<string, unknown> };
-  const params = o.params
-    ? Object.values(o.params)
-        .map((v) => (Array.isArray(v) ? v.join('|') : String(v)))
-        .join(',')
-    : '';
-  return params ? `${o.type}(${params})` : (o.type ?? 'guard');
-}
-
-function actionLabel(actions: readonly unknown[] | undefined): string {
-  return (actions ?? [])
-    .map((a) => (typeof a === 'string' ? a : typeof a === 'object' && a && 'type' in a ? String(a.type) : ''))
-    .filter(Boolean)
-    .join(', ');
-}
+const actionLabel = (actions: readonly unknown[] | undefined): string => actionNames(actions).join(', ');
 
 /** A mermaid-safe id for a state node path. */
 const sid = (node: AnyStateNode): string => (node.path.length === 0 ? 'root' : node.path.join('__'));
