@@ -1,4 +1,3 @@
-import { once } from 'node:events';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type { Db } from './database.js';
@@ -25,8 +24,15 @@ const BACKSTOP_PAGES = 100_000;
 const workerSource = `
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);
-const db = new Database(workerData.path, { fileMustExist: true });
-db.pragma('busy_timeout = 5000');
+let db;
+try {
+  db = new Database(workerData.path, { fileMustExist: true });
+  db.pragma('busy_timeout = 5000');
+} catch (error) {
+  // Said as text: a SqliteError does not survive the trip between threads as an Error.
+  parentPort.postMessage({ error: String(error) });
+  process.exit(1);
+}
 const checkpoint = () => {
   try {
     db.pragma('wal_checkpoint(PASSIVE)');
@@ -58,12 +64,17 @@ export function startWalCheckpointer(
   // It never keeps Baton alive by itself.
   worker.unref();
   worker.on('message', (m: { error?: string }) => m.error && options.onError?.(m.error));
-  worker.on('error', (error) => options.onError?.(String(error)));
+  // An error thrown in the worker arrives cloned: its message, not always an Error.
+  worker.on('error', (error: unknown) => options.onError?.((error as { message?: string })?.message ?? String(error)));
+  let alive = true;
+  worker.once('exit', () => (alive = false));
   let stopped: Promise<void> | null = null;
   return {
     stop() {
       stopped ??= (async () => {
-        const exited = once(worker, 'exit');
+        // A worker that died already (its error was reported) has nothing left to stop.
+        if (!alive) return;
+        const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
         // Waited on now: held, or a loop with nothing else to do would end before it exits.
         worker.ref();
         worker.postMessage('stop');

@@ -1,4 +1,4 @@
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { Store } from '../../src/persistence/store.js';
@@ -50,5 +50,17 @@ it('without the worker the same commits leave the pages in the WAL (what the tes
   write(store);
   expect(statSync(path).size).toBeLessThan(before + 100_000);
   expect(statSync(`${path}-wal`).size).toBeGreaterThan(3_000_000);
+  store.close();
+});
+
+it('a worker that could not start reports why, and stopping it afterwards returns at once', async () => {
+  const { path, store } = openStore();
+  const errors: string[] = [];
+  // The database file goes before the worker opens it (the main connection keeps its own handle).
+  const checkpointer = startWalCheckpointer(store.db, { onError: (e) => errors.push(e) });
+  rmSync(path);
+  await until(() => errors.length > 0, 'the worker to report its failure', 10_000);
+  expect(errors[0]).toMatch(/unable to open|does not exist|SQLITE_CANTOPEN|directory does not exist/i);
+  await checkpointer.stop();
   store.close();
 });
