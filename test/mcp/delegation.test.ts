@@ -129,38 +129,6 @@ describe('delegation through the orchestrator MCP server', () => {
     });
   }, 120_000);
 
-  it('an escalation is refused: a read-only Codex thread asks for a full-access child, and nothing is created', async () => {
-    const requests: RecordedRequest[] = [];
-    const script: ModelTurn[] = [
-      ...batonTool('delegate_task', { task: 'Delete everything.', runtimeMode: 'full_access' }, 'call_escalate'),
-      { kind: 'text', text: 'Refused, as it should be.' },
-    ];
-    const app = await baton((request, i) => (requests.push(request), script[i] ?? { kind: 'text', text: 'more' }));
-    approveAll(app, onCleanup);
-    const client = await mcpClient(app, onCleanup);
-    const started = await ok(client, 'thread_start', { cwd: workspace(), runtimeMode: 'read_only', text: 'delegate' });
-    await untilCommitted(app, () => runStatus(app, started.runId) === 'completed', 'the parent run to complete');
-    const refusal = lastToolOutput(requests[2]!);
-    expect(refusal).toContain('invalid_command');
-    expect(refusal).toContain('runtimeMode full_access is broader than read_only');
-    expect(app.runtime.store.projections.list('threads')).toHaveLength(1);
-
-    // Baton's own token may not either: a plan-mode parent cannot have a default-mode child.
-    const plan = await ok(client, 'create_threads', { threads: [{ cwd: workspace(), interactionMode: 'plan' }] });
-    const planId: string = plan.threads[0].threadId;
-    const before = app.runtime.store.lastSequence();
-    expect(
-      await call(client, 'delegate_task', { parentThreadId: planId, task: 'act', interactionMode: 'default' }),
-    ).toMatchObject({
-      isError: true,
-      value: {
-        code: 'invalid_command',
-        details: { escalation: { asked: { interactionMode: 'default' }, allowed: { interactionMode: 'plan' } } },
-      },
-    });
-    expect(app.runtime.store.lastSequence()).toBe(before);
-  }, 90_000);
-
   it('an agent’s credential is its session’s: scoped to its thread’s tasks, and refused once the session stops', async () => {
     const app = await baton(() => ({ kind: 'text', text: 'Done.' }));
     const client = await mcpClient(app, onCleanup);
@@ -264,78 +232,6 @@ describe('delegation through the orchestrator MCP server', () => {
     expect(await ok(client, 'task_status', { taskId: hanging.taskId })).toMatchObject({
       status: 'interrupted',
       done: true,
-    });
-  }, 90_000);
-
-  it('a Stop cascades depth-first across two levels of delegation and leaves a finished task alone', async () => {
-    const app = await baton((request) =>
-      userText(request).includes('finish quickly') ? { kind: 'text', text: 'Finished.' } : { kind: 'hang' },
-    );
-    const client = await mcpClient(app, onCleanup);
-    const held: string[] = [];
-    onCleanup(
-      app.runtime.onEvents((events) => {
-        for (const e of events)
-          if (e.type === 'thread.queue-held' && (e.payload as { held: boolean }).held) held.push(e.threadId);
-      }),
-    );
-    const parent = await ok(client, 'thread_start', { cwd: workspace(), text: 'parent work' });
-    await untilCommitted(app, () => runStatus(app, parent.runId) === 'running', 'the parent to run');
-    const child = await ok(client, 'delegate_task', { parentThreadId: parent.threadId, task: 'child work' });
-    const grandchild = await ok(client, 'delegate_task', { parentThreadId: child.taskId, task: 'grandchild work' });
-    const finished = await ok(client, 'delegate_task', { parentThreadId: parent.threadId, task: 'finish quickly' });
-    await untilCommitted(
-      app,
-      () =>
-        runStatus(app, finished.runId) === 'completed' &&
-        runStatus(app, child.runId) === 'running' &&
-        runStatus(app, grandchild.runId) === 'running',
-      'the tasks to run (and one to finish)',
-    );
-    // Delegated during the parent's run: the child is a node of the parent's graph, the grandchild of the child's.
-    const taskNode = (threadId: string) =>
-      app.runtime.store.projections.list('graph_nodes', threadId).find((n) => n.kind === 'subagent');
-    expect(taskNode(parent.threadId)).toMatchObject({
-      runId: parent.runId,
-      status: 'running',
-      detail: { taskId: child.taskId },
-    });
-    expect(taskNode(child.taskId)).toMatchObject({ runId: child.runId, detail: { taskId: grandchild.taskId } });
-    expect(thread(app, grandchild.taskId).lineage).toMatchObject({
-      parentThreadId: child.taskId,
-      relationshipToParent: 'subagent',
-      rootThreadId: parent.threadId,
-    });
-
-    const ack = await app.runtime.dispatch({
-      type: 'thread.stop',
-      commandId: 'cmd_stop_parent',
-      threadId: parent.threadId,
-    });
-    expect(ack).toMatchObject({ ok: true });
-    await untilCommitted(
-      app,
-      () => [parent, child, grandchild].every((t) => runStatus(app, t.runId) === 'interrupted'),
-      'every run under the parent to be interrupted',
-    );
-    // The parent first (its own command), then its tree children first; the finished task is left alone.
-    expect(held).toEqual([parent.threadId, grandchild.taskId, child.taskId]);
-    expect(thread(app, finished.taskId).queueHeld).toBe(false);
-    expect(runStatus(app, finished.runId)).toBe('completed');
-    // The parent's cascade, and the child's own (it has a task too), which finds nothing left to stop.
-    // Settling an effect commits no event: its row is looked at until both are done.
-    const stops = (threadId: string) =>
-      app.runtime.store.outbox.list({ threadId }).filter((e) => e.kind === 'delegated-tasks.stop');
-    await until(
-      () => [parent.threadId, child.taskId].every((t) => stops(t).length === 1 && stops(t)[0]!.status === 'completed'),
-      'both cascades to be carried out',
-      10_000,
-    );
-    expect(stops(grandchild.taskId)).toEqual([]);
-    expect(stops(finished.taskId)).toEqual([]);
-    expect(await ok(client, 'task_status', { taskId: child.taskId })).toMatchObject({
-      status: 'interrupted',
-      stopped: true,
     });
   }, 90_000);
 
