@@ -17,16 +17,7 @@ const warnings = (h: ReturnType<typeof open>, runId: string) =>
 it('an interrupt the provider refused is a warning on its run, which goes on', async () => {
   const h = open();
   const threadId = await h.thread();
-  const runId = await h.send(threadId, 'hello');
-  const t = h.turn(threadId);
-  await h.feed({
-    type: 'turn.started',
-    threadId,
-    runId,
-    attemptId: t.attemptId,
-    nodeId: t.rootNodeId,
-    nativeTurnRef: 'turn-1',
-  });
+  const { runId } = await h.running(threadId);
   expect(await h.command({ type: 'run.interrupt', runId })).toMatchObject({ ok: true });
   await h.until(() => warnings(h, runId).length > 0);
   expect(warnings(h, runId)).toEqual(['the interrupt did not reach the provider: no active turn to interrupt']);
@@ -37,16 +28,7 @@ it('an interrupt the provider refused is a warning on its run, which goes on', a
 it('a steering message the provider refused is a warning on its run', async () => {
   const h = open();
   const threadId = await h.thread();
-  const runId = await h.send(threadId, 'hello');
-  const t = h.turn(threadId);
-  await h.feed({
-    type: 'turn.started',
-    threadId,
-    runId,
-    attemptId: t.attemptId,
-    nodeId: t.rootNodeId,
-    nativeTurnRef: 'turn-1',
-  });
+  const { runId } = await h.running(threadId);
   await h.send(threadId, 'and also this', { dispatchMode: 'steer_active' });
   await h.until(() => warnings(h, runId).length > 0);
   expect(warnings(h, runId)).toEqual(['the steering message did not reach the provider: turn is not steerable']);

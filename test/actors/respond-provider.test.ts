@@ -6,16 +6,8 @@ const open = useRuntime({ handlers: () => ({ 'provider.runtime-request.respond':
 it('an approval reply names its provider in the outbox', async () => {
   const h = open();
   const threadId = await h.thread();
-  const runId = await h.send(threadId, 'hello');
-  const t = h.turn(threadId);
-  await h.feed({
-    type: 'turn.started',
-    threadId,
-    runId,
-    attemptId: t.attemptId,
-    nodeId: t.rootNodeId,
-    nativeTurnRef: 'turn-1',
-  });
+  const t = await h.running(threadId);
+  const runId = t.runId;
   await h.feed({
     type: 'request.opened',
     threadId,

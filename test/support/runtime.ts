@@ -45,6 +45,12 @@ export interface Harness {
   turn(threadId: string): { runId: string; attemptId: string; rootNodeId: string };
   /** Feeds a provider event and fails loudly if the runtime refused it. */
   feed(event: Record<string, unknown>): Promise<void>;
+  /** Sends `text` and plays the provider starting its turn (`nativeTurnRef`): the run is running. */
+  running(
+    threadId: string,
+    text?: string,
+    nativeTurnRef?: string,
+  ): Promise<{ runId: string; attemptId: string; rootNodeId: string }>;
   /** Drains the effect worker until `done()` holds, waiting for published events in between. */
   until(done: () => boolean, timeoutMs?: number): Promise<void>;
   /** Closes this runtime and opens a new one on the same file: a restart. */
@@ -144,6 +150,19 @@ export function createHarness(
     feed: async (event) => {
       const outcome = await runtime.ingest(event);
       if (!outcome.ok) throw new Error(`provider event refused: ${JSON.stringify(outcome.error)}`);
+    },
+    running: async (threadId, text = 'hello', nativeTurnRef = 'turn-1') => {
+      const runId = await h.send(threadId, text);
+      const t = h.turn(threadId);
+      await h.feed({
+        type: 'turn.started',
+        threadId,
+        runId,
+        attemptId: t.attemptId,
+        nodeId: t.rootNodeId,
+        nativeTurnRef,
+      });
+      return t;
     },
     until: async (done, timeoutMs = 30_000) => {
       const deadline = Date.now() + timeoutMs;
