@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import { InteractionMode, ProviderKind, RuntimeMode } from '../../../src/domain/statuses.js';
+import { EnumSelect } from './enum-select.js';
 import { send } from '../commands.js';
 import { useConsole } from '../live/use-stream.js';
 import { go, threadPath } from '../router.js';
@@ -49,48 +50,34 @@ export function NewThreadForm() {
         <input name="title" value={title} onInput={(e) => setTitle(e.currentTarget.value)} />
       </label>
       <div class="row wrap">
-        <label>
-          Provider
-          <select
-            name="provider"
-            value={provider}
-            onChange={(e) => setProvider(ProviderKind.parse(e.currentTarget.value))}
-          >
-            {ProviderKind.options.map((p) => (
-              <option value={p}>{p}</option>
-            ))}
-          </select>
-        </label>
+        <EnumSelect
+          label="Provider"
+          name="provider"
+          value={provider}
+          options={ProviderKind.options}
+          onChange={setProvider}
+        />
         {provider === 'acp' && (
           <label>
             ACP agent
             <input name="acpAgent" value={acpAgent} onInput={(e) => setAcpAgent(e.currentTarget.value)} />
           </label>
         )}
-        <label>
-          Runtime mode
-          <select
-            name="runtimeMode"
-            value={runtimeMode}
-            onChange={(e) => setRuntimeMode(RuntimeMode.parse(e.currentTarget.value))}
-          >
-            {RuntimeMode.options.map((m) => (
-              <option value={m}>{words(m)}</option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Interaction
-          <select
-            name="interactionMode"
-            value={interactionMode}
-            onChange={(e) => setInteractionMode(InteractionMode.parse(e.currentTarget.value))}
-          >
-            {InteractionMode.options.map((m) => (
-              <option value={m}>{m}</option>
-            ))}
-          </select>
-        </label>
+        <EnumSelect
+          label="Runtime mode"
+          name="runtimeMode"
+          value={runtimeMode}
+          options={RuntimeMode.options}
+          onChange={setRuntimeMode}
+          format={words}
+        />
+        <EnumSelect
+          label="Interaction"
+          name="interactionMode"
+          value={interactionMode}
+          options={InteractionMode.options}
+          onChange={setInteractionMode}
+        />
       </div>
       <button type="submit" class="primary" disabled={busy}>
         Create thread

@@ -3,6 +3,7 @@ import { ThreadId } from '../../../src/domain/ids.js';
 import type { ContextTransfer } from '../../../src/domain/entities.js';
 import type { ThreadShell } from '../../../src/domain/projections.js';
 import { ProviderKind, RuntimeMode } from '../../../src/domain/statuses.js';
+import { EnumSelect } from './enum-select.js';
 import { send } from '../commands.js';
 import { threadState, threadTitle, words } from '../format.js';
 import { useConsole } from '../live/use-stream.js';
@@ -42,18 +43,14 @@ export function ThreadHeader({ thread, transfers }: { thread: ThreadShell; trans
         )}
       </div>
       <div class="row wrap settings">
-        <label class="inline">
-          Provider
-          <select
-            name="provider"
-            value={provider}
-            onChange={(e) => setProvider(ProviderKind.parse(e.currentTarget.value))}
-          >
-            {ProviderKind.options.map((p) => (
-              <option value={p}>{p}</option>
-            ))}
-          </select>
-        </label>
+        <EnumSelect
+          inline
+          label="Provider"
+          name="provider"
+          value={provider}
+          options={ProviderKind.options}
+          onChange={setProvider}
+        />
         {provider === 'acp' && (
           <label class="inline">
             Agent
@@ -75,23 +72,15 @@ export function ThreadHeader({ thread, transfers }: { thread: ThreadShell; trans
             Switch to {provider}
           </button>
         )}
-        <label class="inline">
-          Runtime
-          <select
-            name="runtimeMode"
-            value={thread.runtimeMode}
-            onChange={(e) =>
-              void send(client, 'thread.settings.update', {
-                threadId,
-                runtimeMode: RuntimeMode.parse(e.currentTarget.value),
-              })
-            }
-          >
-            {RuntimeMode.options.map((m) => (
-              <option value={m}>{words(m)}</option>
-            ))}
-          </select>
-        </label>
+        <EnumSelect
+          inline
+          label="Runtime"
+          name="runtimeMode"
+          value={thread.runtimeMode}
+          options={RuntimeMode.options}
+          onChange={(runtimeMode) => void send(client, 'thread.settings.update', { threadId, runtimeMode })}
+          format={words}
+        />
         {forkOf && (
           <span class="row">
             <label class="inline">
