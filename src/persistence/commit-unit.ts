@@ -5,6 +5,7 @@ import { eventCatalog, type EventType, type NewEvent } from '../domain/events.js
 import { NewEffect } from '../domain/effects.js';
 import { BatonError, fromZodError, parseOrThrow, type ErrorCode } from '../domain/errors.js';
 import { jsonForm } from './json-form.js';
+import { plainJson } from './plain-json.js';
 import {
   appendableProjections,
   appendFields,
@@ -133,7 +134,7 @@ function validateSnapshot(write: EntitySnapshotWrite): ValidUnit['snapshots'][nu
   const { entityId, kind, threadId, machineId, machineVersion } = write;
   const fields = { entityId, kind, threadId, machineId, machineVersion };
   const valid = jsonForm(SnapshotFields)(fields) !== false ? fields : parseSnapshotWrite(write);
-  const snapshotJson = JSON.stringify(write.snapshot);
+  const snapshotJson = plainJson(write.snapshot);
   if (snapshotJson === undefined) throw new BatonError('invalid_payload', `snapshot of ${write.entityId} is not JSON`);
   return {
     entityId: valid.entityId,

@@ -108,4 +108,58 @@ describe('jsonForm', () => {
       { numRuns: 500 },
     );
   });
+
+  it('never promises more than zod gives through numbers, unions, records and escaped keys', () => {
+    const atom = fc.oneof(
+      fc.string({ maxLength: 4 }),
+      fc.integer({ min: -4, max: 6 }),
+      fc.double(),
+      fc.boolean(),
+      fc.constant(null),
+    );
+    const kind = z.discriminatedUnion('type', [
+      z.object({ type: z.literal('n'), n: z.number().int().min(-2).lt(5) }),
+      z.object({ type: z.literal(1), list: z.array(z.union([z.string(), z.number(), z.null()])).min(1) }),
+    ]);
+    const cases: [z.ZodType, fc.Arbitrary<unknown>][] = [
+      [z.number().int().min(-2).lt(5), fc.oneof(fc.integer({ min: -5, max: 8 }), fc.double())],
+      [z.number().gt(-1).lte(2), fc.oneof(fc.integer({ min: -3, max: 4 }), fc.double({ min: -3, max: 4 }))],
+      [
+        kind,
+        fc.oneof(
+          fc.record({ type: fc.constantFrom('n', 1, 'x'), n: atom }, { requiredKeys: ['type'] }),
+          fc.record({ type: fc.constantFrom(1, 'n'), list: fc.array(atom, { maxLength: 3 }) }),
+        ),
+      ],
+      [
+        z.union([z.string().length(2), z.array(z.boolean()), z.object({ x: z.unknown() })]).optional(),
+        fc.oneof(atom, fc.array(atom, { maxLength: 2 }), fc.record({ x: fc.anything() }), fc.anything()),
+      ],
+      [
+        z.record(z.string(), z.object({ deep: z.enum(['p', 'q']).default('p') })),
+        fc.dictionary(
+          fc.string({ maxLength: 3 }),
+          fc.oneof(fc.record({ deep: fc.constantFrom('p', 'q', 'r') }, { requiredKeys: [] }), atom),
+        ),
+      ],
+      [
+        z.object({ 'a "key"': z.string().max(3).nullable(), '\u2028': z.boolean().optional() }),
+        fc.record(
+          { 'a "key"': fc.oneof(fc.string({ maxLength: 5 }), fc.constant(null), fc.integer()), '\u2028': atom },
+          { requiredKeys: [] },
+        ),
+      ],
+    ];
+    for (const [schema, values] of cases)
+      fc.assert(
+        fc.property(values, (value) => {
+          expectSound(schema, value);
+        }),
+        { numRuns: 1_000 },
+      );
+    // Values in the parsed form are written, not left to zod.
+    const parsed = { type: 1, list: ['s', 2, null] };
+    expect(expectSound(kind, parsed)).toBe(JSON.stringify(parsed));
+    expect(expectSound(z.object({ 'a "key"': z.string() }), { 'a "key"': 'v' })).toBe('{"a \\"key\\"":"v"}');
+  });
 });
