@@ -1,6 +1,7 @@
 import type { Statement } from 'better-sqlite3';
 import { Receipt, type NewReceipt } from '../domain/receipts.js';
 import type { Db } from './database.js';
+import { jsonForm } from './json-form.js';
 
 interface ReceiptRow {
   body: string;
@@ -24,16 +25,20 @@ export class ReceiptTable {
   }
 
   put(receipt: NewReceipt, sequence: number, at: number): Receipt {
-    const stored = Receipt.parse({ ...receipt, sequence, at });
-    this.insert.run(
-      stored.commandId,
-      stored.commandType,
-      stored.threadId,
-      stored.ok ? 1 : 0,
-      sequence,
-      JSON.stringify(stored),
-      at,
-    );
+    const stamped = stamp(receipt, sequence, at);
+    // Checked and written in one pass when already in its parsed form, else by zod.
+    const written = jsonForm(Receipt)(stamped);
+    const stored = written === false ? Receipt.parse(stamped) : (stamped as Receipt);
+    const body = written === false ? JSON.stringify(stored) : written;
+    this.insert.run(stored.commandId, stored.commandType, stored.threadId, stored.ok ? 1 : 0, sequence, body, at);
     return stored;
   }
+}
+
+/** The receipt with its sequence and time, its keys in the schema's order. */
+function stamp(receipt: NewReceipt, sequence: number, at: number): unknown {
+  const { commandId, commandType, threadId } = receipt;
+  return receipt.ok
+    ? { ok: true, commandId, commandType, threadId, sequence, result: receipt.result, at }
+    : { ok: false, commandId, commandType, threadId, sequence, error: receipt.error, at };
 }
