@@ -278,19 +278,26 @@ export class WriterProgram {
         `if (n !== ${keys.length}) return false;`,
       );
     }
+    const alwaysWritten = keys.map((_, i) => !optional[i] && !fields[i]!.mayOmit);
+    if (alwaysWritten.every(Boolean)) {
+      // Every field is written: one expression, each key with its comma a single literal.
+      keys.forEach((k, i) =>
+        lines.push(`const j${i} = ${fields[i]!.name}(v[${literal(k)}]);`, `if (j${i} === false) return false;`),
+      );
+      const parts = keys.map((k, i) => `${literal(`${i ? ',' : '{'}${quoted(k)}:`)} + j${i}`);
+      lines.push(`return ${parts.length ? parts.join(' + ') : `'{'`} + '}';`);
+      return lines.join('\n');
+    }
     // Once a field that is surely written is behind, every later one starts with a comma.
     let written = false;
     lines.push(`let out = '{';`, 'let json;');
     keys.forEach((k, i) => {
       const read = `v[${literal(k)}]`;
-      const name = literal(`${quoted(k)}:`);
-      const comma = written ? `','` : `(out.length > 1 ? ',' : '')`;
-      const write = fields[i]!.mayOmit
-        ? `if (json !== undefined) out += ${comma} + ${name} + json;`
-        : `out += ${comma} + ${name} + json;`;
+      const head = written ? literal(`,${quoted(k)}:`) : `(out.length > 1 ? ',' : '') + ${literal(`${quoted(k)}:`)}`;
+      const write = fields[i]!.mayOmit ? `if (json !== undefined) out += ${head} + json;` : `out += ${head} + json;`;
       const step = `json = ${fields[i]!.name}(${read}); if (json === false) return false; ${write}`;
       lines.push(optional[i] ? `if (${literal(k)} in v) { ${step} }` : step);
-      if (!optional[i] && !fields[i]!.mayOmit) written = true;
+      if (alwaysWritten[i]) written = true;
     });
     lines.push(`return out + '}';`);
     return lines.join('\n');

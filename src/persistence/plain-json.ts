@@ -48,13 +48,26 @@ function array(v: readonly unknown[], depth: number): string {
   return out + ']';
 }
 
+/** Keys repeat from snapshot to snapshot (a machine's context fields): their JSON is kept, up to a bound. */
+const keyJson = new Map<string, string>();
+const keyJsonLimit = 4_096;
+
+function key(k: string): string {
+  let json = keyJson.get(k);
+  if (json === undefined) {
+    json = `${quoted(k)}:`;
+    if (keyJson.size < keyJsonLimit) keyJson.set(k, json);
+  }
+  return json;
+}
+
 function object(v: object, depth: number): string {
   let out = '{';
   const record = v as Record<string, unknown>;
   for (const k in record) {
     if (!Object.hasOwn(record, k)) continue;
     const json = write(record[k], depth);
-    if (json !== undefined) out += (out.length > 1 ? ',' : '') + quoted(k) + ':' + json;
+    if (json !== undefined) out += (out.length > 1 ? ',' : '') + key(k) + json;
   }
   return out + '}';
 }
