@@ -49,3 +49,84 @@ export function sqliteFloor(path: string, units: number, perTransaction: number,
     store.close();
   }
 }
+
+/**
+ * The most a JavaScript commit path can reach through better-sqlite3: the same three rows
+ * per unit, their values made beforehand (flat strings, no validation, no staging), bound
+ * by the multi-row INSERT statements the store uses, 128 rows per statement. What the
+ * store costs beyond this is validation and staging; what this costs beyond `sqliteFloor`
+ * is carrying each value from JavaScript into SQLite.
+ */
+export function bindingFloor(path: string, units: number, perTransaction: number): number {
+  const store = Store.open(path);
+  try {
+    const db = store.db;
+    const rows = 128;
+    const statement = (head: string, width: number, tail = '') =>
+      db.prepare(
+        `${head} VALUES ${Array.from({ length: rows }, () => `(${Array.from({ length: width }, () => '?').join(', ')})`).join(', ')} ${tail}`,
+      );
+    const events = statement(
+      'INSERT INTO events (sequence, event_id, command_id, causation_id, thread_id, type, payload, at)',
+      8,
+    );
+    const entities = statement(
+      'INSERT INTO entities (entity_id, kind, thread_id, machine_id, machine_version, snapshot, last_sequence, updated_at)',
+      8,
+      `ON CONFLICT (entity_id) DO UPDATE SET machine_id = excluded.machine_id, machine_version = excluded.machine_version,
+        snapshot = excluded.snapshot, last_sequence = excluded.last_sequence, updated_at = excluded.updated_at
+      WHERE entities.kind = excluded.kind AND entities.thread_id IS excluded.thread_id`,
+    );
+    const projections = statement(
+      'INSERT INTO proj_runs (id, thread_id, ord, data, sequence)',
+      5,
+      'ON CONFLICT (id) DO UPDATE SET thread_id = excluded.thread_id, ord = excluded.ord, data = excluded.data, sequence = excluded.sequence',
+    );
+    const thread = 'thr_floor';
+    const values = Array.from({ length: units / rows }, (_, chunk) => {
+      const e: unknown[] = [];
+      const s: unknown[] = [];
+      const p: unknown[] = [];
+      for (let r = 0; r < rows; r++) {
+        const i = chunk * rows + r + 1;
+        const id = `run_${String(i).padStart(26, '0')}`;
+        e.push(
+          i,
+          `evt_${String(i).padStart(26, '0')}`,
+          null,
+          null,
+          thread,
+          'run.status-changed',
+          JSON.stringify({ threadId: thread, runId: id, from: 'starting', to: 'running', reason: null }),
+          1,
+        );
+        s.push(
+          id,
+          'run',
+          thread,
+          'run',
+          1,
+          JSON.stringify({ status: 'active', value: 'running', context: { runId: id, ordinal: i } }),
+          i,
+          1,
+        );
+        p.push(id, thread, i, JSON.stringify(runView(thread, i, id)), i);
+      }
+      return { e, s, p };
+    });
+    const perChunks = perTransaction / rows;
+    const commit = db.transaction((from: number) => {
+      for (let c = from; c < from + perChunks; c++) {
+        const v = values[c]!;
+        events.run(...v.e);
+        entities.run(...v.s);
+        projections.run(...v.p);
+      }
+    });
+    const start = process.hrtime.bigint();
+    for (let from = 0; from < values.length; from += perChunks) commit.immediate(from);
+    return units / (Number(process.hrtime.bigint() - start) / 1e9);
+  } finally {
+    store.close();
+  }
+}
