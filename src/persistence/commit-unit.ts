@@ -4,7 +4,7 @@ import { EntityKind, IdentityBinding } from '../domain/entities.js';
 import { eventCatalog, type EventType, type NewEvent } from '../domain/events.js';
 import { NewEffect } from '../domain/effects.js';
 import { BatonError, fromZodError, parseOrThrow, type ErrorCode } from '../domain/errors.js';
-import { jsonForm } from './json-form.js';
+import { jsonForm, storedForm } from './json-form.js';
 import { plainJson } from './plain-json.js';
 import {
   appendableProjections,
@@ -115,16 +115,11 @@ function validateEvent(event: NewEvent): ValidUnit['events'][number] {
   };
 }
 
-/**
- * The JSON the store writes for a value of `schema`: written in one pass when the value is
- * already in its parsed form (which typed runtime code gives), else from zod's parsed copy.
- */
+/** The JSON the store writes for a value of `schema` (see `storedForm`); a bad value is refused, typed. */
 function toJson(schema: z.ZodType, value: unknown, code: ErrorCode, what: string): string {
-  const json = jsonForm(schema)(value);
-  if (json !== false) return json;
-  const parsed = schema.safeParse(value);
-  if (!parsed.success) throw fromZodError(code, what, parsed.error);
-  return JSON.stringify(parsed.data);
+  const form = storedForm(schema, value);
+  if (!form.ok) throw fromZodError(code, what, form.error);
+  return form.json;
 }
 
 /** A snapshot write without its snapshot: the fields the store checks (the snapshot need only be JSON). */

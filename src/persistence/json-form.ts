@@ -38,3 +38,18 @@ export function jsonForm(schema: z.ZodType): JsonForm {
   }
   return writer;
 }
+
+export type StoredForm<T> = { ok: true; value: T; json: string } | { ok: false; error: z.ZodError };
+
+/**
+ * A value as the store keeps it: its parsed form and that form's JSON. One pass when the
+ * value already is in its parsed form (`jsonForm`), else zod's parse and `JSON.stringify`.
+ */
+export function storedForm<T>(schema: z.ZodType<T>, value: unknown): StoredForm<T> {
+  const json = jsonForm(schema)(value);
+  if (json !== false) return { ok: true, value: value as T, json };
+  const parsed = schema.safeParse(value);
+  return parsed.success
+    ? { ok: true, value: parsed.data, json: JSON.stringify(parsed.data) }
+    : { ok: false, error: parsed.error };
+}

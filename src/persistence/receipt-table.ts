@@ -1,7 +1,7 @@
 import type { Statement } from 'better-sqlite3';
 import { Receipt, type NewReceipt } from '../domain/receipts.js';
 import type { Db } from './database.js';
-import { jsonForm } from './json-form.js';
+import { storedForm } from './json-form.js';
 
 interface ReceiptRow {
   body: string;
@@ -25,12 +25,10 @@ export class ReceiptTable {
   }
 
   put(receipt: NewReceipt, sequence: number, at: number): Receipt {
-    const stamped = stamp(receipt, sequence, at);
-    // Checked and written in one pass when already in its parsed form, else by zod.
-    const written = jsonForm(Receipt)(stamped);
-    const stored = written === false ? Receipt.parse(stamped) : (stamped as Receipt);
-    const body = written === false ? JSON.stringify(stored) : written;
-    this.insert.run(stored.commandId, stored.commandType, stored.threadId, stored.ok ? 1 : 0, sequence, body, at);
+    const form = storedForm(Receipt, stamp(receipt, sequence, at));
+    if (!form.ok) throw form.error;
+    const stored = form.value;
+    this.insert.run(stored.commandId, stored.commandType, stored.threadId, stored.ok ? 1 : 0, sequence, form.json, at);
     return stored;
   }
 }
