@@ -20,6 +20,18 @@ export function bestOf(rounds: number, run: () => number): number {
   return best;
 }
 
+/**
+ * The best of `rounds` runs of each side, the sides taking turns round by round: a figure
+ * and its baseline then see the same drift of the machine's load, instead of one side
+ * getting a quiet minute and the other a busy one.
+ */
+export function bestOfInterleaved<K extends string>(rounds: number, sides: Record<K, () => number>): Record<K, number> {
+  const names = Object.keys(sides) as K[];
+  const best = Object.fromEntries(names.map((k) => [k, 0])) as Record<K, number>;
+  for (let r = 0; r < rounds; r++) for (const k of names) best[k] = Math.max(best[k], sides[k]());
+  return best;
+}
+
 export function machineDescription(): string {
   const cpu = cpus()[0]?.model ?? 'unknown cpu';
   return `${cpus().length} × ${cpu}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, ${process.platform}/${process.arch}`;
