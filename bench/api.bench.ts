@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { performance } from 'node:perf_hooks';
+import { PerformanceObserver, performance } from 'node:perf_hooks';
 import { pino } from 'pino';
 import { Server } from 'socket.io';
 import { io, type Socket } from 'socket.io-client';
@@ -186,24 +186,64 @@ export const COMMAND_RATE = 200;
 /** Each side runs in this many alternating blocks. */
 const BLOCKS = 5;
 
+/** One command's round trip, with the time its event loop slept and whether a GC ran inside it. */
+interface AckSample {
+  ms: number;
+  idleMs: number;
+  start: number;
+}
+
 /**
  * Command to ack: `count` settings updates at `rate`/s, beside a bare echo of the same
- * payload and an echo after one commit of a command's size, at the same rate.
+ * payload and an echo after one commit of a command's size, at the same rate. Each
+ * command also records how long its event loop slept (so the slowest can be told apart:
+ * waiting for something, or kept from a core), and the GCs that ran are recorded.
  */
 export async function measureCommandAck(
   rig: ApiRig,
   count = COMMANDS,
   rate = COMMAND_RATE,
-): Promise<{ latency: number[]; baseline: number[]; floor: number[] }> {
+): Promise<{ latency: number[]; baseline: number[]; floor: number[]; tail: AckTail }> {
   const threadId = await rig.newThread();
   const payload = (i: number) => ({ commandId: `c${i}`, type: 'thread.settings.update', threadId, title: `t${i}` });
-  const { latency, baseline, floor } = await alternating(count, BLOCKS, {
-    baseline: (from, n) => atRate(n, rate, (i) => rig.echoSocket.emitWithAck('echo', payload(i)), from),
-    floor: (from, n) => atRate(n, rate, (i) => rig.echoSocket.emitWithAck('commit', payload(i)), from),
-    latency: (from, n) =>
-      atRate(n, rate, (i) => rig.client.command('thread.settings.update', { threadId, title: `title ${i}` }), from),
+  const samples: AckSample[] = [];
+  const gcs: { start: number; end: number }[] = [];
+  const observer = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) gcs.push({ start: e.startTime, end: e.startTime + e.duration });
   });
-  return { latency, baseline, floor };
+  observer.observe({ entryTypes: ['gc'] });
+  const command = async (i: number) => {
+    const start = performance.now();
+    const loop = performance.eventLoopUtilization();
+    await rig.client.command('thread.settings.update', { threadId, title: `title ${i}` });
+    samples.push({ ms: performance.now() - start, idleMs: performance.eventLoopUtilization(loop).idle, start });
+  };
+  try {
+    const { latency, baseline, floor } = await alternating(count, BLOCKS, {
+      baseline: (from, n) => atRate(n, rate, (i) => rig.echoSocket.emitWithAck('echo', payload(i)), from),
+      floor: (from, n) => atRate(n, rate, (i) => rig.echoSocket.emitWithAck('commit', payload(i)), from),
+      latency: (from, n) => atRate(n, rate, command, from),
+    });
+    return { latency, baseline, floor, tail: ackTail(samples, gcs) };
+  } finally {
+    observer.disconnect();
+  }
+}
+
+/** What the slowest 1% of acks were made of: a loop that never slept was running, kept from a core or blocked in a synchronous call. */
+export interface AckTail {
+  slowest: number;
+  neverSlept: number;
+  withGc: number;
+}
+
+function ackTail(samples: AckSample[], gcs: { start: number; end: number }[]): AckTail {
+  const slowest = [...samples].sort((a, b) => b.ms - a.ms).slice(0, Math.max(1, Math.ceil(samples.length / 100)));
+  return {
+    slowest: slowest.length,
+    neverSlept: slowest.filter((s) => s.idleMs < 0.05).length,
+    withGc: slowest.filter((s) => gcs.some((g) => g.start < s.start + s.ms && g.end > s.start)).length,
+  };
 }
 
 export const SUBSCRIBERS = 100;
@@ -395,6 +435,15 @@ export async function benchApi(): Promise<BenchSection> {
         ratio: `${fmt(ackRatio, 1)}×`,
         target: '≤ 2× echo',
         verdict: ackRatio <= 2 ? 'met' : 'missed',
+      },
+      {
+        metric: 'the slowest 1% of command acks: how many never let the event loop sleep, and how many had a GC inside',
+        value: `${ack.tail.neverSlept} and ${ack.tail.withGc} of ${ack.tail.slowest}`,
+        baseline: '—',
+        ratio: '—',
+        target:
+          'info: one that never slept was running, waiting for a core or in a synchronous call (SQLite), never waiting on the loop',
+        verdict: 'info',
       },
       {
         metric: "command-to-ack floor p99: echo after one commit of a command's size",
