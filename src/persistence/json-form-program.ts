@@ -1,11 +1,10 @@
 import type { z } from 'zod';
 import { plainJson, quoted } from './plain-json.js';
 
-/**
- * The code generator behind `jsonForm` (see there for what a writer promises): one
- * JavaScript function per schema node, each reading its fields by name. Keys and patterns
- * come from Baton's own schemas and enter the source only as string literals or constants.
- */
+// The code generator behind `jsonForm` (see there for what a writer promises): one
+// JavaScript function per schema node, each reading its fields by name. Keys and patterns
+// come from Baton's own schemas and enter the source only as string literals or constants.
+
 /** A pattern `^[...]+$` whose class holds only letters, digits and `_ . : -` (an id's): what it matches needs no escape. */
 const onlyPlainCharacters = (p: RegExp): boolean => /^\^\[(?:A-Z|a-z|0-9|[A-Za-z0-9_.:])*-?\]\+\$$/.test(p.source);
 
@@ -144,6 +143,8 @@ export class WriterProgram {
       case 'literal':
       case 'enum': {
         const values = def.type === 'literal' ? (def.values ?? []) : Object.values(def.entries ?? {});
+        // JSON has no bigint (a literal of one is left to zod).
+        if (values.some((value) => typeof value === 'bigint')) return null;
         const json = new Map(values.map((value) => [value, JSON.stringify(value)]));
         return sure(`return ${this.constant(json)}.get(v) ?? false;`);
       }
