@@ -28,7 +28,7 @@ function write(v: unknown, depth: number): string | undefined {
     case 'object':
       if (v === null) return 'null';
       if (depth < maxDepth) {
-        if (Array.isArray(v)) return Object.hasOwn(v, 'toJSON') ? JSON.stringify(v) : array(v, depth + 1);
+        if (Array.isArray(v)) return 'toJSON' in v ? JSON.stringify(v) : array(v, depth + 1);
         const proto = Object.getPrototypeOf(v);
         if ((proto === Object.prototype || proto === null) && !('toJSON' in v)) return object(v, depth + 1);
       }

@@ -40,6 +40,11 @@ describe('plainJson', () => {
   it('agrees on the values JSON treats specially', () => {
     const withToJson = { a: 1, toJSON: () => 'replaced' };
     const array = Object.assign([1, 2], { toJSON: () => 'array' });
+    class Listed extends Array<number> {
+      toJSON() {
+        return 'listed';
+      }
+    }
     const accessor = Object.defineProperty({ b: 1 }, 'a', { get: () => 'got', enumerable: true });
     const hidden = Object.defineProperty({ b: 1 }, 'a', { value: 'hidden', enumerable: false });
     for (const value of [
@@ -55,6 +60,7 @@ describe('plainJson', () => {
       withToJson,
       { nested: withToJson },
       array,
+      Listed.from([1, 2]),
       accessor,
       hidden,
       new Date(0),
