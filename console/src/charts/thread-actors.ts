@@ -4,6 +4,7 @@ import type { BatonClient, ClientSubscription } from '../../../src/client/baton-
 import { ThreadId } from '../../../src/domain/ids.js';
 import { ActorStore } from './actor-store.js';
 import { eventSubject, eventSummary } from './event-subject.js';
+import { FrameNotifier } from '../live/frame-notifier.js';
 
 export interface HistoryEntry {
   sequence: number;
@@ -35,21 +36,18 @@ const EventsPage = z.object({
  * (the `events` query reads one thread's by its index), then the thread stream after the
  * last of them (each later event once, across reconnects).
  */
-export class ThreadActors {
+export class ThreadActors extends FrameNotifier {
   readonly store: ActorStore;
   readonly history = new Map<string, HistoryEntry[]>();
-  /** Bumped on every change, for views to re-render. */
-  version = 0;
   error: string | null = null;
   private subscription: ClientSubscription | null = null;
   private closed = false;
-  private frame: number | null = null;
-  private readonly listeners = new Set<() => void>();
 
   constructor(
     private readonly client: BatonClient,
     threadId: string,
   ) {
+    super();
     this.store = new ActorStore(client, threadId);
     this.store.onChange(() => this.changed());
   }
@@ -88,14 +86,8 @@ export class ThreadActors {
   close(): void {
     this.closed = true;
     this.store.close();
-    this.listeners.clear();
     void this.subscription?.close();
-    if (this.frame !== null) cancelAnimationFrame(this.frame);
-  }
-
-  onChange(listener: () => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    this.stopNotifying();
   }
 
   private record(event: Event, sequence: number): void {
@@ -105,16 +97,6 @@ export class ThreadActors {
     list.push({ sequence, type: event.type, at: event.at, summary: eventSummary(event) });
     if (list.length > historyLimit) list.splice(0, list.length - historyLimit);
     this.history.set(subject, list);
-  }
-
-  /** Views re-render at most once a frame, however fast events come. */
-  private changed(): void {
-    this.version += 1;
-    if (this.frame !== null) return;
-    this.frame = requestAnimationFrame(() => {
-      this.frame = null;
-      for (const l of this.listeners) l();
-    });
   }
 }
 

@@ -4,6 +4,7 @@ import { DomainEvent } from '../../../src/domain/events.js';
 import { projectionNames, TurnItemView, type ProjectionName } from '../../../src/domain/projections.js';
 import { ProjectionOverlay } from '../../../src/projections/overlay.js';
 import { project } from '../../../src/projections/projector.js';
+import { FrameNotifier } from './frame-notifier.js';
 import { MemoryTables } from './memory-tables.js';
 import { validRow, type Extras, type StreamSpec } from './stream-specs.js';
 
@@ -27,25 +28,22 @@ const Stored = z.object({
  * the cursor are kept in sessionStorage when the page goes away, so a reload resumes with
  * `afterSequence` instead of a new snapshot.
  */
-export class LiveStream {
+export class LiveStream extends FrameNotifier {
   tables: MemoryTables;
   extras: Extras = { inherited: [], missing: false };
   status: StreamStatus = 'loading';
   error: string | null = null;
   /** The sequence of the last event applied (or of the snapshot). */
   cursor = -1;
-  /** Bumped on every change, for views to re-render. */
-  version = 0;
   private subscription: ClientSubscription | null = null;
   private early: { event: unknown; sequence: number }[] | null = [];
-  private readonly listeners = new Set<() => void>();
-  private frame: number | null = null;
   private closed = false;
 
   constructor(
     readonly spec: StreamSpec,
     private readonly storageKey: string,
   ) {
+    super();
     this.tables = new MemoryTables(new Set(spec.kept));
   }
 
@@ -82,13 +80,7 @@ export class LiveStream {
     this.closed = true;
     this.save();
     void this.subscription?.close();
-    this.listeners.clear();
-    if (this.frame !== null) cancelAnimationFrame(this.frame);
-  }
-
-  onChange(listener: () => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    this.stopNotifying();
   }
 
   private receive(raw: unknown, sequence: number): void {
@@ -106,16 +98,6 @@ export class LiveStream {
     this.tables.apply(overlay.changes());
     this.cursor = sequence;
     this.changed();
-  }
-
-  /** Views re-render at most once a frame, however fast the deltas come. */
-  private changed(): void {
-    this.version += 1;
-    if (this.frame !== null) return;
-    this.frame = requestAnimationFrame(() => {
-      this.frame = null;
-      for (const l of this.listeners) l();
-    });
   }
 
   save(): void {
