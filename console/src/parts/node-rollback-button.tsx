@@ -4,7 +4,7 @@ import { CheckpointId, NodeId } from '../../../src/domain/ids.js';
 import { send } from '../commands.js';
 import { plural } from '../format.js';
 import { useConsole } from '../live/use-stream.js';
-import { useConfirmFocus } from './rollback-button.js';
+import { ConfirmRollback, useConfirmFocus } from './rollback-button.js';
 
 /** The parts of `rollback.node`'s result the console says (src/actors/rollback.ts). */
 const NodeRolledBack = z.object({
@@ -58,15 +58,14 @@ export function NodeRollbackButton({ nodeId, checkpointId }: { nodeId: string; c
   return (
     <div class="node-rollback">
       {asking ? (
-        <span class="row confirm" role="group" aria-label="Roll back to this subagent turn">
-          <span class="small-text">Restore the files as this subagent turn left them?</span>
-          <button type="button" class="small danger" disabled={busy} onClick={() => void confirm()}>
-            Confirm rollback
-          </button>
-          <button ref={focusAfter.keep} type="button" class="small" onClick={() => setAsking(false)}>
-            Keep
-          </button>
-        </span>
+        <ConfirmRollback
+          label="Roll back to this subagent turn"
+          question="Restore the files as this subagent turn left them?"
+          busy={busy}
+          keepRef={focusAfter.keep}
+          onConfirm={() => void confirm()}
+          onKeep={() => setAsking(false)}
+        />
       ) : (
         <button ref={focusAfter.ask} type="button" class="small" onClick={() => setAsking(true)}>
           Roll back to this turn

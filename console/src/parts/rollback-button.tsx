@@ -1,3 +1,4 @@
+import type { RefObject } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ThreadId } from '../../../src/domain/ids.js';
 import { send } from '../commands.js';
@@ -31,12 +32,33 @@ export function RollbackButton({
     setAsking(false);
   };
   return (
-    <span class="row confirm" role="group" aria-label={label}>
-      <span class="small-text">Restore files and mark later runs rolled back?</span>
-      <button type="button" class="small danger" disabled={busy} onClick={() => void confirm()}>
+    <ConfirmRollback
+      label={label}
+      question="Restore files and mark later runs rolled back?"
+      busy={busy}
+      keepRef={focusAfter.keep}
+      onConfirm={() => void confirm()}
+      onKeep={() => setAsking(false)}
+    />
+  );
+}
+
+/** A rollback's second step: its question, Confirm, and Keep (which `useConfirmFocus` focuses). */
+export function ConfirmRollback(props: {
+  label: string;
+  question: string;
+  busy: boolean;
+  keepRef: RefObject<HTMLButtonElement | null>;
+  onConfirm: () => void;
+  onKeep: () => void;
+}) {
+  return (
+    <span class="row confirm" role="group" aria-label={props.label}>
+      <span class="small-text">{props.question}</span>
+      <button type="button" class="small danger" disabled={props.busy} onClick={props.onConfirm}>
         Confirm rollback
       </button>
-      <button ref={focusAfter.keep} type="button" class="small" onClick={() => setAsking(false)}>
+      <button ref={props.keepRef} type="button" class="small" onClick={props.onKeep}>
         Keep
       </button>
     </span>
