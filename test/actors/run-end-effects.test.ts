@@ -155,16 +155,7 @@ describe('a run that ends leaves no provider work behind', () => {
   it("a lost provider cancels the run's waiting steer; an interrupt by policy keeps its session stop", async () => {
     const h = answering();
     const threadId = await h.thread();
-    const runId = await send(h, threadId, 'hello');
-    const t = h.turn(threadId);
-    await h.feed({
-      type: 'turn.started',
-      threadId,
-      runId,
-      attemptId: t.attemptId,
-      nodeId: t.rootNodeId,
-      nativeTurnRef: 'turn-1',
-    });
+    const { runId } = await h.running(threadId);
     await send(h, threadId, 'and more', 'steer_active');
     const steer = h.effect('provider.turn.steer', threadId);
     await h.feed({
@@ -181,16 +172,7 @@ describe('a run that ends leaves no provider work behind', () => {
 
     const p = noInterrupt();
     const thread2 = await p.thread();
-    const run2 = await send(p, thread2, 'hello');
-    const t2 = p.turn(thread2);
-    await p.feed({
-      type: 'turn.started',
-      threadId: thread2,
-      runId: run2,
-      attemptId: t2.attemptId,
-      nodeId: t2.rootNodeId,
-      nativeTurnRef: 'turn-1',
-    });
+    const { runId: run2 } = await p.running(thread2);
     await send(p, thread2, 'and more', 'steer_active'); // a native steer waits in the outbox
     expect((await p.command({ type: 'run.interrupt', runId: run2 })).ok).toBe(true);
     const outbox = p.store.outbox.list({ threadId: thread2 });
