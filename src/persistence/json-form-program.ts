@@ -145,6 +145,17 @@ export class WriterProgram {
         const values = def.type === 'literal' ? (def.values ?? []) : Object.values(def.entries ?? {});
         // JSON has no bigint (a literal of one is left to zod).
         if (values.some((value) => typeof value === 'bigint')) return null;
+        const labels = values.map(caseLabel);
+        // A switch of literal cases: V8 compares them in place, where a Map hashes the value first.
+        if (labels.every((label) => label !== null))
+          return sure(
+            [
+              'switch (v) {',
+              ...values.map((value, i) => `  case ${labels[i]}: return ${literal(JSON.stringify(value))};`),
+              '  default: return false;',
+              '}',
+            ].join('\n'),
+          );
         const json = new Map(values.map((value) => [value, JSON.stringify(value)]));
         return sure(`return ${this.constant(json)}.get(v) ?? false;`);
       }
