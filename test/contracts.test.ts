@@ -3,7 +3,16 @@ import { z } from 'zod';
 import { Command, commandTypes } from '../src/domain/commands.js';
 import { DomainEvent, eventTypes } from '../src/domain/events.js';
 import { ProviderCapabilities, capabilityGroups } from '../src/domain/capabilities.js';
-import { NewThreadId, ThreadId, type CheckpointId, type RunAttemptId, type RunId } from '../src/domain/ids.js';
+import {
+  idOf,
+  idPrefixes,
+  NewThreadId,
+  ThreadId,
+  type CheckpointId,
+  type IdFamily,
+  type RunAttemptId,
+  type RunId,
+} from '../src/domain/ids.js';
 import { loadConfig } from '../src/config.js';
 import { BatonError } from '../src/domain/errors.js';
 import { ManualClock, SequentialIds, timeOrderedIds } from '../src/domain/sources.js';
@@ -80,6 +89,11 @@ describe('contracts', () => {
     expect(new Set(made).size).toBe(made.length);
     expect([...made].sort()).toEqual(made);
     expect(made.every((id) => id.startsWith('evt_') && ThreadId.safeParse(id).success)).toBe(true);
+    // Branded without a parse: every family's id must still pass its family's schema.
+    for (const family of Object.keys(idPrefixes) as IdFamily[]) {
+      const id = ids.next(family);
+      expect(idOf(family, id), family).toBe(id);
+    }
     // Another source (another process) started later still sorts after this one's ids.
     clock.advance(1);
     expect(timeOrderedIds(clock).next('event') > made[made.length - 1]!).toBe(true);
