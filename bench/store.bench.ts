@@ -70,7 +70,7 @@ export async function benchStore(): Promise<BenchSection> {
 
     const batch = 1_000;
     const batches = 40;
-    const groupRounds = 5;
+    const groupRounds = 7;
     /** Events per second of one round in which `commit` writes groups of `batch` units that `make` builds beforehand. */
     const groupCommit =
       <U>(name: string, make: (n: number) => U, commit: (store: Store, units: U[]) => unknown) =>
