@@ -14,15 +14,13 @@ import { openDatabase } from '../src/persistence/database.js';
 import { Store } from '../src/persistence/store.js';
 import { startBaton, type BatonApp } from '../src/app/baton-app.js';
 import { tempDir } from '../test/support/temp.js';
-import { fmt, type BenchSection } from './measure.js';
+import { collectGarbage, fmt, type BenchSection } from './measure.js';
 import { codexRegistry } from '../test/support/providers.js';
 
 export const pct = (xs: number[], p: number): number =>
   [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
 /** Paces the workload (a fixed send rate); never used to wait for a result. */
 const tick = (ms: number) => new Promise((r) => setTimeout(r, ms));
-/** Exposed by `npm run bench` (--expose-gc): a collection between blocks, so no side pays for the other's garbage. */
-const gc = (globalThis as { gc?: () => void }).gc;
 
 function resultOf(ack: CommandAck): Record<string, unknown> {
   if (!ack.ok) throw new Error(`${ack.error.code}: ${ack.error.message}`);
@@ -128,7 +126,7 @@ async function alternating<K extends string>(
   for (let from = 0; from < total; from += size) {
     const count = Math.min(size, total - from);
     for (const name of names) {
-      gc?.();
+      collectGarbage(); // between blocks, so no side pays for the other's garbage
       out[name].push(...(await sides[name](from, count)));
     }
   }

@@ -1,5 +1,15 @@
 import { cpus, totalmem } from 'node:os';
 
+/**
+ * A full collection, when `npm run bench` exposes it (--expose-gc): called after a side
+ * has made its inputs and before it is timed, so no side pays for garbage its setup (or
+ * another side) left behind.
+ */
+export const collectGarbage = (): void => (globalThis as { gc?: () => void }).gc?.();
+
+/** Whether `collectGarbage` collects (the run exposes the collector). */
+export const canCollectGarbage = (): boolean => typeof (globalThis as { gc?: unknown }).gc === 'function';
+
 /** Runs `fn` `iterations` times after a warm-up and returns operations per second. */
 export function opsPerSecond(
   iterations: number,

@@ -5,13 +5,12 @@ import { Store } from '../src/persistence/store.js';
 import { typicalUnit } from '../test/support/units.js';
 import { tempDir } from '../test/support/temp.js';
 import { threadWithActiveRun } from './active-run.js';
-import { fmt, opsPerSecond, type BenchSection } from './measure.js';
+import { canCollectGarbage, collectGarbage, fmt, opsPerSecond, type BenchSection } from './measure.js';
 import { codexRegistry } from '../test/support/providers.js';
 
-const gc = (globalThis as { gc?: () => void }).gc;
 const heap = () => {
-  gc?.();
-  gc?.();
+  collectGarbage();
+  collectGarbage();
   return process.memoryUsage().heapUsed;
 };
 
@@ -91,7 +90,7 @@ export async function benchRuntime(): Promise<BenchSection> {
       notes: [
         'Provider events are `message.delta` events through `Runtime.ingest`: validated, routed in the thread mailbox, projected, and committed before the next one starts.',
         `Baseline: a typical unit (1 event + 1 snapshot + 1 projection row) committed straight to the same kind of store, sequentially: ${fmt(baseRate)} commits/s.`,
-        `Hydration and memory: ${fmt(H)} idle threads on disk, hydrated one by one by a fresh runtime; memory is the heap growth after GC${gc ? '' : ' (run without --expose-gc: figures include garbage)'}.`,
+        `Hydration and memory: ${fmt(H)} idle threads on disk, hydrated one by one by a fresh runtime; memory is the heap growth after GC${canCollectGarbage() ? '' : ' (run without --expose-gc: figures include garbage)'}.`,
       ],
       rows: [
         {

@@ -1,5 +1,6 @@
 import { Store } from '../src/persistence/store.js';
 import { runView } from '../test/support/units.js';
+import { collectGarbage } from './measure.js';
 
 /**
  * The most this machine's SQLite can do for typical units with Baton's schema: the same
@@ -114,6 +115,7 @@ export function bindingFloor(path: string, units: number, perTransaction: number
       }
       return { e, s, p };
     });
+    collectGarbage();
     const perChunks = perTransaction / rows;
     const commit = db.transaction((from: number) => {
       for (let c = from; c < from + perChunks; c++) {

@@ -7,7 +7,15 @@ import { tempDir } from '../test/support/temp.js';
 import { timeOrderedIds } from '../src/domain/sources.js';
 import { validateUnit, type CommitUnit } from '../src/persistence/commit-unit.js';
 import { bindingFloor, sqliteFloor } from './store-floor.js';
-import { bestOf, bestOfInterleaved, fmt, opsPerSecond, type BenchRow, type BenchSection } from './measure.js';
+import {
+  bestOf,
+  bestOfInterleaved,
+  collectGarbage,
+  fmt,
+  opsPerSecond,
+  type BenchRow,
+  type BenchSection,
+} from './measure.js';
 
 /**
  * Durable commit throughput beside raw single-row SQLite inserts, on the same disk, same
@@ -78,6 +86,7 @@ export async function benchStore(): Promise<BenchSection> {
         const store = Store.open(join(dir, `${name}-${round++}.sqlite`));
         let n = 0;
         const prepared = Array.from({ length: batches + 2 }, () => Array.from({ length: batch }, () => make(++n)));
+        collectGarbage();
         const rate = opsPerSecond(batches, (i) => commit(store, prepared[i < 0 ? batches - 1 - i : i]!), 2) * batch;
         store.close();
         return rate;
@@ -125,7 +134,7 @@ export async function benchStore(): Promise<BenchSection> {
       notes: [
         `Each figure is the best of ${rounds} rounds of ${fmt(N)} operations on a real SQLite file (WAL, synchronous=NORMAL, foreign keys on).`,
         'Baseline: one-row INSERT of the same JSON payload into a one-column table, one autocommit transaction per row.',
-        `Typical unit: validated as the production commit path does (each part checked against its zod schema by a writer compiled from it, zod itself when unsure), then one transaction with 1 event + 1 entity snapshot + 1 projection row, written as multi-row inserts. Group commit: ${fmt(batch)} typical units per transaction; the group commit rows and their two floors are the best of ${groupRounds} rounds each, taken in turns.`,
+        `Typical unit: validated as the production commit path does (each part checked against its zod schema by a writer compiled from it, zod itself when unsure), then one transaction with 1 event + 1 entity snapshot + 1 projection row, written as multi-row inserts. Group commit: ${fmt(batch)} typical units per transaction; the group commit rows and their two floors are the best of ${groupRounds} rounds each, taken in turns, each timed after its inputs are made and a full collection (so none pays for garbage its setup or another side left).`,
         'Ids come from the production id source (ULIDs, time-ordered), made in the order the units are submitted.',
         'SQLite floor: the same three rows per unit, with every index of the schema, made inside SQLite by one INSERT ... SELECT per table (no JavaScript per row, no binding, no validation). It is the most any commit path on this schema can reach on this machine; the rows after it say how much of it Baton reaches.',
         "Binding floor: the same rows with their values (ids, JSON) made beforehand, bound from JavaScript by the store's own multi-row INSERT statements: what carrying each value into SQLite costs, with no validation, no JSON writing and no staging.",
