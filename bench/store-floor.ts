@@ -43,6 +43,7 @@ export function sqliteFloor(path: string, units: number, perTransaction: number,
       entities.run(args);
       rows.run(args);
     });
+    collectGarbage();
     const start = process.hrtime.bigint();
     for (let from = 1; from <= units; from += perTransaction) commit.immediate(from);
     return units / (Number(process.hrtime.bigint() - start) / 1e9);
