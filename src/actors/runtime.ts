@@ -15,6 +15,7 @@ import { CommitQueue } from '../persistence/commit-queue.js';
 import type { Store } from '../persistence/store.js';
 import { ProviderRegistry } from '../providers/registry.js';
 import { handleCommand } from './command-handlers.js';
+import { describeTarget, namedThread, threadOf } from './command-target.js';
 import { commitRollbackNode, commitRollbackToRun, prepareRollbackNode, prepareRollbackToRun } from './rollback.js';
 import type { CheckpointStore } from '../checkpoints/checkpoint-store.js';
 import type { CapabilitySource } from './policy.js';
@@ -22,6 +23,7 @@ import type { OrchestratorMcpAccess, ProviderHost, ProviderRuntime } from './pro
 import { routeProviderEvent } from './provider-routing.js';
 import { providerHostOf } from './runtime-provider-host.js';
 import { replayReceipt } from './receipt-replay.js';
+import { recoverAfterRestart } from './restart-recovery.js';
 import { checkWorkspaceCwd, type WorkspaceCheckOptions } from './workspace-cwd.js';
 import { nameForkWorkspace } from './fork-workspace.js';
 import { mergeBackFiles } from './merge-back-files.js';
@@ -140,7 +142,7 @@ export class Runtime implements ProviderRuntime {
     const existing = this.store.receipts.get(command.commandId);
     if (existing)
       return ackOf(
-        replayReceipt(existing, { commandType: command.type, threadId: this.namedThread(command) }),
+        replayReceipt(existing, { commandType: command.type, threadId: namedThread(command, this.store) }),
         command.commandId,
       );
     // Checked before any step: a refused workspace leaves nothing stored, not even a receipt.
@@ -152,7 +154,7 @@ export class Runtime implements ProviderRuntime {
       if (refused) return { ok: false, commandId: command.commandId, error: refused };
     }
 
-    const threadId = this.threadOf(command);
+    const threadId = threadOf(command, this.store, this.ids);
     if (!threadId)
       return {
         ok: false,
@@ -238,76 +240,15 @@ export class Runtime implements ProviderRuntime {
     return providerHostOf(this, provider);
   }
 
-  /**
-   * After a restart no provider process survives: every request still waiting on a live
-   * callback (or with an answer not yet delivered) ends cancelled, its callback recorded
-   * not_resumable (unless its provider declares that pending requests survive restarts),
-   * every live session is stopped, and a run that was active ends interrupted by policy
-   * (its next message resumes the provider thread) in the same step that cancels its
-   * waiting provider effects, so no ghost turn reaches the provider. Only the threads
-   * concerned are hydrated; returns how many requests were marked.
-   */
-  async recoverAfterRestart(): Promise<number> {
-    const stale = this.store.projections
-      .list('requests')
-      .filter((r) => (r.status === 'pending' || r.status === 'answering') && r.responseCapability.type === 'live');
-    const sessions = this.store.projections
-      .list('sessions')
-      .filter((s) => !['stopped', 'error'].includes(s.status) && s.threadId);
-    // A run that was active when Baton stopped lost its provider process with it.
-    const active = this.store.projections
-      .list('threads')
-      .filter((t) => t.activeRunId && ['running', 'waiting', 'starting'].includes(t.activeRunStatus ?? ''));
-    // Subagents still open (a background one outlives its run) died with their provider process too.
-    const withOpenSubagents = this.store.projections.threadsWhere('graph_nodes', {
-      kind: ['subagent'],
-      status: ['pending', 'running', 'waiting'],
+  /** Ends what a restart left open with its provider processes (see `recoverAfterRestart`); returns how many requests were marked. */
+  recoverAfterRestart(): Promise<number> {
+    return recoverAfterRestart({
+      store: this.store,
+      providers: this.providers,
+      capabilities: this.capabilities,
+      defaultProvider: this.defaultProvider,
+      step: (threadId, work) => this.step(threadId, work),
     });
-    const threads = new Set<ThreadId>([
-      ...stale.map((r) => r.threadId),
-      ...sessions.flatMap((s) => (s.threadId ? [s.threadId] : [])),
-      ...active.map((t) => t.id),
-      ...withOpenSubagents.map((id) => ThreadId.parse(id)),
-    ]);
-    let marked = 0;
-    for (const threadId of threads) {
-      await this.thread(threadId).run((thread) => {
-        for (const r of stale.filter((r) => r.threadId === threadId)) {
-          const sup = thread.context({ kind: 'thread_supervisor', id: threadId });
-          const provider = sup?.provider ?? this.defaultProvider;
-          // A provider this Baton lacks keeps nothing alive across a restart.
-          if (
-            this.providers.get(provider) &&
-            this.capabilities(provider, sup?.acpAgent).sessions.pendingRequestsSurviveRestart
-          )
-            continue;
-          thread.deliver(
-            { kind: 'runtime_request', id: r.id },
-            { type: 'CALLBACK_LOST', reason: 'Baton restarted: the provider callback is gone' },
-          );
-          marked += 1;
-        }
-        for (const s of sessions.filter((s) => s.threadId === threadId)) {
-          thread.deliver({ kind: 'provider_session', id: s.id }, { type: 'STOPPED', reason: 'Baton restarted' });
-        }
-        closeSubagents(thread, threadId);
-        for (const t of active.filter((t) => t.id === threadId)) {
-          thread.deliver(
-            { kind: 'run', id: t.activeRunId! },
-            {
-              type: 'PROVIDER_LOST',
-              status: 'interrupted',
-              error: {
-                code: 'provider_error',
-                message: 'Baton restarted while the run was active; its provider process is gone',
-              },
-            },
-          );
-        }
-        return {};
-      });
-    }
-    return marked;
   }
 
   /**
@@ -408,67 +349,10 @@ export class Runtime implements ProviderRuntime {
       }
     }
   }
-
-  /** The thread a command acts on: the one it names, or a new one for a new thread. */
-  private threadOf(command: Command): string | null {
-    const named = this.namedThread(command);
-    if (named !== null) return named;
-    return command.type === 'thread.create' || command.type === 'thread.fork' ? this.ids.next('thread') : null;
-  }
-
-  /** The thread a command names, directly or through the app id it targets; null if none (or unknown). */
-  private namedThread(command: Command): string | null {
-    const entityThread = (id: string) => this.store.entities.get(id)?.threadId ?? null;
-    switch (command.type) {
-      case 'thread.create':
-      case 'thread.fork':
-        return command.threadId ?? null;
-      case 'run.interrupt':
-      case 'queued-run.cancel':
-      case 'queued-message.promote':
-        return entityThread(command.runId);
-      case 'runtime-request.respond':
-        return entityThread(command.requestId);
-      case 'rollback.node':
-        return entityThread(command.nodeId);
-      default:
-        return command.threadId;
-    }
-  }
 }
 
 function ackOf(outcome: StepOutcome<Record<string, unknown>>, commandId: string): CommandAck {
   return outcome.ok
     ? { ok: true, commandId, sequence: outcome.lastSequence, result: outcome.result }
     : { ok: false, commandId, error: outcome.error };
-}
-
-/** The app id a command names, for a not_found message a person can act on. */
-function describeTarget(command: Command): string {
-  if ('runId' in command) return `run ${command.runId}`;
-  if ('requestId' in command) return `request ${command.requestId}`;
-  if ('nodeId' in command) return `node ${command.nodeId}`;
-  return 'such target';
-}
-
-/**
- * After a restart, open subagents (and what lies under them: their tools) end interrupted: the
- * provider process that ran them is gone, and no run's end closes them (a background one
- * outlived its run). Their requests end with their callbacks.
- */
-function closeSubagents(thread: StepContext, threadId: ThreadId): void {
-  const open = thread.current.view.list(
-    'graph_nodes',
-    threadId,
-    (n) => ['pending', 'running', 'waiting'].includes(n.status) && !n.countsForRun,
-  );
-  const subagents = new Set<string>(open.filter((n) => n.kind === 'subagent').map((n) => n.id));
-  const byId = new Map<string, (typeof open)[number]>(open.map((n) => [n.id, n]));
-  const inSubagent = (id: string | null): boolean => {
-    for (let at = id; at; at = byId.get(at)?.parentNodeId ?? null) if (subagents.has(at)) return true;
-    return false;
-  };
-  for (const n of open)
-    if (inSubagent(n.id) && n.kind !== 'approval_request' && n.kind !== 'user_input_request')
-      thread.deliver({ kind: 'execution_node', id: n.id }, { type: 'CLOSE', status: 'interrupted' });
 }
