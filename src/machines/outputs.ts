@@ -80,3 +80,28 @@ export const domain = <K extends EventType>(type: K, payload: EventPayload<K>): 
   type: 'domain',
   event: { type, payload },
 });
+
+/**
+ * One action's pure work, worked out from the context and the event: the context fields it
+ * changes (the action applies them with `assign`) and what it emits, in order.
+ */
+export interface MachineStep<C> {
+  assign: Partial<C>;
+  outputs: MachineOutput[];
+}
+
+/** The part of XState's `enqueue` a step needs. */
+interface StepEnqueue<C> {
+  assign(values: Partial<C>): void;
+  emit(output: MachineOutput): void;
+}
+
+/**
+ * Applies a step inside `enqueueActions`: its context change, then its outputs in order.
+ * The outputs are built already, from the context before the action, so the change they
+ * are applied beside cannot alter them.
+ */
+export function applyStep<C>(enqueue: StepEnqueue<C>, step: MachineStep<C>): void {
+  enqueue.assign(step.assign);
+  for (const o of step.outputs) enqueue.emit(o);
+}

@@ -1,7 +1,7 @@
 import type { ContextTransferId, ProviderThreadId, RunId, ThreadId } from '../domain/ids.js';
 import type { ProviderKind } from '../domain/statuses.js';
 import type { DispatchCapabilities, ParkedProviderThread, ProviderSwitch } from './entity-messages.js';
-import type { MachineOutput } from './outputs.js';
+import type { MachineOutput, MachineStep } from './outputs.js';
 
 /**
  * How the thread supervisor moves a thread between providers (pure: ids come with the
@@ -52,7 +52,7 @@ export interface SwitchState {
 type SwitchFields = Omit<SwitchState, 'threadId' | 'provider' | 'reseedNext' | 'countedRunIds'>;
 
 /** Where the next run (ordinal `ordinal`) runs, and what it is owed. */
-export interface ProviderMove {
+export interface ProviderMove extends MachineStep<SwitchFields> {
   providerThreadId: ProviderThreadId;
   /** The runs it lacks are handed to it: those after `sinceOrdinal`. */
   handoff: { sinceOrdinal: number } | null;
@@ -60,8 +60,6 @@ export interface ProviderMove {
   transferId: ContextTransferId | null;
   /** A provider thread to create (the target provider has none to return to). */
   create: ProviderThreadId | null;
-  assign: Partial<SwitchFields>;
-  outputs: MachineOutput[];
 }
 
 /** The provider thread the next run goes to: see the header. */

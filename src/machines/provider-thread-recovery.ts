@@ -1,6 +1,6 @@
 import type { ProviderThreadId, RunId } from '../domain/ids.js';
 import type { DispatchCapabilities, ThreadSupervisorEvent } from './entity-messages.js';
-import { domain, type MachineOutput } from './outputs.js';
+import { domain, type MachineOutput, type MachineStep } from './outputs.js';
 import { afterNativeRollback, spawnProviderThread, type SwitchState } from './provider-switching.js';
 
 /**
@@ -20,10 +20,7 @@ export interface RecoveryState extends SwitchState {
   activeRunEnding: boolean;
 }
 
-export interface Recovery {
-  assign: Partial<RecoveryState>;
-  outputs: MachineOutput[];
-}
+export type Recovery = MachineStep<RecoveryState>;
 
 const providerOf = (c: RecoveryState) => c.providerThreadProvider ?? c.provider;
 

@@ -1,25 +1,22 @@
 import { and, assign, enqueueActions, not, setup } from 'xstate';
 import type { DispatchMode, ThreadStatus } from '../domain/statuses.js';
-import { domain, type MachineOutput } from './outputs.js';
+import { applyStep, domain, type MachineOutput } from './outputs.js';
 import type {
   DispatchCapabilities,
-  PendingMergeBack,
-  RunEvent,
   ThreadSettings,
   ThreadSupervisorInput,
   ThreadSupervisorEvent,
 } from './entity-messages.js';
-import type { ForkOrigin } from '../domain/entities.js';
-import {
-  parkedAfterRollback,
-  providerMove,
-  recordSwitch,
-  spawnProviderThread,
-  withSeededRun,
-  type SwitchState,
-} from './provider-switching.js';
+import { parkedAfterRollback, recordSwitch, spawnProviderThread } from './provider-switching.js';
 import { replaceFailedProviderThread, rollbackProviderThread } from './provider-thread-recovery.js';
-import type { RunId } from '../domain/ids.js';
+import {
+  newRun,
+  startNextRun,
+  steerRun,
+  targetsActiveRun,
+  type SendMessage,
+  type ThreadRunsState,
+} from './thread-runs.js';
 
 /**
  * ThreadSupervisor: one per AppThread. It owns what belongs to the thread as a whole:
@@ -31,36 +28,16 @@ export const THREAD_SUPERVISOR_MACHINE_VERSION = 3;
 
 export type { DispatchCapabilities, ThreadSettings, ThreadSupervisorInput, ThreadSupervisorEvent };
 
-export interface ThreadSupervisorContext extends ThreadSupervisorInput, SwitchState {
-  /** Forks' work merged back, waiting for the next run to tell it (optional: absent before merge-back existed). */
-  pendingMergeBacks?: PendingMergeBack[];
+export { targetsActiveRun };
+
+export interface ThreadSupervisorContext extends ThreadRunsState {
   status: ThreadStatus;
-  queue: RunId[];
-  activeRunId: RunId | null;
-  /** The active run is finalizing: it can no longer be steered, so a new message queues. */
-  activeRunEnding: boolean;
-  /** Run ids of counted runs; index + 1 is the ordinal. */
-  countedRunIds: RunId[];
-  queueHeld: boolean;
-  /** The provider thread failed: the next run reseeds a replacement through recovery. */
-  reseedNext: boolean;
-  /** A fork not yet resolved: its first run takes it to the provider. */
-  pendingFork: ForkOrigin | null;
 }
 
 type Ctx = ThreadSupervisorContext;
 
-/**
- * A message that names the run it steers (`targetRunId`) reaches that run or nothing: the
- * run must still be active and not finalizing, else the user's steer would land on another
- * run or start one of its own.
- */
-export const targetsActiveRun = (
-  context: Pick<Ctx, 'activeRunId' | 'activeRunEnding'>,
-  targetRunId: RunId | null,
-): boolean => targetRunId === null || (targetRunId === context.activeRunId && !context.activeRunEnding);
 const modeIs = (...modes: DispatchMode[]) => ({ type: 'modeIs' as const, params: { modes } });
-const isSend = (e: ThreadSupervisorEvent): e is Extract<ThreadSupervisorEvent, { type: 'SEND' }> => e.type === 'SEND';
+const isSend = (e: ThreadSupervisorEvent): e is SendMessage => e.type === 'SEND';
 
 export const threadSupervisorMachine = setup({
   types: {
@@ -105,50 +82,7 @@ export const threadSupervisorMachine = setup({
     /** A new run: the user message, the run entity and its place at the end of the queue. */
     createRun: enqueueActions(({ context, event, enqueue }) => {
       if (!isSend(event)) return;
-      enqueue.emit(
-        domain('message.created', {
-          message: {
-            id: event.messageId,
-            threadId: context.threadId,
-            runId: event.runId,
-            nodeId: null,
-            role: 'user',
-            text: event.text,
-            completed: true,
-          },
-        }),
-      );
-      enqueue.emit({
-        type: 'spawn',
-        entity: {
-          kind: 'run',
-          id: event.runId,
-          input: {
-            runId: event.runId,
-            threadId: context.threadId,
-            provider: event.provider,
-            model: event.model,
-            userMessageId: event.messageId,
-            rootNodeId: event.rootNodeId,
-            firstAttemptId: event.attemptId,
-            text: event.text,
-          },
-        },
-      });
-      enqueue.emit(
-        domain('run.queued', {
-          threadId: context.threadId,
-          runId: event.runId,
-          text: event.text,
-          provider: event.provider,
-          model: event.model,
-          userMessageId: event.messageId,
-          rootNodeId: event.rootNodeId,
-          dispatchMode: event.mode,
-          ...(event.origin ? { origin: event.origin } : {}),
-        }),
-      );
-      enqueue.assign({ queue: [...context.queue, event.runId] });
+      applyStep(enqueue, newRun(context, event));
     }),
     /** An explicit send is the user continuing: it releases a held queue. */
     releaseHold: enqueueActions(({ context, enqueue }) => {
@@ -157,79 +91,13 @@ export const threadSupervisorMachine = setup({
       enqueue.emit(domain('thread.queue-held', { threadId: context.threadId, held: false, reason: 'send' }));
     }),
     startNext: enqueueActions(({ context, enqueue }) => {
-      const [runId, ...rest] = context.queue;
-      if (!runId) return;
-      const ordinal = context.countedRunIds.length + 1;
-      const move = providerMove(context, ordinal);
-      const seededRuns = withSeededRun(context, move, ordinal);
-      enqueue.assign({
-        queue: rest,
-        activeRunId: runId,
-        activeRunEnding: false,
-        countedRunIds: [...context.countedRunIds, runId],
-        reseedNext: false,
-        pendingFork: null,
-        pendingMergeBacks: [],
-        ...move.assign,
-        seededRuns,
-      });
-      for (const o of move.outputs) enqueue.emit(o);
-      enqueue.emit({
-        type: 'send',
-        to: { kind: 'run', id: runId },
-        event: {
-          type: 'START',
-          ordinal,
-          providerThreadId: move.providerThreadId,
-          reason: move.handoff
-            ? 'provider_handoff'
-            : context.reseedNext && move.providerThreadId === context.providerThreadId
-              ? 'provider_recovery'
-              : 'initial',
-          fork: context.pendingFork,
-          handoff: move.handoff,
-          transferId: move.transferId,
-          mergeBacks: context.pendingMergeBacks ?? [],
-          // The settings as they are now: a change made while the run waited in the queue applies to it.
-          provider: context.provider,
-          model: context.model,
-          settings: {
-            runtimeMode: context.runtimeMode,
-            interactionMode: context.interactionMode,
-            acpAgent: context.acpAgent,
-          },
-        },
-      });
+      const next = startNextRun(context);
+      if (next) applyStep(enqueue, next);
     }),
     steer: enqueueActions(({ context, event, enqueue }, params: { strategy: 'native' | 'restart' }) => {
       const runId = context.activeRunId;
       if ((event.type !== 'SEND' && event.type !== 'PROMOTE') || !runId) return;
-      if (event.type === 'SEND') {
-        enqueue.emit(
-          domain('message.created', {
-            message: {
-              id: event.messageId,
-              threadId: context.threadId,
-              runId,
-              nodeId: null,
-              role: 'user',
-              text: event.text,
-              completed: true,
-            },
-          }),
-        );
-      }
-      const steer: RunEvent =
-        params.strategy === 'native'
-          ? { type: 'STEER_NATIVE', messageId: event.messageId, text: event.text }
-          : {
-              type: 'STEER_RESTART',
-              messageId: event.messageId,
-              text: event.text,
-              attemptId: event.attemptId,
-              rootNodeId: event.rootNodeId,
-            };
-      enqueue.emit({ type: 'send', to: { kind: 'run', id: runId }, event: steer });
+      for (const o of steerRun(context, runId, event, params.strategy)) enqueue.emit(o);
     }),
     interruptActive: enqueueActions(({ context, event, enqueue }) => {
       const holdQueue = event.type === 'STOP' || (event.type === 'INTERRUPT' && event.holdQueue);
@@ -291,9 +159,7 @@ export const threadSupervisorMachine = setup({
       if (context.pendingMergeBacks?.length) enqueue.assign({ pendingMergeBacks: [] });
       if (later.length === 0) return;
       enqueue.assign(parkedAfterRollback(context, event.runOrdinal));
-      const recovery = rollbackProviderThread(context, event.runOrdinal, event.replacementProviderThreadId);
-      enqueue.assign(recovery.assign);
-      for (const o of recovery.outputs) enqueue.emit(o);
+      applyStep(enqueue, rollbackProviderThread(context, event.runOrdinal, event.replacementProviderThreadId));
     }),
     markActiveRunEnding: assign({ activeRunEnding: true }),
     reorderQueue: enqueueActions(({ event, enqueue, context }) => {
@@ -304,9 +170,7 @@ export const threadSupervisorMachine = setup({
     /** The failed provider thread is replaced; the active run goes on in the replacement, or the next run reseeds it. */
     replaceProviderThread: enqueueActions(({ context, event, enqueue }) => {
       if (event.type !== 'PROVIDER_THREAD_FAILED') return;
-      const recovery = replaceFailedProviderThread(context, event);
-      enqueue.assign(recovery.assign);
-      for (const o of recovery.outputs) enqueue.emit(o);
+      applyStep(enqueue, replaceFailedProviderThread(context, event));
     }),
     /** A fork's work to tell the next run: its transfer is recorded now, pending until that run starts. */
     recordMergeBack: enqueueActions(({ context, event, enqueue }) => {
@@ -329,9 +193,7 @@ export const threadSupervisorMachine = setup({
       enqueue.assign({ ...event.changes });
       // A provider switch: dispatch by the new provider's flags; its provider thread is chosen when the next run starts.
       if (event.switch) {
-        const recorded = recordSwitch(context, event.switch, event.changes.provider ?? context.provider);
-        enqueue.assign(recorded.assign);
-        for (const o of recorded.outputs) enqueue.emit(o);
+        applyStep(enqueue, recordSwitch(context, event.switch, event.changes.provider ?? context.provider));
       }
       enqueue.emit(domain('thread.settings-updated', { threadId: context.threadId, changes: event.changes }));
     }),
