@@ -196,22 +196,25 @@ export const checkpointCapture = (context: RunContext): MachineOutput => ({
   },
 });
 
+/** The effect asking the provider to interrupt the active attempt's root turn (a steering restart says why). */
+const interruptActiveTurn = (context: RunContext, reason?: 'steering_restart'): MachineOutput => ({
+  type: 'effect',
+  effect: {
+    kind: 'provider.turn.interrupt',
+    provider: context.provider,
+    runId: context.runId,
+    nodeId: context.rootNodeId,
+    payload: reason ? { attemptId: context.activeAttemptId, reason } : { attemptId: context.activeAttemptId },
+  },
+});
+
 /** `requestInterrupt`: ask the provider to interrupt the active attempt. */
 export function requestInterrupt(context: RunContext, event: RunEventOf<'INTERRUPT'>): RunStep {
   return {
     assign: { interruptRequested: true, pendingRestart: null },
     outputs: [
       domain('run.interrupt-requested', { ...ref(context), holdQueue: event.holdQueue }),
-      {
-        type: 'effect',
-        effect: {
-          kind: 'provider.turn.interrupt',
-          provider: context.provider,
-          runId: context.runId,
-          nodeId: context.rootNodeId,
-          payload: { attemptId: context.activeAttemptId },
-        },
-      },
+      interruptActiveTurn(context),
     ],
   };
 }
@@ -284,16 +287,7 @@ export function steerByRestart(context: RunContext, event: RunEventOf<'STEER_RES
   ];
   // A second steer while the first restart is pending only updates the replacement's text.
   if (context.pendingRestart) return { assign, outputs };
-  outputs.push({
-    type: 'effect',
-    effect: {
-      kind: 'provider.turn.interrupt',
-      provider: context.provider,
-      runId: context.runId,
-      nodeId: context.rootNodeId,
-      payload: { attemptId: context.activeAttemptId, reason: 'steering_restart' },
-    },
-  });
+  outputs.push(interruptActiveTurn(context, 'steering_restart'));
   return { assign, outputs };
 }
 
