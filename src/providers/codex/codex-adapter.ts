@@ -1,12 +1,11 @@
 import { join } from 'node:path';
-import { BatonError, type ErrorInfo } from '../../domain/errors.js';
+import { BatonError } from '../../domain/errors.js';
 import { effectPayloads, type Effect } from '../../domain/effects.js';
 import { forkOf, payloadOf } from '../effect-payloads.js';
 import type {
   ProviderSessionId,
   ProviderThreadId,
   RunAttemptId,
-  RunId,
   RuntimeRequestId,
   ThreadId,
 } from '../../domain/ids.js';
@@ -19,11 +18,11 @@ import { createCodexNormalizer, type CodexNormalizer, type TurnRef } from './cod
 import { codexReply } from './codex-replies.js';
 import { CodexSession, spawnCodex } from './codex-session.js';
 import { openNativeThread, revertNativeThread } from './codex-native-thread.js';
-import { Deadline } from '../deadline.js';
 import { codexTurnOverrides } from './codex-turn-settings.js';
 import { turnSettingsOf, type TurnSettings } from '../effect-payloads.js';
 import type { ForkOrigin } from '../../domain/entities.js';
 import type { CodexHost } from './codex-host.js';
+import { CodexInterrupts } from './codex-interrupts.js';
 
 export type { CodexHost } from './codex-host.js';
 
@@ -38,19 +37,6 @@ export interface CodexAdapterOptions {
   interruptTimeoutMs?: number;
   /** A turn with no word from Codex for this long (and no question waiting on the user) is timed out. */
   turnIdleTimeoutMs?: number;
-}
-
-/** How the active run ends when Baton kills a Codex that stopped answering. */
-interface Escalation {
-  runStatus: 'failed' | 'interrupted';
-  error: ErrorInfo;
-}
-
-/** Who asked for an interrupt, as the run's end tells it if Codex has to be killed. */
-interface InterruptCause {
-  runStatus: Escalation['runStatus'];
-  /** How the error message begins: the subject of "did not answer the interrupt". */
-  lead: string;
 }
 
 /**
@@ -72,28 +58,24 @@ export class CodexThreadAdapter {
   /** Problem counts of sessions that are gone. */
   private unreadable = 0;
   private unknownBefore = 0;
-  /** The turn watchdog: armed while a turn runs, re-armed by every frame Codex sends. */
-  private readonly quiet: Deadline;
-  /** After an acknowledged interrupt: the turn's end must follow in time. */
-  private readonly unended: Deadline;
-  private unendedCause: Escalation | null = null;
-  /** Sessions Baton killed, and how their active run ends. */
-  private readonly killed = new WeakMap<CodexSession, Escalation>();
-  /** The attempt the watchdog interrupted: its `interrupted` end is reported as the timeout it was. */
-  private timedOut: { attemptId: string; error: ErrorInfo } | null = null;
+  /** The turn watchdog, the interrupts, and the kill of a Codex that does not answer them in time. */
+  private readonly interrupts: CodexInterrupts;
 
   constructor(
     readonly threadId: ThreadId,
     private readonly options: CodexAdapterOptions,
   ) {
-    this.quiet = new Deadline(options.turnIdleTimeoutMs ?? 300_000, () => this.turnWentQuiet());
-    this.unended = new Deadline(this.interruptTimeoutMs, () => {
-      if (this.session && this.unendedCause) void this.escalate(this.session, this.unendedCause);
+    this.interrupts = new CodexInterrupts({
+      threadId,
+      host: options.host,
+      turnIdleTimeoutMs: options.turnIdleTimeoutMs ?? 300_000,
+      interruptTimeoutMs: options.interruptTimeoutMs ?? 10_000,
+      session: () => this.session,
+      normalizer: () => this.current(),
+      nativeThreadId: () => this.nativeThreadId,
+      active: () => this.active,
+      forward: (events) => this.forward(events),
     });
-  }
-
-  private get interruptTimeoutMs(): number {
-    return this.options.interruptTimeoutMs ?? 10_000;
   }
 
   /** The normalizer of the running session: an effect that needs one before any session started cannot be carried out. */
@@ -140,10 +122,14 @@ export class CodexThreadAdapter {
         return;
       }
       case 'provider.turn.interrupt':
-        return this.interrupt(String(payloadOf(effectPayloads[effect.kind], effect).attemptId), effect.runId, {
-          runStatus: 'interrupted',
-          lead: 'Codex',
-        });
+        return this.interrupts.interrupt(
+          String(payloadOf(effectPayloads[effect.kind], effect).attemptId),
+          effect.runId,
+          {
+            runStatus: 'interrupted',
+            lead: 'Codex',
+          },
+        );
       case 'provider.runtime-request.respond': {
         const p = payloadOf(effectPayloads[effect.kind], effect);
         return this.respond(p.requestId, p.decision, p.answers);
@@ -177,7 +163,7 @@ export class CodexThreadAdapter {
     }
     this.active = ref;
     normalizer.pendingStart = ref;
-    this.quiet.arm();
+    this.interrupts.quiet.arm();
     // The run's settings go on every turn: a resumed or long-lived Codex thread takes the current ones.
     const overrides = codexTurnOverrides(
       settings,
@@ -191,82 +177,15 @@ export class CodexThreadAdapter {
     } catch (error) {
       // The turn never started: there is nothing to watch.
       if (this.active === ref) this.active = null;
-      this.quiet.disarm();
+      this.interrupts.quiet.disarm();
       throw error;
     }
-  }
-
-  /**
-   * Asks Codex to interrupt a turn. The answer is an acknowledgement, reported in Codex's
-   * order: `turn/completed interrupted`, which follows it, ends the turn. A Codex that
-   * answers neither within `interruptTimeoutMs` is killed, and the run ends as `cause` says.
-   */
-  private async interrupt(attemptId: string, runId: RunId | null, cause: InterruptCause): Promise<void> {
-    const session = CodexSession.assertReady(this.session);
-    const normalizer = this.current();
-    const killed = (what: string): Escalation => ({
-      runStatus: cause.runStatus,
-      error: {
-        code: 'timeout',
-        message: `${cause.lead} ${what} within ${this.interruptTimeoutMs} ms; its process was killed`,
-      },
-    });
-    const unanswered = killed('did not answer the interrupt');
-    const turnId =
-      this.options.host.nativeTurnRef(attemptId) ??
-      (await normalizer.whenTurnBound(attemptId, this.interruptTimeoutMs));
-    if (!turnId) return this.escalate(session, unanswered);
-    // An interrupt before Codex holds the turn as started would be refused and lost.
-    if (!(await normalizer.whenTurnStarted(turnId, this.interruptTimeoutMs))) return this.escalate(session, unanswered);
-    // Codex leaves its subagents running when their root turn is interrupted (measured): they are stopped too.
-    for (const child of normalizer.subagents.runningTurns())
-      session.turnInterrupt(child.threadId, child.turnId, this.interruptTimeoutMs).catch(() => undefined);
-    try {
-      await session.turnInterrupt(this.nativeThreadId!, turnId, this.interruptTimeoutMs, () => {
-        if (runId) this.forward([{ type: 'interrupt.acknowledged', threadId: this.threadId, runId }]);
-      });
-    } catch (error) {
-      if (error instanceof BatonError && error.code === 'timeout') return this.escalate(session, unanswered);
-      throw error;
-    }
-    // The end may already have been read with the acknowledgement; if not, it must follow in time.
-    if (this.session === session && this.active?.attemptId === attemptId) {
-      this.unendedCause = killed('acknowledged the interrupt but did not end the turn');
-      this.unended.arm();
-    }
-  }
-
-  /** The watchdog fired: the turn is interrupted, and ends failed with a timeout. */
-  private turnWentQuiet(): void {
-    const session = this.session;
-    const ref = this.active;
-    if (!session || !ref) return;
-    const ms = this.quiet.ms;
-    const error: ErrorInfo = {
-      code: 'timeout',
-      message: `Codex reported nothing on the turn for ${ms} ms; it was interrupted`,
-    };
-    this.timedOut = { attemptId: ref.attemptId, error };
-    const cause: InterruptCause = { runStatus: 'failed', lead: `Codex reported nothing on the turn for ${ms} ms and` };
-    this.interrupt(ref.attemptId, null, cause).catch((failure: unknown) => {
-      // Codex refused the interrupt (or is gone): it cannot be trusted with the turn any more.
-      const message = `Codex reported nothing on the turn for ${ms} ms and the interrupt failed (${failure instanceof Error ? failure.message : String(failure)}); its process was killed`;
-      return this.escalate(session, { runStatus: 'failed', error: { code: 'timeout', message } });
-    });
-  }
-
-  /** Kills a session that stopped answering; resolves once it is gone and the run's end is reported. */
-  private async escalate(session: CodexSession, cause: Escalation): Promise<void> {
-    this.killed.set(session, cause);
-    const gone = new Promise<void>((resolve) => session.rpc.onClose(() => resolve()));
-    session.stop('SIGKILL');
-    await gone;
   }
 
   /** A frame from Codex is the turn's sign of life; a question waiting on the user pauses the watch. */
   private turnActivity(): void {
-    if (this.active && (this.normalizer?.requests.size ?? 0) === 0) this.quiet.arm();
-    else this.quiet.disarm();
+    if (this.active && (this.normalizer?.requests.size ?? 0) === 0) this.interrupts.quiet.arm();
+    else this.interrupts.quiet.disarm();
   }
 
   /** The native turn of an attempt: known already, recorded before a restart, or named by Codex shortly. */
@@ -420,10 +339,8 @@ export class CodexThreadAdapter {
         return;
       }
       this.session = null;
-      this.quiet.disarm();
-      this.unended.disarm();
+      const killed = this.interrupts.lost(session);
       const t = this.threadId;
-      const killed = this.killed.get(session);
       const event: ProviderEvent = this.active
         ? {
             type: 'runtime.lost',
@@ -434,7 +351,6 @@ export class CodexThreadAdapter {
           }
         : { type: 'session.status', threadId: t, sessionId, provider: 'codex', status: 'stopped', reason };
       this.active = null;
-      this.timedOut = null;
       this.normalizer?.requests.clear();
       this.forward([event]);
     });
@@ -443,15 +359,11 @@ export class CodexThreadAdapter {
   /** Forwards events in order; a turn's end clears the active attempt. */
   private forward(events: ProviderEvent[]): void {
     if (this.detached) return;
-    for (let event of events) {
-      if (event.type === 'turn.completed' && this.timedOut?.attemptId === event.attemptId) {
-        if (event.status === 'interrupted') event = { ...event, status: 'failed', error: this.timedOut.error };
-        this.timedOut = null;
-      }
+    for (const given of events) {
+      const event = this.interrupts.seen(given);
       if (event.type === 'turn.completed' && this.active?.attemptId === event.attemptId) {
         this.active = null;
-        this.quiet.disarm();
-        this.unended.disarm();
+        this.interrupts.disarm();
       }
       // emit() reports refusals itself; a throw here would only be a closed store at shutdown.
       void this.options.host.emit(event).catch(() => undefined);
@@ -468,16 +380,14 @@ export class CodexThreadAdapter {
     if (!session) return;
     this.session = null;
     this.active = null;
-    this.quiet.disarm();
-    this.unended.disarm();
+    this.interrupts.disarm();
     session.stop(signal);
   }
 
   /** Shutdown: stop the process and report nothing more (the store may be closing). */
   detach(signal: NodeJS.Signals = 'SIGTERM'): void {
     this.detached = true;
-    this.quiet.disarm();
-    this.unended.disarm();
+    this.interrupts.disarm();
     this.stop(signal);
   }
 }
