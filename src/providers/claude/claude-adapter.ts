@@ -3,29 +3,20 @@ import { join } from 'node:path';
 import type { ProviderHost } from '../../actors/provider-host.js';
 import { effectPayloads, type Effect } from '../../domain/effects.js';
 import { BatonError } from '../../domain/errors.js';
-import { ProviderThreadId, type ProviderSessionId, type ThreadId } from '../../domain/ids.js';
+import { ProviderThreadId, type ThreadId } from '../../domain/ids.js';
 import type { ProviderEvent } from '../../domain/provider-events.js';
 import { forkOf, payloadOf } from '../effect-payloads.js';
 import {
-  claudeEnv,
-  claudeOptions,
   claudeSessionDirs,
   ensureClaudeSessionDirs,
   type ClaudeEndpoint,
   type ClaudeSessionDirs,
 } from './claude-environment.js';
-import {
-  forkAtTurn,
-  resumeOptions,
-  rollBack,
-  watchResume,
-  type ConversationScope,
-  type ResumeWatch,
-} from './claude-conversation.js';
-import { createClaudeNormalizer, type ClaudeNormalizer } from './claude-normalizer.js';
+import { forkAtTurn, rollBack, watchResume, type ConversationScope, type ResumeWatch } from './claude-conversation.js';
 import { ClaudePermissions } from './claude-permissions.js';
 import type { AgentProcessFactory } from './claude-process.js';
-import { handOver, startAgentSession, type AgentSession } from './claude-agent-session.js';
+import { handOver, type AgentSession } from './claude-agent-session.js';
+import { sessionEndEvents, sessionStatus, startThreadSession } from './claude-session-lifecycle.js';
 import { TurnClocks } from './claude-turn-clocks.js';
 import { applyTurnSettings } from './claude-turn-settings.js';
 
@@ -171,43 +162,21 @@ export class ClaudeThreadAdapter {
     const live = this.session;
     if (live && !live.ended && (providerThreadId === null || live.providerThreadId === providerThreadId)) return live;
     if (live) this.stop();
-    const host = this.options.host;
-    const sessionId = host.ids.next('providerSession');
-    const normalizer = createClaudeNormalizer({ threadId: this.threadId, sessionId, ids: host.ids });
-    const resume = providerThreadId ? host.nativeThreadRef(providerThreadId) : null;
-    const dirs = this.dirsOf(this.threadId);
-    // Resumed by id, or (a rollback's or fork's pending fork) forked from its source at its point.
-    const start = resume ? resumeOptions(dirs, resume) : {};
-    const env = claudeEnv({
-      endpoint: this.options.endpoint,
-      dirs,
-      ...(this.options.apiKey ? { apiKey: this.options.apiKey } : {}),
-    });
-    this.forward([this.status(sessionId, 'starting', null)]);
-    // A credential of the session's own on Baton's MCP server, revoked when its query ends (see pump).
-    const mcp = host.orchestratorMcp?.(this.threadId) ?? null;
-    const session = startAgentSession({
-      threadId: this.threadId,
-      sessionId,
-      normalizer,
-      providerThreadId,
-      resumed: resume,
-      options: {
-        ...claudeOptions({
-          cwd: host.threadCwd(this.threadId),
-          model: this.options.endpoint.model,
-          env,
-          ...(mcp ? { batonMcp: mcp } : {}),
-        }),
-        ...start,
+    return startThreadSession(
+      {
+        ...this.scope,
+        endpoint: this.options.endpoint,
+        apiKey: this.options.apiKey,
+        processFor: this.options.processFor,
+        forward: (events) => this.forward(events),
+        canUseTool: (state) => this.permissions.canUseTool(state),
+        adopt: (session) => {
+          this.session = session;
+          return this.pump(session);
+        },
       },
-      canUseTool: (state) => this.permissions.canUseTool(state),
-      processFor: this.options.processFor,
-    });
-    this.session = session;
-    session.pumped = this.pump(session).finally(() => mcp?.revoke());
-    this.forward([this.status(sessionId, 'ready', null)]);
-    return session;
+      providerThreadId,
+    );
   }
 
   /**
@@ -260,45 +229,12 @@ export class ClaudeThreadAdapter {
     if (own) this.clocks.stop();
     session.wake?.();
     if (!own) {
-      this.forward([this.status(session.sessionId, 'stopped', 'released')]);
+      this.forward([sessionStatus(this.threadId, session.sessionId, 'stopped', 'released')]);
       return;
     }
     this.session = null;
     this.permissions.denyAll('the Claude agent is gone');
-    if (session.resumed && !session.began && session.providerThreadId) {
-      // The agent would not go on with the session (its transcript is gone, say): the provider
-      // thread is replaced, and the run goes on in the replacement, seeded from Baton's record.
-      const refusal = session.refusal ?? reason;
-      this.forward([
-        {
-          type: 'thread.failed',
-          threadId: this.threadId,
-          providerThreadId: session.providerThreadId,
-          reason: `Claude could not resume session ${session.resumed}: ${refusal}`,
-        },
-        this.status(session.sessionId, 'stopped', refusal),
-      ]);
-      return;
-    }
-    // A turn the agent had not begun yet dies with it too, and so do its subagents (no notification will come).
-    const active = session.normalizer.active ?? session.normalizer.waiting;
-    this.forward([
-      ...session.normalizer.closeSubagents(),
-      active
-        ? {
-            type: 'runtime.lost',
-            threadId: this.threadId,
-            sessionId: session.sessionId,
-            ...(session.killedFor ?? {
-              runStatus: 'failed',
-              error: {
-                code: 'provider_error',
-                message: `${reason}${session.stderr ? ` (${session.stderr.slice(-300)})` : ''}`,
-              },
-            }),
-          }
-        : this.status(session.sessionId, 'stopped', reason),
-    ]);
+    this.forward(sessionEndEvents(this.threadId, session, reason));
   }
 
   /**
@@ -372,14 +308,6 @@ export class ClaudeThreadAdapter {
   /** Reports events and waits until the runtime took them (what comes next reads what they bound). */
   private async report(events: ProviderEvent[]): Promise<void> {
     for (const event of events) if (!this.detached) await this.options.host.ingest(event);
-  }
-
-  private status(
-    sessionId: ProviderSessionId,
-    status: 'starting' | 'ready' | 'running' | 'waiting' | 'stopped',
-    reason: string | null,
-  ): ProviderEvent {
-    return { type: 'session.status', threadId: this.threadId, sessionId, provider: 'claude', status, reason };
   }
 
   /** Forwards events in order; an interrupted turn's acknowledgement is reported before its end. */
