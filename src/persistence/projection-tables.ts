@@ -29,12 +29,25 @@ export class ProjectionTables {
     this.chunks = new TextChunks(db);
     for (const name of projectionNames) {
       const t = `proj_${name}`;
+      const head = `INSERT INTO ${t} (id, thread_id, ord, data, sequence)`;
+      // One row's upsert that may also move it to another thread or order.
+      const move = db.prepare(
+        `${head} VALUES (?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET thread_id = excluded.thread_id, ord = excluded.ord, data = excluded.data, sequence = excluded.sequence`,
+      );
       this.tables.set(name, {
+        // An update sets only data and sequence: naming thread_id or ord in the SET would
+        // rewrite the thread index's page even when they are unchanged, one more WAL frame
+        // per updated row. A row that does change thread or order is skipped by the WHERE,
+        // so fewer rows change than were written, and the chunk is written again by `move`.
         upsert: new MultiRowInsert(
           db,
-          `INSERT INTO ${t} (id, thread_id, ord, data, sequence)`,
+          head,
           5,
-          'ON CONFLICT (id) DO UPDATE SET thread_id = excluded.thread_id, ord = excluded.ord, data = excluded.data, sequence = excluded.sequence',
+          'ON CONFLICT (id) DO UPDATE SET data = excluded.data, sequence = excluded.sequence WHERE thread_id IS excluded.thread_id AND ord = excluded.ord',
+          (values, changes) => {
+            if (changes === values.length / 5) return;
+            for (let i = 0; i < values.length; i += 5) move.run(values.slice(i, i + 5));
+          },
         ),
         remove: db.prepare(`DELETE FROM ${t} WHERE id = ?`),
         byId: db.prepare(`SELECT id, data FROM ${t} WHERE id = ?`),

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { BatonError } from '../../src/domain/errors.js';
 import type { CommitUnit } from '../../src/persistence/commit-unit.js';
+import type { ProjectionChange } from '../../src/domain/projections.js';
 import type { ThreadId, EventId } from '../../src/domain/ids.js';
 import { typicalUnit } from '../support/units.js';
 import { tableCounts, useTempStore } from '../support/store.js';
@@ -235,6 +236,45 @@ describe('group commit writes staged rows as the units ordered them', () => {
     expect(store.projections.get('runs', change.id)).toBeNull();
     store.commitMany([remove, { projections: [change] }]);
     expect(store.projections.get('runs', change.id)).toMatchObject({ id: change.id });
+  });
+
+  it('an update that moves a projection row to another thread or order moves it, alone or among rows updated in place', () => {
+    const { store } = openStore();
+    const units = Array.from({ length: 3 }, (_, i) => typicalUnit('thr_a', i + 1));
+    store.commitMany(units);
+    const [first, second, third] = units.map((u) => u.projections![0]! as Extract<ProjectionChange, { op: 'upsert' }>);
+    const moved = { ...second!, threadId: 'thr_b', ord: 9, row: { ...second!.row, threadId: 'thr_b' } };
+    const renamed = { ...first!, row: { ...first!.row, status: 'completed' } };
+    const reordered = { ...third!, ord: 0 };
+    // In one group: one row updated in place, one moved to another thread, one given a new order, and the last twice.
+    store.commitMany([{ projections: [renamed, moved] }, { projections: [reordered, { ...reordered, ord: 5 }] }]);
+    expect(store.projections.list('runs', 'thr_a').map((r) => [r.id, r.status])).toEqual([
+      [first!.id, 'completed'],
+      [third!.id, 'running'],
+    ]);
+    expect(store.projections.list('runs', 'thr_b').map((r) => r.id)).toEqual([second!.id]);
+    const ords = store.db.prepare('SELECT id, ord FROM proj_runs ORDER BY ord').all();
+    expect(ords).toEqual([
+      { id: first!.id, ord: 1 },
+      { id: third!.id, ord: 5 },
+      { id: second!.id, ord: 9 },
+    ]);
+  });
+
+  it('an update of a row in place leaves the thread index alone: one WAL frame, where moving the row writes two', () => {
+    const { store } = openStore();
+    const unit = typicalUnit('thr_a', 1);
+    store.commit(unit);
+    const change = unit.projections![0]! as Extract<ProjectionChange, { op: 'upsert' }>;
+    store.db.pragma('wal_autocheckpoint = 0');
+    const framesOf = (next: ProjectionChange): number => {
+      store.db.pragma('wal_checkpoint(TRUNCATE)');
+      store.commit({ projections: [next] });
+      const [{ log }] = store.db.pragma('wal_checkpoint(PASSIVE)') as { log: number }[];
+      return log;
+    };
+    expect(framesOf({ ...change, row: { ...change.row, status: 'completed' } })).toBe(1);
+    expect(framesOf({ ...change, ord: 7 })).toBe(2);
   });
 
   it('writes more rows than one statement carries, in order, with their sequences', () => {
