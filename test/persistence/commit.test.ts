@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { BatonError } from '../../src/domain/errors.js';
 import type { CommitUnit } from '../../src/persistence/commit-unit.js';
-import type { ProjectionChange } from '../../src/domain/projections.js';
+import type { ProjectionChange, RunView } from '../../src/domain/projections.js';
 import type { ThreadId, EventId } from '../../src/domain/ids.js';
-import { typicalUnit } from '../support/units.js';
+import { runView, typicalUnit } from '../support/units.js';
 import { tableCounts, useTempStore } from '../support/store.js';
 
 const openStore = useTempStore();
@@ -238,43 +238,53 @@ describe('group commit writes staged rows as the units ordered them', () => {
     expect(store.projections.get('runs', change.id)).toMatchObject({ id: change.id });
   });
 
+  /** The upsert of run `i`'s row on `threadId` at `ord`, with `status`. */
+  const runRow = (
+    i: number,
+    threadId: string,
+    ord: number,
+    status: RunView['status'] = 'running',
+  ): ProjectionChange => ({
+    projection: 'runs',
+    op: 'upsert',
+    id: `run_${i}`,
+    threadId,
+    ord,
+    row: { ...runView(threadId, i, `run_${i}`), status },
+  });
+
   it('an update that moves a projection row to another thread or order moves it, alone or among rows updated in place', () => {
     const { store } = openStore();
-    const units = Array.from({ length: 3 }, (_, i) => typicalUnit('thr_a', i + 1));
-    store.commitMany(units);
-    const [first, second, third] = units.map((u) => u.projections![0]! as Extract<ProjectionChange, { op: 'upsert' }>);
-    const moved = { ...second!, threadId: 'thr_b', ord: 9, row: { ...second!.row, threadId: 'thr_b' } };
-    const renamed = { ...first!, row: { ...first!.row, status: 'completed' } };
-    const reordered = { ...third!, ord: 0 };
-    // In one group: one row updated in place, one moved to another thread, one given a new order, and the last twice.
-    store.commitMany([{ projections: [renamed, moved] }, { projections: [reordered, { ...reordered, ord: 5 }] }]);
-    expect(store.projections.list('runs', 'thr_a').map((r) => [r.id, r.status])).toEqual([
-      [first!.id, 'completed'],
-      [third!.id, 'running'],
+    store.commitMany([1, 2, 3].map((i) => ({ projections: [runRow(i, 'thr_a', i)] })));
+    // In one group: one row updated in place, one moved to another thread, one given a new order twice (the last wins).
+    store.commitMany([
+      { projections: [runRow(1, 'thr_a', 1, 'completed'), runRow(2, 'thr_b', 9)] },
+      { projections: [runRow(3, 'thr_a', 0), runRow(3, 'thr_a', 5)] },
     ]);
-    expect(store.projections.list('runs', 'thr_b').map((r) => r.id)).toEqual([second!.id]);
-    const ords = store.db.prepare('SELECT id, ord FROM proj_runs ORDER BY ord').all();
-    expect(ords).toEqual([
-      { id: first!.id, ord: 1 },
-      { id: third!.id, ord: 5 },
-      { id: second!.id, ord: 9 },
+    expect(store.projections.list('runs', 'thr_a').map((r) => [r.id, r.status])).toEqual([
+      ['run_1', 'completed'],
+      ['run_3', 'running'],
+    ]);
+    expect(store.projections.list('runs', 'thr_b').map((r) => r.id)).toEqual(['run_2']);
+    expect(store.db.prepare('SELECT id, ord FROM proj_runs ORDER BY ord').all()).toEqual([
+      { id: 'run_1', ord: 1 },
+      { id: 'run_3', ord: 5 },
+      { id: 'run_2', ord: 9 },
     ]);
   });
 
   it('an update of a row in place leaves the thread index alone: one WAL frame, where moving the row writes two', () => {
     const { store } = openStore();
-    const unit = typicalUnit('thr_a', 1);
-    store.commit(unit);
-    const change = unit.projections![0]! as Extract<ProjectionChange, { op: 'upsert' }>;
+    store.commit({ projections: [runRow(1, 'thr_a', 1)] });
     store.db.pragma('wal_autocheckpoint = 0');
-    const framesOf = (next: ProjectionChange): number => {
+    const framesOf = (change: ProjectionChange): number => {
       store.db.pragma('wal_checkpoint(TRUNCATE)');
-      store.commit({ projections: [next] });
-      const [{ log }] = store.db.pragma('wal_checkpoint(PASSIVE)') as { log: number }[];
-      return log;
+      store.commit({ projections: [change] });
+      const [checkpoint] = store.db.pragma('wal_checkpoint(PASSIVE)') as { log: number }[];
+      return checkpoint!.log;
     };
-    expect(framesOf({ ...change, row: { ...change.row, status: 'completed' } })).toBe(1);
-    expect(framesOf({ ...change, ord: 7 })).toBe(2);
+    expect(framesOf(runRow(1, 'thr_a', 1, 'completed'))).toBe(1);
+    expect(framesOf(runRow(1, 'thr_a', 7))).toBe(2);
   });
 
   it('writes more rows than one statement carries, in order, with their sequences', () => {
