@@ -3,8 +3,8 @@ import { EffectId, type EventId, type ThreadId, TimerId } from '../domain/ids.js
 import { EntityKind, IdentityBinding } from '../domain/entities.js';
 import { eventCatalog, type EventType, type NewEvent } from '../domain/events.js';
 import { NewEffect } from '../domain/effects.js';
-import { BatonError, fromZodError, parseOrThrow, type ErrorCode } from '../domain/errors.js';
-import { storedForm } from './json-form.js';
+import { BatonError, fromZodError, parseOrThrow } from '../domain/errors.js';
+import { jsonForm, storedForm } from './json-form.js';
 import { plainJson } from './plain-json.js';
 import {
   appendableProjections,
@@ -103,7 +103,7 @@ const none: readonly never[] = Object.freeze([]);
 function validateEvent(event: NewEvent): ValidUnit['events'][number] {
   const schema = (eventCatalog as Record<string, z.ZodType>)[event.type];
   if (!schema) throw new BatonError('unknown_event_type', `unknown event type "${String(event.type)}"`);
-  const payloadJson = toJson(schema, event.payload, 'invalid_payload', `payload of ${event.type}`);
+  const payloadJson = toJson(schema, event.payload, () => `payload of ${event.type}`);
   if (typeof event.eventId !== 'string' || !event.eventId)
     throw new BatonError('invalid_payload', 'event without eventId');
   if (typeof event.threadId !== 'string' || !event.threadId)
@@ -118,10 +118,15 @@ function validateEvent(event: NewEvent): ValidUnit['events'][number] {
   };
 }
 
-/** The JSON the store writes for a value of `schema` (see `storedForm`); a bad value is refused, typed. */
-function toJson(schema: z.ZodType, value: unknown, code: ErrorCode, what: string): string {
+/**
+ * The JSON the store writes for a value of `schema` (see `storedForm`); a bad value is
+ * refused, typed, as `what()` (named only then: every unit has parts, few are refused).
+ */
+function toJson(schema: z.ZodType, value: unknown, what: () => string): string {
+  const json = jsonForm(schema)(value);
+  if (json !== false) return json;
   const form = storedForm(schema, value);
-  if (!form.ok) throw fromZodError(code, what, form.error);
+  if (!form.ok) throw fromZodError('invalid_payload', what(), form.error);
   return form.json;
 }
 
@@ -175,7 +180,7 @@ function validateProjection(change: ProjectionChange): ValidUnit['projections'][
     id: change.id,
     threadId: change.threadId,
     ord: change.ord,
-    dataJson: toJson(schema, change.row, 'invalid_payload', `${change.projection} row ${change.id}`),
+    dataJson: toJson(schema, change.row, () => `${change.projection} row ${change.id}`),
   };
 }
 

@@ -59,14 +59,16 @@ export class Store {
     this.timers = new TimerTable(db);
     this.bindings = new BindingTable(db);
     const one = db.transaction((unit: ValidUnit) =>
-      this.withStaging(() => this.write(unit, this.events.lastSequence())),
+      this.withStaging(() => this.write(unit, this.events.lastSequence(), this.clock.nowMs())),
     );
     const many = db.transaction((count: number, unitAt: (i: number) => ValidUnit) =>
       this.withStaging(() => {
         let last = this.events.lastSequence();
+        // One transaction, one time of commit for the units that carry none of their own.
+        const now = this.clock.nowMs();
         const results: CommitResult[] = [];
         for (let i = 0; i < count; i++) {
-          const result = this.write(unitAt(i), last);
+          const result = this.write(unitAt(i), last, now);
           last = result.lastSequence;
           results.push(result);
         }
@@ -147,12 +149,12 @@ export class Store {
    * transaction reads: the tables staged are only read by the store's readers, except
    * that an effect's causation must be in the event log, so effects flush events first.
    */
-  private write(unit: ValidUnit, last: number): CommitResult {
+  private write(unit: ValidUnit, last: number, now: number): CommitResult {
     if (unit.receipt) {
       const existing = this.receipts.get(unit.receipt.commandId);
       if (existing) return { duplicate: true, lastSequence: last, receipt: existing };
     }
-    const at = unit.at ?? this.clock.nowMs();
+    const at = unit.at ?? now;
     const sequence = this.events.append(unit.events, last, at);
     for (const s of unit.snapshots) this.entities.put(s, sequence, at);
     for (const p of unit.projections) this.projections.apply(p, sequence);
