@@ -1,11 +1,24 @@
 import { Store } from '../src/persistence/store.js';
-import { runView } from '../test/support/units.js';
+import { runView, typicalUnit } from '../test/support/units.js';
+import { validateUnit } from '../src/persistence/commit-unit.js';
+import { timeOrderedIds } from '../src/domain/sources.js';
 import { collectGarbage } from './measure.js';
 
 /**
+ * The three JSON values of a typical unit as the store writes them, from a unit built as
+ * the bench builds its own (ids from the production source, so of the production length).
+ */
+function typicalJson(): { event: string; snapshot: string; row: string } {
+  const unit = validateUnit(typicalUnit('thr_floor', 20_000, { ids: timeOrderedIds() }));
+  const row = unit.projections[0];
+  if (row?.op !== 'upsert') throw new Error('a typical unit upserts its run row');
+  return { event: unit.events[0]!.payloadJson, snapshot: unit.snapshots[0]!.snapshotJson, row: row.dataJson };
+}
+
+/**
  * The most this machine's SQLite can do for typical units with Baton's schema: the same
- * three rows per unit (event, entity snapshot, projection row, with every index), made
- * inside SQLite by one INSERT ... SELECT per table and transaction. No JavaScript per row,
+ * three rows per unit (event, entity snapshot, projection row, with every index; their JSON
+ * a typical unit's, byte for byte), made inside SQLite by one INSERT ... SELECT per table and transaction. No JavaScript per row,
  * no binding, no validation. Whatever the real commit path costs beyond this is ours.
  * Unit i belongs to thread `i % threads`, so 64 threads dirty as many index pages per
  * commit as 64 thread actors do.
@@ -26,17 +39,7 @@ export function sqliteFloor(path: string, units: number, perTransaction: number,
     const rows = db.prepare(
       `${series} INSERT INTO proj_runs (id, thread_id, ord, data, sequence) SELECT ${id('run')}, ${thread}, i, @row, i FROM u`,
     );
-    const payloads = {
-      event: JSON.stringify({
-        threadId: 'thr_floor',
-        runId: 'run_floor',
-        from: 'starting',
-        to: 'running',
-        reason: null,
-      }),
-      snapshot: JSON.stringify({ status: 'active', value: 'running', context: { runId: 'run_floor', ordinal: 1 } }),
-      row: JSON.stringify(runView('thr_floor', 1)),
-    };
+    const payloads = typicalJson();
     const commit = db.transaction((from: number) => {
       const args = { from, count: perTransaction, ...payloads };
       events.run(args);
