@@ -117,10 +117,9 @@ describe("dispatch reads the thread's agent's declaration", () => {
   it("a fork dispatches by its source's agent", async () => {
     const h = withAgents();
     const threadId = await h.thread({ provider: 'acp', acpAgent: 'one' });
-    const runId = await h.send(threadId, 'first');
-    const t = h.turn(threadId);
+    const t = await h.running(threadId, 'first');
+    const runId = t.runId;
     const ref = { threadId, runId: t.runId, attemptId: t.attemptId, nodeId: t.rootNodeId };
-    await h.feed({ type: 'turn.started', ...ref, nativeTurnRef: 'turn-1' });
     await h.feed({ type: 'turn.completed', ...ref, status: 'completed', error: null });
     await h.until(() => h.store.projections.get('runs', runId)!.status === 'completed');
     const fork = (await h.command({
@@ -129,16 +128,7 @@ describe("dispatch reads the thread's agent's declaration", () => {
       source: { type: 'run', threadId, runId },
     })) as Ack;
     const forkId = fork.result.threadId as string;
-    await send(h, forkId, 'in the fork');
-    const f = h.turn(forkId);
-    await h.feed({
-      type: 'turn.started',
-      threadId: forkId,
-      runId: f.runId,
-      attemptId: f.attemptId,
-      nodeId: f.rootNodeId,
-      nativeTurnRef: 'turn-f',
-    });
+    await h.running(forkId, 'in the fork', 'turn-f');
     expect(await send(h, forkId, 'steer the fork', 'steer_active')).toMatchObject({
       ok: true,
       result: { dispatched: 'steered' },

@@ -40,41 +40,23 @@ describe('message dispatch by capability', () => {
   it('steers natively: the message joins the active run, which keeps its attempt', async () => {
     const h = withNativeSteering();
     const threadId = await h.thread();
-    const first = await send(h, threadId, 'build it');
-    const t = h.turn(threadId);
-    await h.feed({
-      type: 'turn.started',
-      threadId,
-      runId: t.runId,
-      attemptId: t.attemptId,
-      nodeId: t.rootNodeId,
-      nativeTurnRef: 'turn-1',
-    });
+    const t = await h.running(threadId, 'build it');
     const steer = await send(h, threadId, 'use TypeScript', 'steer_active');
-    expect(steer).toMatchObject({ ok: true, result: { runId: first.result.runId, dispatched: 'steered' } });
+    expect(steer).toMatchObject({ ok: true, result: { runId: t.runId, dispatched: 'steered' } });
     expect(h.effect('provider.turn.steer', threadId).payload).toMatchObject({
       attemptId: t.attemptId,
       text: 'use TypeScript',
     });
-    const run = h.store.projections.get('runs', first.result.runId)!;
+    const run = h.store.projections.get('runs', t.runId)!;
     expect(run.attempts.map((a) => a.id)).toEqual([t.attemptId]);
     await finishTurn(h, threadId);
-    expect(h.store.projections.get('runs', first.result.runId)).toMatchObject({ status: 'completed' });
+    expect(h.store.projections.get('runs', t.runId)).toMatchObject({ status: 'completed' });
   });
 
   it('without native steering, interrupts and starts a replacement attempt (steering_restart) under the same run', async () => {
     const h = noNativeSteering();
     const threadId = await h.thread();
-    const first = await send(h, threadId, 'build it');
-    const t1 = h.turn(threadId);
-    await h.feed({
-      type: 'turn.started',
-      threadId,
-      runId: t1.runId,
-      attemptId: t1.attemptId,
-      nodeId: t1.rootNodeId,
-      nativeTurnRef: 'turn-1',
-    });
+    const t1 = await h.running(threadId, 'build it');
     expect(await send(h, threadId, 'actually, in Rust', 'auto')).toMatchObject({
       ok: true,
       result: { dispatched: 'steered' },
@@ -99,7 +81,7 @@ describe('message dispatch by capability', () => {
       reason: 'steering_restart',
       text: 'build it\n\nactually, in Rust',
     });
-    let run = h.store.projections.get('runs', first.result.runId)!;
+    let run = h.store.projections.get('runs', t1.runId)!;
     expect(run.status).toBe('running');
     expect(run.attempts.map((a) => [a.reason, a.status])).toEqual([
       ['initial', 'superseded'],
@@ -114,7 +96,7 @@ describe('message dispatch by capability', () => {
       nativeTurnRef: 'turn-2',
     });
     await finishTurn(h, threadId);
-    run = h.store.projections.get('runs', first.result.runId)!;
+    run = h.store.projections.get('runs', t1.runId)!;
     expect(run).toMatchObject({ status: 'completed', ordinal: 1, activeAttemptId: t2.attemptId });
     expect(h.store.projections.get('threads', threadId)).toMatchObject({ runCount: 1 });
   });
@@ -207,16 +189,7 @@ describe('message dispatch by capability', () => {
 describe('runtime requests', () => {
   async function withRequest(h: Harness, kind = 'command') {
     const threadId = await h.thread();
-    await send(h, threadId, 'run ls');
-    const t = h.turn(threadId);
-    await h.feed({
-      type: 'turn.started',
-      threadId,
-      runId: t.runId,
-      attemptId: t.attemptId,
-      nodeId: t.rootNodeId,
-      nativeTurnRef: 'turn-1',
-    });
+    const t = await h.running(threadId, 'run ls');
     await h.feed({
       type: 'request.opened',
       threadId,
