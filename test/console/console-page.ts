@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { Page } from 'playwright-core';
+import type { Page, WebSocketRoute } from 'playwright-core';
 
 /** How long a wait for the agent may take on this 2-core machine. */
 export const agentWait = 45_000;
@@ -25,6 +25,36 @@ export async function createThread(page: Page, cwd: string, title?: string): Pro
 export async function sendMessage(page: Page, text: string): Promise<void> {
   await page.getByRole('textbox', { name: 'Message', exact: true }).fill(text);
   await page.getByRole('button', { name: 'Send', exact: true }).click();
+}
+
+/**
+ * Passes the console's Socket.IO frames through, except that, once `hold()` is called, the
+ * server's acks of commands wait until `release()`. `held` settles when one is waiting.
+ */
+export async function holdCommandAcks(page: Page) {
+  let holding = false;
+  const waiting: Array<() => void> = [];
+  let heldOne!: () => void;
+  const held = new Promise<void>((resolve) => (heldOne = resolve));
+  await page.routeWebSocket(/\/socket\.io\//, (ws: WebSocketRoute) => {
+    const server = ws.connectToServer();
+    ws.onMessage((frame) => server.send(frame));
+    server.onMessage((frame) => {
+      // An ack is Engine.IO's message (4) carrying Socket.IO's ACK (3); a command's names its commandId.
+      if (holding && typeof frame === 'string' && frame.startsWith('43') && frame.includes('"commandId"')) {
+        waiting.push(() => ws.send(frame));
+        heldOne();
+      } else ws.send(frame);
+    });
+  });
+  return {
+    held,
+    hold: () => void (holding = true),
+    release: () => {
+      holding = false;
+      for (const deliver of waiting.splice(0)) deliver();
+    },
+  };
 }
 
 /** The header of the run with this ordinal. */

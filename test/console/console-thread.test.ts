@@ -3,7 +3,16 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useConsoleBaton } from '../support/console-baton.js';
 import { slowWords } from './fixtures/slow-words.js';
-import { agentWait, createThread, openConsole, runHeader, runStatus, screenshot, sendMessage } from './console-page.js';
+import {
+  agentWait,
+  createThread,
+  holdCommandAcks,
+  openConsole,
+  runHeader,
+  runStatus,
+  screenshot,
+  sendMessage,
+} from './console-page.js';
 
 // A real `baton serve` child (the real Codex against the scripted model) driven through a real chromium.
 
@@ -29,6 +38,24 @@ describe('a thread in the console', () => {
     await page.getByRole('link', { name: 'Threads' }).click();
     const row = page.locator(`.thread-row[data-thread-id="${threadId}"]`);
     await row.filter({ hasText: '1 run' }).filter({ hasText: 'idle' }).waitFor();
+    expect(rig.browser.problems).toEqual([]);
+  });
+
+  it('keeps what was typed while a send waits for its ack', async () => {
+    const page = await rig.browser.page();
+    const acks = await holdCommandAcks(page);
+    await openConsole(page, rig.baton.consoleUrl);
+    await createThread(page, rig.baton.workspace());
+    acks.hold();
+    await sendMessage(page, 'the first');
+    await acks.held;
+    const box = page.getByRole('textbox', { name: 'Message', exact: true });
+    await box.fill('the second, typed before the ack');
+    acks.release();
+    await page.locator('.message.user', { hasText: 'the first' }).waitFor({ timeout: agentWait });
+    await page.getByRole('button', { name: 'Send', exact: true }).and(page.locator(':enabled')).waitFor();
+    expect(await box.inputValue()).toBe('the second, typed before the ack');
+    await runStatus(page, 1, 'completed');
     expect(rig.browser.problems).toEqual([]);
   });
 

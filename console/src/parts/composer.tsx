@@ -26,10 +26,12 @@ export function Composer({ thread, active }: { thread: ThreadShell; active: RunV
   const submit = async (e?: Event) => {
     e?.preventDefault();
     if (!text.trim()) return;
+    const sent = text;
     setBusy(true);
-    const result = await send(client, 'thread.message.send', { threadId, text, dispatchMode: mode });
+    const result = await send(client, 'thread.message.send', { threadId, text: sent, dispatchMode: mode });
     setBusy(false);
-    if (result) setText('');
+    // The box stays editable while the ack is on its way: what was typed since is kept.
+    if (result) setText((now) => (now === sent ? '' : now));
     // The Send button is disabled while sending (and once the box is empty), which drops
     // keyboard focus to the page: it goes back to the box, ready for the next message.
     box.current?.focus();
