@@ -86,7 +86,16 @@ export interface ValidUnit {
   snapshots: (Omit<EntitySnapshotWrite, 'snapshot'> & { snapshotJson: string })[];
   projections: (
     | { projection: string; op: 'delete'; id: string }
-    | { projection: string; op: 'upsert'; id: string; threadId: string | null; ord: number; dataJson: string }
+    | {
+        projection: string;
+        op: 'upsert';
+        id: string;
+        threadId: string | null;
+        ord: number;
+        dataJson: string;
+        /** The row in its stored form (what reading `dataJson` back would give). */
+        row: unknown;
+      }
     | { projection: AppendableProjection; op: 'append'; id: string; field: AppendField; text: string }
   )[];
   effects: readonly NewEffect[];
@@ -174,13 +183,16 @@ function validateProjection(change: ProjectionChange): ValidUnit['projections'][
   if (!schema) throw new BatonError('unknown_projection', `unknown projection "${String(change.projection)}"`);
   if (change.op === 'delete') return { projection: change.projection, op: 'delete', id: change.id };
   if (change.op === 'append') return validateAppend(change);
+  const form = storedForm(schema, change.row);
+  if (!form.ok) throw fromZodError('invalid_payload', `${change.projection} row ${change.id}`, form.error);
   return {
     projection: change.projection,
     op: 'upsert',
     id: change.id,
     threadId: change.threadId,
     ord: change.ord,
-    dataJson: toJson(schema, change.row, () => `${change.projection} row ${change.id}`),
+    dataJson: form.json,
+    row: form.value,
   };
 }
 

@@ -9,6 +9,7 @@ import type { Db } from './database.js';
 import type { ValidUnit } from './commit-unit.js';
 import { TextChunks } from './text-chunks.js';
 import { MultiRowInsert } from './multi-row-insert.js';
+import { CommittedRows } from './committed-rows.js';
 
 const appendable: ReadonlySet<string> = new Set(appendableProjections);
 
@@ -24,6 +25,8 @@ interface Statements {
 export class ProjectionTables {
   private readonly tables = new Map<string, Statements>();
   private readonly chunks: TextChunks;
+  /** Rows of the tables no delta appends to, as committed (see CommittedRows). */
+  private readonly committedRows = new CommittedRows();
 
   constructor(private readonly db: Db) {
     this.chunks = new TextChunks(db);
@@ -76,6 +79,17 @@ export class ProjectionTables {
       s.remove.run(change.id);
     } else s.upsert.row().push(change.id, change.threadId, change.ord, change.dataJson, sequence);
     if (appendable.has(change.projection)) this.chunks.drop(change.projection, change.id);
+    else this.committedRows.stage(rowKey(change.projection, change.id), change.op === 'delete' ? null : change.row);
+  }
+
+  /** The store's transaction committed: the rows it wrote are what `get` now answers. */
+  committed(): void {
+    this.committedRows.committed();
+  }
+
+  /** The store's transaction rolled back. */
+  rolledBack(): void {
+    this.committedRows.rolledBack();
   }
 
   /** Writes every table's staged upserts. */
@@ -87,9 +101,20 @@ export class ProjectionTables {
     for (const s of this.tables.values()) s.upsert.discard();
   }
 
+  /** One row; rows of the tables no delta appends to come from memory once read or written. */
   get<P extends ProjectionName>(name: P, id: string): ProjectionRow<P> | null {
+    if (appendable.has(name)) {
+      const row = this.statements(name).byId.get(id);
+      return row ? this.parse(name, row) : null;
+    }
+    const key = rowKey(name, id);
+    const kept = this.committedRows.get(key);
+    if (kept !== undefined) return kept as ProjectionRow<P>;
     const row = this.statements(name).byId.get(id);
-    return row ? this.parse(name, row) : null;
+    if (!row) return null;
+    const parsed = this.parse(name, row);
+    this.committedRows.remember(key, parsed);
+    return parsed;
   }
 
   /** Rows of one thread in `ord` order; with no thread, every row. */
@@ -121,3 +146,5 @@ export class ProjectionTables {
     return appendable.has(name) ? this.chunks.fold(name, row.id, parsed) : parsed;
   }
 }
+
+const rowKey = (name: string, id: string): string => `${name}\u0000${id}`;

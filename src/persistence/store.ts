@@ -75,8 +75,21 @@ export class Store {
         return results;
       }),
     );
-    this.commitOne = (unit) => one.immediate(unit);
-    this.commitBatch = (count, unitAt) => many.immediate(count, unitAt);
+    this.commitOne = (unit) => this.settled(() => one.immediate(unit));
+    this.commitBatch = (count, unitAt) => this.settled(() => many.immediate(count, unitAt));
+  }
+
+  /** Runs a transaction and then tells the projections whether what it wrote was committed. */
+  private settled<T>(transaction: () => T): T {
+    let result: T;
+    try {
+      result = transaction();
+    } catch (error) {
+      this.projections.rolledBack();
+      throw error;
+    }
+    this.projections.committed();
+    return result;
   }
 
   /** Commits one unit atomically. A unit whose receipt's commandId exists writes nothing. */

@@ -1,0 +1,89 @@
+import { describe, expect, it } from 'vitest';
+import type { EventId, RunId } from '../../src/domain/ids.js';
+import type { RunView } from '../../src/domain/projections.js';
+import { validateUnit as validate, type CommitUnit } from '../../src/persistence/commit-unit.js';
+import { runView, typicalUnit } from '../support/units.js';
+import { useTempStore } from '../support/store.js';
+
+// Rows of the tables no delta appends to are answered from memory once read or written
+// (issue 12). What `get` answers must stay what is committed: nothing a rolled-back
+// transaction wrote, everything a committed one did, in order.
+
+const openStore = useTempStore();
+const RUN = 'run_thr_a_1' as RunId;
+
+/** A unit that rewrites run 1's row with `status` (and its own event). */
+function statusUnit(n: number, status: RunView['status']): CommitUnit {
+  return {
+    events: [
+      {
+        eventId: `evt_status_${n}` as EventId,
+        type: 'run.status-changed',
+        threadId: runView('thr_a', 1).threadId,
+        payload: { threadId: runView('thr_a', 1).threadId, runId: RUN, from: 'running', to: status, reason: null },
+        commandId: null,
+      },
+    ],
+    projections: [
+      { projection: 'runs', op: 'upsert', id: RUN, threadId: 'thr_a', ord: 1, row: { ...runView('thr_a', 1), status } },
+    ],
+  };
+}
+
+describe('committed projection rows', () => {
+  it('answers what the last commit wrote, and a reread from disk agrees', () => {
+    const { store, reopen } = openStore();
+    store.commit(typicalUnit('thr_a', 1));
+    expect(store.projections.get('runs', RUN)?.status).toBe('running');
+    store.commit(statusUnit(2, 'completed'));
+    expect(store.projections.get('runs', RUN)?.status).toBe('completed');
+    expect(reopen().projections.get('runs', RUN)?.status).toBe('completed');
+  });
+
+  it('keeps nothing a rolled-back transaction wrote, nor lets a later commit bring it back', () => {
+    const { store } = openStore();
+    store.commit(typicalUnit('thr_a', 1));
+    expect(store.projections.get('runs', RUN)?.status).toBe('running');
+    // The row is staged, then the reused event id fails the transaction.
+    const refused = statusUnit(1, 'failed');
+    refused.events![0]!.eventId = 'evt_thr_a_1' as EventId;
+    expect(() => store.commit(refused)).toThrow(/UNIQUE/);
+    expect(store.projections.get('runs', RUN)?.status).toBe('running');
+    store.commit(typicalUnit('thr_b', 1));
+    expect(store.projections.get('runs', RUN)?.status).toBe('running');
+  });
+
+  it('applies a group in order: a row written then deleted is gone', () => {
+    const { store } = openStore();
+    store.commit(typicalUnit('thr_a', 1));
+    expect(store.projections.get('runs', RUN)).not.toBeNull();
+    store.commitMany([statusUnit(2, 'completed'), { projections: [{ projection: 'runs', op: 'delete', id: RUN }] }]);
+    expect(store.projections.get('runs', RUN)).toBeNull();
+  });
+
+  it('a group retried unit by unit keeps the rows of the units that committed', () => {
+    const { store } = openStore();
+    store.commit(typicalUnit('thr_a', 1));
+    const refused = statusUnit(3, 'failed');
+    refused.events![0]!.eventId = 'evt_thr_a_1' as EventId;
+    const results = store.commitIsolated([
+      validate(statusUnit(2, 'completed')),
+      validate(typicalUnit('thr_b', 1)),
+      validate(refused),
+    ]);
+    expect(results.map((r) => r.ok)).toEqual([true, true, false]);
+    expect(store.projections.get('runs', RUN)?.status).toBe('completed');
+    expect(store.projections.get('runs', 'run_thr_b_1')?.status).toBe('running');
+  });
+
+  it('hands out frozen rows: a reader cannot change what the next one reads', () => {
+    const { store } = openStore();
+    store.commit(typicalUnit('thr_a', 1));
+    const row = store.projections.get('runs', RUN)!;
+    expect(() => {
+      (row as { status: string }).status = 'completed';
+    }).toThrow(TypeError);
+    expect(() => (row.attempts as unknown[]).push('x')).toThrow(TypeError);
+    expect(store.projections.get('runs', RUN)?.status).toBe('running');
+  });
+});
