@@ -12,6 +12,7 @@ import { EntityKind } from '../domain/entities.js';
 import { idOf, ThreadId } from '../domain/ids.js';
 import { timeOrderedIds, systemClock, type Clock, type IdSource } from '../domain/sources.js';
 import { CommitQueue } from '../persistence/commit-queue.js';
+import { CommandsInFlight } from './commands-in-flight.js';
 import type { Store } from '../persistence/store.js';
 import { ProviderRegistry } from '../providers/registry.js';
 import { handleCommand } from './command-handlers.js';
@@ -86,6 +87,7 @@ export class Runtime implements ProviderRuntime {
   private readonly listeners = new Set<(events: DomainEvent[]) => void>();
   private readonly effectListeners = new Set<() => void>();
   private readonly timerListeners = new Set<() => void>();
+  private readonly inFlight = new CommandsInFlight();
 
   constructor(options: RuntimeOptions) {
     this.store = options.store;
@@ -145,6 +147,16 @@ export class Runtime implements ProviderRuntime {
         replayReceipt(existing, { commandType: command.type, threadId: namedThread(command, this.store) }),
         command.commandId,
       );
+    this.inFlight.enter(command.commandId);
+    try {
+      return await this.dispatchUnanswered(command);
+    } finally {
+      this.inFlight.leave(command.commandId);
+    }
+  }
+
+  /** A valid command with no receipt (when its dispatch began) runs. */
+  private async dispatchUnanswered(command: Command): Promise<CommandAck> {
     // Checked before any step: a refused workspace leaves nothing stored, not even a receipt.
     if (command.type === 'thread.create') {
       const refused = await this.checkWorkspace(command.cwd).then(
@@ -164,7 +176,11 @@ export class Runtime implements ProviderRuntime {
     // A fork's workspace is named, and a given one checked, before its step: a refusal stores nothing.
     const named = command.type === 'thread.fork' ? await nameForkWorkspace(command, threadId, this) : { command };
     if ('error' in named) return { ok: false, commandId: command.commandId, error: named.error };
-    const options = { commandId: command.commandId, commandType: command.type };
+    const options = {
+      commandId: command.commandId,
+      commandType: command.type,
+      mayBeAnswered: () => this.inFlight.isContested(command.commandId),
+    };
     const thread = this.thread(threadId);
     // Rollbacks restore files before their step, a merge of files applies them; every other command is a plain step.
     const outcome =

@@ -46,7 +46,7 @@ export class StepExecutor {
   ): Promise<StepOutcome<T>> {
     const { store, queue, ids, clock } = this.deps;
     const host = this.host;
-    if (options.commandId) {
+    if (options.commandId && (options.mayBeAnswered?.() ?? true)) {
       const existing = store.receipts.get(options.commandId);
       if (existing) return replayReceipt<T>(existing, identityOf(options));
     }

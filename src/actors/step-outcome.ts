@@ -13,4 +13,9 @@ export interface StepOptions {
   commandId?: CommandId | null;
   commandType?: string;
   causationId?: EventId | null;
+  /**
+   * Whether the command may have been answered since its dispatcher found no receipt; the
+   * step then looks its receipt up again. Without it, the step always looks.
+   */
+  mayBeAnswered?: () => boolean;
 }

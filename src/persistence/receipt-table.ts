@@ -14,7 +14,7 @@ export class ReceiptTable {
 
   constructor(db: Db) {
     this.insert = db.prepare(
-      'INSERT INTO command_receipts (command_id, command_type, thread_id, ok, sequence, body, at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      'INSERT INTO command_receipts (command_id, command_type, thread_id, ok, sequence, body, at) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (command_id) DO NOTHING',
     );
     this.byId = db.prepare('SELECT body FROM command_receipts WHERE command_id = ?');
   }
@@ -24,12 +24,24 @@ export class ReceiptTable {
     return row ? (JSON.parse(row.body) as Receipt) : null;
   }
 
-  put(receipt: NewReceipt, sequence: number, at: number): Receipt {
+  /**
+   * Stores a command's receipt unless its commandId has one: one statement is both the
+   * duplicate check and the write. False when a receipt was there (it is kept).
+   */
+  add(receipt: NewReceipt, sequence: number, at: number): boolean {
     const form = storedForm(Receipt, stamp(receipt, sequence, at));
     if (!form.ok) throw form.error;
     const stored = form.value;
-    this.insert.run(stored.commandId, stored.commandType, stored.threadId, stored.ok ? 1 : 0, sequence, form.json, at);
-    return stored;
+    const { changes } = this.insert.run(
+      stored.commandId,
+      stored.commandType,
+      stored.threadId,
+      stored.ok ? 1 : 0,
+      sequence,
+      form.json,
+      at,
+    );
+    return changes === 1;
   }
 }
 

@@ -163,11 +163,11 @@ export class Store {
    * that an effect's causation must be in the event log, so effects flush events first.
    */
   private write(unit: ValidUnit, last: number, now: number): CommitResult {
-    if (unit.receipt) {
-      const existing = this.receipts.get(unit.receipt.commandId);
-      if (existing) return { duplicate: true, lastSequence: last, receipt: existing };
-    }
     const at = unit.at ?? now;
+    // The receipt goes in first (with the sequence its unit will end at): its insert is the
+    // duplicate check, and a duplicate's unit writes nothing else.
+    if (unit.receipt && !this.receipts.add(unit.receipt, last + unit.events.length, at))
+      return { duplicate: true, lastSequence: last, receipt: this.receipts.get(unit.receipt.commandId)! };
     const sequence = this.events.append(unit.events, last, at);
     for (const s of unit.snapshots) this.entities.put(s, sequence, at);
     for (const p of unit.projections) this.projections.apply(p, sequence);
@@ -176,7 +176,6 @@ export class Store {
     for (const u of unit.effectUpdates) this.outbox.update(u, at);
     for (const t of unit.timers) this.timers.apply(t, at);
     for (const b of unit.bindings) this.bindings.put(b, sequence);
-    if (unit.receipt) this.receipts.put(unit.receipt, sequence, at);
     return { duplicate: false, lastSequence: sequence, firstSequence: unit.events.length ? last + 1 : null, at };
   }
 }

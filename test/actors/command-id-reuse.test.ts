@@ -92,4 +92,18 @@ describe('a commandId names one command', () => {
     );
     expect(h.store.receipts.get('c_race')).toMatchObject({ commandType: 'thread.stop', threadId: a });
   });
+
+  it('the same send racing itself on one thread: one run, and both get its receipt', async () => {
+    const h = open();
+    const threadId = await h.thread();
+    const send = { commandId: 'c_twice', type: 'thread.message.send', threadId, text: 'once' };
+    // Both pass the dispatcher's lookup; the second waits in the mailbox while the first commits.
+    const [first, second] = await Promise.all([h.runtime.dispatch(send), h.runtime.dispatch(send)]);
+    expect(first).toMatchObject({ ok: true, result: { dispatched: 'started' } });
+    expect(second).toEqual(first);
+    expect(h.store.projections.list('runs', threadId)).toHaveLength(1);
+    expect(h.store.outbox.list({ threadId }).filter((e) => e.kind === 'provider.turn.start')).toHaveLength(1);
+    // Once both are done, the id is no longer in flight: a resend is answered from its receipt.
+    expect(await h.runtime.dispatch(send)).toEqual(first);
+  });
 });
