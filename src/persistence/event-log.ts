@@ -36,6 +36,9 @@ export class EventLog {
   private readonly last: Statement<[], { s: number | null }>;
   private readonly after: Statement<[number, number], EventRow>;
   private readonly threadAfter: Statement<[string, number, number], EventRow>;
+  private committedLast: number | null = null;
+  /** The end of the log as the open transaction leaves it (null: it appended nothing). */
+  private stagedLast: number | null = null;
 
   constructor(db: Db) {
     this.insert = new MultiRowInsert(
@@ -50,8 +53,23 @@ export class EventLog {
     );
   }
 
+  /**
+   * The last committed sequence. Read once from disk, then kept: the log's only writer is
+   * this store, which tells it when a transaction commits.
+   */
   lastSequence(): number {
-    return this.last.get()?.s ?? 0;
+    return (this.committedLast ??= this.last.get()?.s ?? 0);
+  }
+
+  /** The store's transaction committed: its events are now the log's end. */
+  committed(): void {
+    if (this.stagedLast !== null) this.committedLast = this.stagedLast;
+    this.stagedLast = null;
+  }
+
+  /** The store's transaction rolled back: its sequence numbers are free again. */
+  rolledBack(): void {
+    this.stagedLast = null;
   }
 
   /**
@@ -64,6 +82,7 @@ export class EventLog {
       sequence += 1;
       this.insert.row().push(sequence, e.eventId, e.commandId, e.causationId, e.threadId, e.type, e.payloadJson, at);
     }
+    if (events.length) this.stagedLast = sequence;
     return sequence;
   }
 

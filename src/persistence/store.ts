@@ -79,15 +79,17 @@ export class Store {
     this.commitBatch = (count, unitAt) => this.settled(() => many.immediate(count, unitAt));
   }
 
-  /** Runs a transaction and then tells the projections whether what it wrote was committed. */
+  /** Runs a transaction, then tells the log and the projections whether what they wrote was committed. */
   private settled<T>(transaction: () => T): T {
     let result: T;
     try {
       result = transaction();
     } catch (error) {
+      this.events.rolledBack();
       this.projections.rolledBack();
       throw error;
     }
+    this.events.committed();
     this.projections.committed();
     return result;
   }

@@ -5,9 +5,9 @@ import { validateUnit as validate, type CommitUnit } from '../../src/persistence
 import { runView, typicalUnit } from '../support/units.js';
 import { useTempStore } from '../support/store.js';
 
-// Rows of the tables no delta appends to are answered from memory once read or written
-// (issue 12). What `get` answers must stay what is committed: nothing a rolled-back
-// transaction wrote, everything a committed one did, in order.
+// Rows of the tables no delta appends to, and the log's last sequence, are answered from
+// memory once read or written (issue 12). What they answer must stay what is committed:
+// nothing a rolled-back transaction wrote, everything a committed one did, in order.
 
 const openStore = useTempStore();
 const RUN = 'run_thr_a_1' as RunId;
@@ -49,8 +49,14 @@ describe('committed projection rows', () => {
     refused.events![0]!.eventId = 'evt_thr_a_1' as EventId;
     expect(() => store.commit(refused)).toThrow(/UNIQUE/);
     expect(store.projections.get('runs', RUN)?.status).toBe('running');
-    store.commit(typicalUnit('thr_b', 1));
+    expect(store.lastSequence()).toBe(1);
+    // A commit with no events of its own leaves the log's end where it was.
+    const { events: _none, ...eventless } = typicalUnit('thr_c', 1);
+    expect(store.commit(eventless)).toMatchObject({ firstSequence: null, lastSequence: 1 });
+    expect(store.lastSequence()).toBe(1);
+    expect(store.commit(typicalUnit('thr_b', 1))).toMatchObject({ firstSequence: 2, lastSequence: 2 });
     expect(store.projections.get('runs', RUN)?.status).toBe('running');
+    expect(store.lastSequence()).toBe(2);
   });
 
   it('applies a group in order: a row written then deleted is gone', () => {
