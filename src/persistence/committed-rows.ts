@@ -1,54 +1,53 @@
-/** At most this many rows are kept: the rows of the threads at work, with room. */
-const capacity = 4_096;
+/** At most this many rows of one table are kept: the rows of the threads at work, with room. */
+const capacity = 1_024;
 
 /**
- * Projection rows as committed, kept in memory so a step reads its thread's row without a
- * query and a parse (issue 12: the thread row was read from SQLite on every command, about
- * 20 µs of a paced command's step). The store is the only writer of these tables, so it
- * keeps the map true: a row written in a transaction is staged here and applied only once
- * the transaction has committed; a rolled-back one changes nothing.
+ * One projection table's rows as committed, kept in memory once read, so a step reads its
+ * thread's row without a query and a parse (issue 12: the thread row was read from SQLite
+ * on every command, about 20 µs of a paced command's step). The store is the only writer
+ * of these tables, so it keeps the map true: a write to a kept row is staged in its
+ * transaction and applied only once that has committed; a rolled-back one changes nothing.
+ * Rows that are written but never read are not kept: a group commit of many threads' rows
+ * would only churn the map and keep garbage alive.
  *
  * Rows are shared by every reader, so they are frozen, deeply: a reader that changed one in
  * place would change what everyone else reads, and now throws instead.
  */
 export class CommittedRows {
   private readonly rows = new Map<string, unknown>();
-  /** This transaction's writes, in order: the row as stored, or null when it is gone or unknown. */
+  /** This transaction's writes to kept rows, in order: the row as stored, or null when it is gone. */
   private staged: [string, unknown][] = [];
 
-  get(key: string): unknown {
-    return this.rows.get(key);
+  get(id: string): unknown {
+    return this.rows.get(id);
   }
 
   /** A row just read from disk. */
-  remember(key: string, row: unknown): void {
-    this.set(key, row);
+  remember(id: string, row: unknown): void {
+    this.rows.delete(id);
+    this.rows.set(id, deepFreeze(row));
+    if (this.rows.size > capacity) this.rows.delete(this.rows.keys().next().value!);
   }
 
-  /** Inside a transaction: the row as it will be stored, or null to forget it. */
-  stage(key: string, row: unknown): void {
-    this.staged.push([key, row]);
+  /** Inside a transaction: the row as it will be stored, or null when it is deleted. */
+  stage(id: string, row: unknown): void {
+    if (this.rows.has(id)) this.staged.push([id, row]);
   }
 
   /** The transaction committed: its rows are now the truth. */
   committed(): void {
+    if (this.staged.length === 0) return;
     const staged = this.staged;
     this.staged = [];
-    for (const [key, row] of staged) {
-      if (row === null) this.rows.delete(key);
-      else this.set(key, row);
+    for (const [id, row] of staged) {
+      if (row === null) this.rows.delete(id);
+      else this.remember(id, row);
     }
   }
 
   /** The transaction rolled back: nothing it staged happened. */
   rolledBack(): void {
-    this.staged = [];
-  }
-
-  private set(key: string, row: unknown): void {
-    this.rows.delete(key);
-    this.rows.set(key, deepFreeze(row));
-    if (this.rows.size > capacity) this.rows.delete(this.rows.keys().next().value!);
+    if (this.staged.length) this.staged = [];
   }
 }
 

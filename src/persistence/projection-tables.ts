@@ -19,14 +19,14 @@ interface Statements {
   byId: Statement<[string], { id: string; data: string }>;
   byThread: Statement<[string], { id: string; data: string }>;
   all: Statement<[], { id: string; data: string }>;
+  /** The rows kept in memory; none for tables that deltas append to. */
+  committed: CommittedRows | null;
 }
 
 /** The read-model tables (`proj_<name>`), one prepared statement set each. */
 export class ProjectionTables {
   private readonly tables = new Map<string, Statements>();
   private readonly chunks: TextChunks;
-  /** Rows of the tables no delta appends to, as committed (see CommittedRows). */
-  private readonly committedRows = new CommittedRows();
 
   constructor(private readonly db: Db) {
     this.chunks = new TextChunks(db);
@@ -56,6 +56,7 @@ export class ProjectionTables {
         byId: db.prepare(`SELECT id, data FROM ${t} WHERE id = ?`),
         byThread: db.prepare(`SELECT id, data FROM ${t} WHERE thread_id = ? ORDER BY ord, rowid`),
         all: db.prepare(`SELECT id, data FROM ${t} ORDER BY ord, rowid`),
+        committed: appendable.has(name) ? null : new CommittedRows(),
       });
     }
   }
@@ -78,18 +79,18 @@ export class ProjectionTables {
       s.upsert.flush();
       s.remove.run(change.id);
     } else s.upsert.row().push(change.id, change.threadId, change.ord, change.dataJson, sequence);
-    if (appendable.has(change.projection)) this.chunks.drop(change.projection, change.id);
-    else this.committedRows.stage(rowKey(change.projection, change.id), change.op === 'delete' ? null : change.row);
+    if (s.committed) s.committed.stage(change.id, change.op === 'delete' ? null : change.row);
+    else this.chunks.drop(change.projection, change.id);
   }
 
   /** The store's transaction committed: the rows it wrote are what `get` now answers. */
   committed(): void {
-    this.committedRows.committed();
+    for (const s of this.tables.values()) s.committed?.committed();
   }
 
   /** The store's transaction rolled back. */
   rolledBack(): void {
-    this.committedRows.rolledBack();
+    for (const s of this.tables.values()) s.committed?.rolledBack();
   }
 
   /** Writes every table's staged upserts. */
@@ -103,17 +104,13 @@ export class ProjectionTables {
 
   /** One row; rows of the tables no delta appends to come from memory once read or written. */
   get<P extends ProjectionName>(name: P, id: string): ProjectionRow<P> | null {
-    if (appendable.has(name)) {
-      const row = this.statements(name).byId.get(id);
-      return row ? this.parse(name, row) : null;
-    }
-    const key = rowKey(name, id);
-    const kept = this.committedRows.get(key);
+    const s = this.statements(name);
+    const kept = s.committed?.get(id);
     if (kept !== undefined) return kept as ProjectionRow<P>;
-    const row = this.statements(name).byId.get(id);
+    const row = s.byId.get(id);
     if (!row) return null;
     const parsed = this.parse(name, row);
-    this.committedRows.remember(key, parsed);
+    s.committed?.remember(id, parsed);
     return parsed;
   }
 
@@ -146,5 +143,3 @@ export class ProjectionTables {
     return appendable.has(name) ? this.chunks.fold(name, row.id, parsed) : parsed;
   }
 }
-
-const rowKey = (name: string, id: string): string => `${name}\u0000${id}`;

@@ -5,8 +5,8 @@ import { validateUnit as validate, type CommitUnit } from '../../src/persistence
 import { runView, typicalUnit } from '../support/units.js';
 import { useTempStore } from '../support/store.js';
 
-// Rows of the tables no delta appends to, and the log's last sequence, are answered from
-// memory once read or written (issue 12). What they answer must stay what is committed:
+// Rows of the tables no delta appends to are answered from memory once read, and the log's
+// last sequence once known (issue 12). What they answer must stay what is committed:
 // nothing a rolled-back transaction wrote, everything a committed one did, in order.
 
 const openStore = useTempStore();
@@ -70,6 +70,7 @@ describe('committed projection rows', () => {
   it('a group retried unit by unit keeps the rows of the units that committed', () => {
     const { store } = openStore();
     store.commit(typicalUnit('thr_a', 1));
+    expect(store.projections.get('runs', RUN)?.status).toBe('running');
     const refused = statusUnit(3, 'failed');
     refused.events![0]!.eventId = 'evt_thr_a_1' as EventId;
     const results = store.commitIsolated([
