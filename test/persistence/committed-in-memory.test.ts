@@ -3,6 +3,7 @@ import type { EventId, RunId } from '../../src/domain/ids.js';
 import type { RunView } from '../../src/domain/projections.js';
 import { validateUnit as validate, type CommitUnit } from '../../src/persistence/commit-unit.js';
 import { runView, typicalUnit } from '../support/units.js';
+import type { Store } from '../../src/persistence/store.js';
 import { useTempStore } from '../support/store.js';
 
 // Rows of the tables no delta appends to are answered from memory once read, and the log's
@@ -30,6 +31,19 @@ function statusUnit(n: number, status: RunView['status']): CommitUnit {
   };
 }
 
+/** A unit that rewrites run 1's row as failed and fails its transaction (its event id is taken). */
+function refusedUnit(): CommitUnit {
+  const unit = statusUnit(99, 'failed');
+  unit.events![0]!.eventId = 'evt_thr_a_1' as EventId;
+  return unit;
+}
+
+/** Commits run 1 and reads its row, so the store keeps it. */
+function keptRun(store: Store): void {
+  store.commit(typicalUnit('thr_a', 1));
+  expect(store.projections.get('runs', RUN)?.status).toBe('running');
+}
+
 describe('committed projection rows', () => {
   it('answers what the last commit wrote, and a reread from disk agrees', () => {
     const { store, reopen } = openStore();
@@ -42,12 +56,9 @@ describe('committed projection rows', () => {
 
   it('keeps nothing a rolled-back transaction wrote, nor lets a later commit bring it back', () => {
     const { store } = openStore();
-    store.commit(typicalUnit('thr_a', 1));
-    expect(store.projections.get('runs', RUN)?.status).toBe('running');
+    keptRun(store);
     // The row is staged, then the reused event id fails the transaction.
-    const refused = statusUnit(1, 'failed');
-    refused.events![0]!.eventId = 'evt_thr_a_1' as EventId;
-    expect(() => store.commit(refused)).toThrow(/UNIQUE/);
+    expect(() => store.commit(refusedUnit())).toThrow(/UNIQUE/);
     expect(store.projections.get('runs', RUN)?.status).toBe('running');
     expect(store.lastSequence()).toBe(1);
     // A commit with no events of its own leaves the log's end where it was.
@@ -61,22 +72,18 @@ describe('committed projection rows', () => {
 
   it('applies a group in order: a row written then deleted is gone', () => {
     const { store } = openStore();
-    store.commit(typicalUnit('thr_a', 1));
-    expect(store.projections.get('runs', RUN)).not.toBeNull();
+    keptRun(store);
     store.commitMany([statusUnit(2, 'completed'), { projections: [{ projection: 'runs', op: 'delete', id: RUN }] }]);
     expect(store.projections.get('runs', RUN)).toBeNull();
   });
 
   it('a group retried unit by unit keeps the rows of the units that committed', () => {
     const { store } = openStore();
-    store.commit(typicalUnit('thr_a', 1));
-    expect(store.projections.get('runs', RUN)?.status).toBe('running');
-    const refused = statusUnit(3, 'failed');
-    refused.events![0]!.eventId = 'evt_thr_a_1' as EventId;
+    keptRun(store);
     const results = store.commitIsolated([
       validate(statusUnit(2, 'completed')),
       validate(typicalUnit('thr_b', 1)),
-      validate(refused),
+      validate(refusedUnit()),
     ]);
     expect(results.map((r) => r.ok)).toEqual([true, true, false]);
     expect(store.projections.get('runs', RUN)?.status).toBe('completed');
