@@ -102,7 +102,7 @@ export class ProjectionTables {
     for (const s of this.tables.values()) s.upsert.discard();
   }
 
-  /** One row; rows of the tables no delta appends to come from memory once read or written. */
+  /** One row; rows of the tables no delta appends to come from memory once read. */
   get<P extends ProjectionName>(name: P, id: string): ProjectionRow<P> | null {
     const s = this.statements(name);
     const kept = s.committed?.get(id);
