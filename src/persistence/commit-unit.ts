@@ -133,10 +133,14 @@ function validateEvent(event: NewEvent): ValidUnit['events'][number] {
  */
 function toJson(schema: z.ZodType, value: unknown, what: () => string): string {
   const json = jsonForm(schema)(value);
-  if (json !== false) return json;
+  return json !== false ? json : storedOrRefused(schema, value, what).json;
+}
+
+/** A value in its stored form with that form's JSON, or its typed refusal as `what()`. */
+function storedOrRefused(schema: z.ZodType, value: unknown, what: () => string): { value: unknown; json: string } {
   const form = storedForm(schema, value);
   if (!form.ok) throw fromZodError('invalid_payload', what(), form.error);
-  return form.json;
+  return form;
 }
 
 const entityKinds: ReadonlySet<unknown> = new Set(EntityKind.options);
@@ -183,8 +187,7 @@ function validateProjection(change: ProjectionChange): ValidUnit['projections'][
   if (!schema) throw new BatonError('unknown_projection', `unknown projection "${String(change.projection)}"`);
   if (change.op === 'delete') return { projection: change.projection, op: 'delete', id: change.id };
   if (change.op === 'append') return validateAppend(change);
-  const form = storedForm(schema, change.row);
-  if (!form.ok) throw fromZodError('invalid_payload', `${change.projection} row ${change.id}`, form.error);
+  const form = storedOrRefused(schema, change.row, () => `${change.projection} row ${change.id}`);
   return {
     projection: change.projection,
     op: 'upsert',
