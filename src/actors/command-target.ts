@@ -2,11 +2,28 @@ import type { Command } from '../domain/commands.js';
 import type { IdSource } from '../domain/sources.js';
 import type { Store } from '../persistence/store.js';
 
-/** The thread a command acts on: the one it names, or a new one for a new thread. */
-export function threadOf(command: Command, store: Store, ids: IdSource): string | null {
-  const named = namedThread(command, store);
-  if (named !== null) return named;
+/** The thread a command acts on when it names none: a new one for a create or a fork, else none. */
+export function newThreadOf(command: Command, ids: IdSource): string | null {
   return command.type === 'thread.create' || command.type === 'thread.fork' ? ids.next('thread') : null;
+}
+
+/**
+ * True when a command acts outside the store before its step (checks or names a workspace,
+ * restores or applies files, makes a new thread): a resend of it must be answered from its
+ * receipt before any of that. Any other command's resend is caught by its commit.
+ */
+export function actsBeforeItsStep(command: Command): boolean {
+  switch (command.type) {
+    case 'thread.create':
+    case 'thread.fork':
+    case 'rollback.toRun':
+    case 'rollback.node':
+      return true;
+    case 'thread.merge_back':
+      return !!command.files;
+    default:
+      return false;
+  }
 }
 
 /** The thread a command names, directly or through the app id it targets; null if none (or unknown). */

@@ -1,8 +1,9 @@
 /**
- * The commands being dispatched, by commandId. The dispatcher looks a command's receipt up
- * before queueing it; the step looks again only when another command with the same id
- * overlapped it (a client's retry racing the first send), since only that one could have
- * answered it meanwhile. A duplicate that slips past both is still caught by the commit.
+ * The commands being dispatched, by commandId. A command that acts outside the store before
+ * its step has its receipt looked up by the dispatcher; its step looks again only when
+ * another command with the same id overlapped it (a client's retry racing the first send),
+ * since only that one could have answered it meanwhile. Every duplicate, looked up or not,
+ * is caught by the commit.
  */
 export class CommandsInFlight {
   private readonly counts = new Map<string, number>();

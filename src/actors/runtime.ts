@@ -16,7 +16,7 @@ import { CommandsInFlight } from './commands-in-flight.js';
 import type { Store } from '../persistence/store.js';
 import { ProviderRegistry } from '../providers/registry.js';
 import { handleCommand } from './command-handlers.js';
-import { describeTarget, namedThread, threadOf } from './command-target.js';
+import { actsBeforeItsStep, describeTarget, namedThread, newThreadOf } from './command-target.js';
 import { commitRollbackNode, commitRollbackToRun, prepareRollbackNode, prepareRollbackToRun } from './rollback.js';
 import type { CheckpointStore } from '../checkpoints/checkpoint-store.js';
 import type { CapabilitySource } from './policy.js';
@@ -141,22 +141,29 @@ export class Runtime implements ProviderRuntime {
       return { ok: false, commandId, error: error.toInfo() };
     }
     const command = parsed.data;
-    const existing = this.store.receipts.get(command.commandId);
-    if (existing)
-      return ackOf(
-        replayReceipt(existing, { commandType: command.type, threadId: namedThread(command, this.store) }),
-        command.commandId,
-      );
+    const namedThreadId = namedThread(command, this.store);
+    if (actsBeforeItsStep(command)) {
+      const existing = this.store.receipts.get(command.commandId);
+      if (existing)
+        return ackOf(
+          replayReceipt(existing, { commandType: command.type, threadId: namedThreadId }),
+          command.commandId,
+        );
+    }
     this.inFlight.enter(command.commandId);
     try {
-      return await this.dispatchUnanswered(command);
+      return await this.dispatchUnanswered(command, namedThreadId);
     } finally {
       this.inFlight.leave(command.commandId);
     }
   }
 
-  /** A valid command with no receipt (when its dispatch began) runs. */
-  private async dispatchUnanswered(command: Command): Promise<CommandAck> {
+  /**
+   * A valid command runs unless it was answered: looked up before it runs if it acts outside
+   * the store first, otherwise found by its commit (the receipt's insert is the duplicate
+   * check), which then drops what the step computed and answers with the stored receipt.
+   */
+  private async dispatchUnanswered(command: Command, namedThreadId: string | null): Promise<CommandAck> {
     // Checked before any step: a refused workspace leaves nothing stored, not even a receipt.
     if (command.type === 'thread.create') {
       const refused = await this.checkWorkspace(command.cwd).then(
@@ -166,7 +173,7 @@ export class Runtime implements ProviderRuntime {
       if (refused) return { ok: false, commandId: command.commandId, error: refused };
     }
 
-    const threadId = threadOf(command, this.store, this.ids);
+    const threadId = namedThreadId ?? newThreadOf(command, this.ids);
     if (!threadId)
       return {
         ok: false,
@@ -179,6 +186,7 @@ export class Runtime implements ProviderRuntime {
     const options = {
       commandId: command.commandId,
       commandType: command.type,
+      namedThreadId,
       mayBeAnswered: () => this.inFlight.isContested(command.commandId),
     };
     const thread = this.thread(threadId);

@@ -145,8 +145,8 @@ export class StepExecutor {
   }
 }
 
-/** A stored receipt answers only the same type of command (its thread is checked at dispatch). */
+/** A stored receipt answers only the same type of command on the thread it names. */
 const identityOf = (options: StepOptions): CommandIdentity => ({
   commandType: options.commandType ?? 'unknown',
-  threadId: null,
+  threadId: options.namedThreadId ?? null,
 });

@@ -14,6 +14,11 @@ export interface StepOptions {
   commandType?: string;
   causationId?: EventId | null;
   /**
+   * The thread the command names (null: Baton picks one). A stored receipt of its commandId
+   * answers it only if it names the same thread; without it only the type is compared.
+   */
+  namedThreadId?: string | null;
+  /**
    * Whether the command may have been answered since its dispatcher found no receipt; the
    * step then looks its receipt up again. Without it, the step always looks.
    */

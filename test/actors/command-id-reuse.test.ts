@@ -97,7 +97,7 @@ describe('a commandId names one command', () => {
     const h = open();
     const threadId = await h.thread();
     const send = { commandId: 'c_twice', type: 'thread.message.send', threadId, text: 'once' };
-    // Both pass the dispatcher's lookup; the second waits in the mailbox while the first commits.
+    // Neither has a receipt when it arrives; the second waits in the mailbox while the first commits.
     const [first, second] = await Promise.all([h.runtime.dispatch(send), h.runtime.dispatch(send)]);
     expect(first).toMatchObject({ ok: true, result: { dispatched: 'started' } });
     expect(second).toEqual(first);
@@ -105,5 +105,45 @@ describe('a commandId names one command', () => {
     expect(h.store.outbox.list({ threadId }).filter((e) => e.kind === 'provider.turn.start')).toHaveLength(1);
     // Once both are done, the id is no longer in flight: a resend is answered from its receipt.
     expect(await h.runtime.dispatch(send)).toEqual(first);
+  });
+
+  it('a resent command is answered by its commit: the step it ran again is dropped, and the thread goes on from what was stored', async () => {
+    const h = open();
+    const threadId = await h.thread();
+    const title = (text: string, commandId: string) =>
+      h.runtime.dispatch({ commandId, type: 'thread.settings.update', threadId, title: text });
+    const first = await title('first', 'c_first');
+    expect(first).toMatchObject({ ok: true });
+    expect(await title('second', 'c_second')).toMatchObject({ ok: true });
+    const before = facts(h.store);
+    // Resent after the thread moved on: its step runs on today's state, and its commit finds the receipt.
+    expect(await title('first', 'c_first')).toEqual(first);
+    expect(facts(h.store)).toEqual(before);
+    expect(h.store.projections.get('threads', threadId)).toMatchObject({ title: 'second' });
+    // The thread's next command starts from the stored state (title "second"), not the dropped step's.
+    const mode = { commandId: 'c_mode', type: 'thread.settings.update', threadId, interactionMode: 'plan' };
+    expect(await h.runtime.dispatch(mode)).toMatchObject({ ok: true });
+    expect(h.store.projections.get('threads', threadId)).toMatchObject({ title: 'second', interactionMode: 'plan' });
+    const snapshots = (facts(h.store).entities as { snapshot: string }[]).map((e) => e.snapshot).join('\n');
+    expect(snapshots).toContain('"title":"second"');
+    expect(snapshots).not.toContain('"title":"first"');
+  });
+
+  it('a resent command whose step would now be refused still gets its stored answer, and stores nothing', async () => {
+    const h = open();
+    const threadId = await h.thread();
+    const archive = { commandId: 'c_archive', type: 'thread.archive', threadId };
+    const first = await h.runtime.dispatch(archive);
+    expect(first).toMatchObject({ ok: true, result: { status: 'archived' } });
+    const before = facts(h.store);
+    // A second archive is an invalid transition; the resend of the first is not a second archive.
+    expect(await h.runtime.dispatch({ ...archive, commandId: 'c_again' })).toMatchObject({
+      ok: false,
+      error: { code: 'invalid_transition' },
+    });
+    const afterRefusal = facts(h.store);
+    expect(afterRefusal.receipts).toHaveLength(before.receipts.length + 1);
+    expect(await h.runtime.dispatch(archive)).toEqual(first);
+    expect(facts(h.store)).toEqual(afterRefusal);
   });
 });
