@@ -13,6 +13,7 @@ import { idOf, ThreadId } from '../domain/ids.js';
 import { timeOrderedIds, systemClock, type Clock, type IdSource } from '../domain/sources.js';
 import { CommitQueue } from '../persistence/commit-queue.js';
 import { CommandsInFlight } from './commands-in-flight.js';
+import { parseCommand } from './command-parse.js';
 import type { Store } from '../persistence/store.js';
 import { ProviderRegistry } from '../providers/registry.js';
 import { handleCommand } from './command-handlers.js';
@@ -131,7 +132,7 @@ export class Runtime implements ProviderRuntime {
       typeof raw === 'object' && raw !== null && 'commandId' in raw && typeof raw.commandId === 'string'
         ? raw.commandId
         : null;
-    const parsed = Command.safeParse(raw);
+    const parsed = parseCommand(raw);
     if (!parsed.success) {
       const type = typeof raw === 'object' && raw !== null && 'type' in raw ? raw.type : undefined;
       const unknownType = typeof type === 'string' && !Command.options.some((o) => o.shape.type.value === type);

@@ -90,11 +90,20 @@ interface Part {
   mayOmit: boolean;
 }
 
+/**
+ * In what order an object's keys may come: `schema` (zod's output order, so the value itself
+ * is its parsed form) or `any` (the JSON is still written in the schema's order, so it is
+ * still exactly zod's; only the value's own keys may differ from its parsed copy in order).
+ */
+export type KeyOrder = 'schema' | 'any';
+
 /** The generated functions of one top-level schema, with the constants they read. */
 export class WriterProgram {
   private readonly functions: string[] = [];
   private readonly constants: unknown[] = [];
   private readonly parts = new Map<Schema | z.ZodType, Part | null>();
+
+  constructor(private readonly keyOrder: KeyOrder = 'schema') {}
 
   /** Links the generated source into the writer whose entry is `entry`. */
   link(entry: string): (value: unknown) => string | false {
@@ -269,7 +278,18 @@ export class WriterProgram {
     }
     const keyList = this.constant(keys);
     const lines = ['if (!isPlainRecord(v)) return false;'];
-    if (optional.some(Boolean)) {
+    if (this.keyOrder === 'any') {
+      // Every key known, every required one there; the JSON below follows the schema's order.
+      lines.push(
+        'for (const k in v) switch (k) {',
+        ...keys.map((k) => `  case ${literal(k)}:`),
+        '    break;',
+        '  default:',
+        '    return false;',
+        '}',
+        ...keys.filter((_, i) => !optional[i]).map((k) => `if (!(${literal(k)} in v)) return false;`),
+      );
+    } else if (optional.some(Boolean)) {
       const optionalList = this.constant(optional);
       lines.push(
         'let j = 0;',

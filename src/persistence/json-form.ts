@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { WriterProgram } from './json-form-program.js';
+import { WriterProgram, type KeyOrder } from './json-form-program.js';
 
 /**
  * The JSON of a value in its parsed form, made by a writer compiled from a zod schema
@@ -26,15 +26,20 @@ import { WriterProgram } from './json-form-program.js';
  */
 export type JsonForm = (value: unknown) => string | false;
 
-const compiled = new WeakMap<z.ZodType, JsonForm>();
+const compiled = { schema: new WeakMap<z.ZodType, JsonForm>(), any: new WeakMap<z.ZodType, JsonForm>() };
 
-export function jsonForm(schema: z.ZodType): JsonForm {
-  let writer = compiled.get(schema);
+/**
+ * The writer of `schema`. With `keyOrder` `any` an object's keys may come in any order (its
+ * JSON is still zod's, in the schema's order): for checking a value from outside, such as
+ * a command, whose parsed copy would differ from it only in key order.
+ */
+export function jsonForm(schema: z.ZodType, keyOrder: KeyOrder = 'schema'): JsonForm {
+  let writer = compiled[keyOrder].get(schema);
   if (!writer) {
-    const program = new WriterProgram();
+    const program = new WriterProgram(keyOrder);
     const part = program.compile(schema);
     writer = part ? program.link(part.name) : () => false;
-    compiled.set(schema, writer);
+    compiled[keyOrder].set(schema, writer);
   }
   return writer;
 }

@@ -2,13 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import fc from 'fast-check';
 import { jsonForm } from '../../src/persistence/json-form.js';
+import type { KeyOrder } from '../../src/persistence/json-form-program.js';
 import { RunView } from '../../src/domain/projections.js';
 import { eventCatalog } from '../../src/domain/events.js';
 import { runView } from '../support/units.js';
 
 /** The writer's one promise: a string only when zod accepts the value and its parsed copy has exactly that JSON. */
-function expectSound(schema: z.ZodType, value: unknown): string | false {
-  const json = jsonForm(schema)(value);
+function expectSound(schema: z.ZodType, value: unknown, keyOrder: KeyOrder = 'schema'): string | false {
+  const json = jsonForm(schema, keyOrder)(value);
   if (json !== false) {
     const parsed = schema.safeParse(value);
     expect(parsed.success).toBe(true);
@@ -103,10 +104,27 @@ describe('jsonForm', () => {
         ),
         (value) => {
           expectSound(schema, value);
+          expectSound(schema, value, 'any');
+          expectSound(schema, Object.fromEntries(Object.entries(value).reverse()), 'any');
         },
       ),
       { numRuns: 500 },
     );
+  });
+
+  it('with any key order, writes zod’s JSON (in the schema’s order) for keys in any order, and is no looser', () => {
+    const row = runView('thr_a', 1);
+    const reversed = Object.fromEntries(Object.entries(row).reverse());
+    expect(expectSound(RunView, reversed)).toBe(false);
+    expect(expectSound(RunView, reversed, 'any')).toBe(JSON.stringify(row));
+    const { error: _error, ...withoutDefault } = row;
+    for (const value of [
+      { ...reversed, extra: 1 },
+      withoutDefault,
+      { ...reversed, ordinal: 0 },
+      { ...row, model: undefined },
+    ])
+      expect(expectSound(RunView, value, 'any')).toBe(false);
   });
 
   it('never promises more than zod gives through numbers, unions, records and escaped keys', () => {
@@ -154,6 +172,7 @@ describe('jsonForm', () => {
       fc.assert(
         fc.property(values, (value) => {
           expectSound(schema, value);
+          expectSound(schema, value, 'any');
         }),
         { numRuns: 1_000 },
       );
