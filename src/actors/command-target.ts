@@ -28,7 +28,6 @@ export function actsBeforeItsStep(command: Command): boolean {
 
 /** The thread a command names, directly or through the app id it targets; null if none (or unknown). */
 export function namedThread(command: Command, store: Store): string | null {
-  const entityThread = (id: string) => store.entities.get(id)?.threadId ?? null;
   switch (command.type) {
     case 'thread.create':
     case 'thread.fork':
@@ -36,14 +35,19 @@ export function namedThread(command: Command, store: Store): string | null {
     case 'run.interrupt':
     case 'queued-run.cancel':
     case 'queued-message.promote':
-      return entityThread(command.runId);
+      return entityThread(store, command.runId);
     case 'runtime-request.respond':
-      return entityThread(command.requestId);
+      return entityThread(store, command.requestId);
     case 'rollback.node':
-      return entityThread(command.nodeId);
+      return entityThread(store, command.nodeId);
     default:
       return command.threadId;
   }
+}
+
+/** The thread an entity belongs to, or null if Baton has no such entity. */
+function entityThread(store: Store, id: string): string | null {
+  return store.entities.get(id)?.threadId ?? null;
 }
 
 /** The app id a command names, for a not_found message a person can act on. */

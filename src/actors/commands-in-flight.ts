@@ -7,23 +7,28 @@
  */
 export class CommandsInFlight {
   private readonly counts = new Map<string, number>();
-  private readonly contested = new Set<string>();
+  private readonly contestedIds = new Set<string>();
 
   enter(commandId: string): void {
     const count = (this.counts.get(commandId) ?? 0) + 1;
     this.counts.set(commandId, count);
-    if (count > 1) this.contested.add(commandId);
+    if (count > 1) this.contestedIds.add(commandId);
   }
 
   leave(commandId: string): void {
     const count = (this.counts.get(commandId) ?? 1) - 1;
     if (count > 0) return void this.counts.set(commandId, count);
     this.counts.delete(commandId);
-    this.contested.delete(commandId);
+    this.contestedIds.delete(commandId);
   }
 
   /** True when another dispatch with this id has overlapped this one. */
   isContested(commandId: string): boolean {
-    return this.contested.has(commandId);
+    return this.contestedIds.has(commandId);
+  }
+
+  /** `isContested` for one commandId, asked later (a step's `mayBeAnswered`). */
+  contested(commandId: string): () => boolean {
+    return () => this.isContested(commandId);
   }
 }

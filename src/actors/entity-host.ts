@@ -181,14 +181,7 @@ export class EntityHost implements StepContext {
 
   state<K extends HostedKind>(ref: EntityRef<K>): EntityState<K> | null {
     const entity = this.entity(ref);
-    if (!entity) return null;
-    return {
-      context: entity.context(),
-      value: entity.value(),
-      status: entity.status(),
-      hasTag: (tag) => entity.hasTag(tag),
-      can: (event) => entity.can(event),
-    };
+    return entity ? new EntityStateNow(entity) : null;
   }
 
   require<K extends HostedKind>(ref: EntityRef<K>): EntityState<K> {
@@ -340,3 +333,28 @@ export class EntityHost implements StepContext {
 export const timerIdOf = (entityId: string, key: string): TimerId => idOf('timer', `tmr_${entityId}_${key}`);
 
 const typeOf = (event: EventObject): string => event.type;
+
+/**
+ * An entity's state as a step reads it: its context, value and status when it was asked
+ * for, and its tags and accepted events from the entity itself. A class, not an object of
+ * arrow functions: those would be made (and, under tsx, named) on every read.
+ */
+class EntityStateNow<K extends HostedKind> implements EntityState<K> {
+  readonly context: EntityContext<K>;
+  readonly value: EntityState<K>['value'];
+  readonly status: EntityState<K>['status'];
+
+  constructor(private readonly entity: Hosted<K>) {
+    this.context = entity.context();
+    this.value = entity.value();
+    this.status = entity.status();
+  }
+
+  hasTag(tag: string): boolean {
+    return this.entity.hasTag(tag);
+  }
+
+  can(event: EntityEvent<K>): boolean {
+    return this.entity.can(event);
+  }
+}

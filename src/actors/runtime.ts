@@ -17,6 +17,7 @@ import { parseCommand } from './command-parse.js';
 import type { Store } from '../persistence/store.js';
 import { ProviderRegistry } from '../providers/registry.js';
 import { handleCommand } from './command-handlers.js';
+import type { HandlerEnv } from './command-checks.js';
 import { actsBeforeItsStep, describeTarget, namedThread, newThreadOf } from './command-target.js';
 import { commitRollbackNode, commitRollbackToRun, prepareRollbackNode, prepareRollbackToRun } from './rollback.js';
 import type { CheckpointStore } from '../checkpoints/checkpoint-store.js';
@@ -89,6 +90,8 @@ export class Runtime implements ProviderRuntime {
   private readonly effectListeners = new Set<() => void>();
   private readonly timerListeners = new Set<() => void>();
   private readonly inFlight = new CommandsInFlight();
+  /** What command handlers read of the runtime: made once, not per command (see `handlerEnvOf`). */
+  private readonly handlerEnv: HandlerEnv;
 
   constructor(options: RuntimeOptions) {
     this.store = options.store;
@@ -98,6 +101,7 @@ export class Runtime implements ProviderRuntime {
     this.providers = options.providers ?? new ProviderRegistry();
     this.capabilities = options.capabilities ?? ((p, agent) => this.providers.capabilities(p, agent));
     this.defaultProvider = options.defaultProvider ?? 'codex';
+    this.handlerEnv = handlerEnvOf(this.capabilities, this.defaultProvider, this.providers, this.store);
     this.maxLiveThreads = options.maxLiveThreads ?? 2_000;
     this.checkpoints = options.checkpoints ?? null;
     this.requestTtlMs = options.requestTtlMs ?? null;
@@ -188,7 +192,7 @@ export class Runtime implements ProviderRuntime {
       commandId: command.commandId,
       commandType: command.type,
       namedThreadId,
-      mayBeAnswered: () => this.inFlight.isContested(command.commandId),
+      mayBeAnswered: this.inFlight.contested(command.commandId),
     };
     const thread = this.thread(threadId);
     // Rollbacks restore files before their step, a merge of files applies them; every other command is a plain step.
@@ -207,18 +211,7 @@ export class Runtime implements ProviderRuntime {
             )
           : command.type === 'thread.merge_back' && command.files
             ? await mergeBackFiles(thread, command, this, options)
-            : await thread.run(
-                (t) =>
-                  handleCommand(t, named.command, {
-                    capabilities: this.capabilities,
-                    defaultProvider: this.defaultProvider,
-                    providers: this.providers.ids(),
-                    appliedSettings: (p) => this.providers.appliedSettings(p),
-                    agents: (p) => this.providers.agents(p),
-                    store: this.store,
-                  }),
-                options,
-              );
+            : await thread.run((t) => handleCommand(t, named.command, this.handlerEnv), options);
     return ackOf(outcome, command.commandId);
   }
 
@@ -380,4 +373,30 @@ function ackOf(outcome: StepOutcome<Record<string, unknown>>, commandId: string)
   return outcome.ok
     ? { ok: true, commandId, sequence: outcome.lastSequence, result: outcome.result }
     : { ok: false, commandId, error: outcome.error };
+}
+
+/**
+ * The handlers' view of the runtime, made once: the providers are read when a handler asks
+ * (they register after the runtime is made). Methods, not arrow functions made per command.
+ */
+function handlerEnvOf(
+  capabilities: CapabilitySource,
+  defaultProvider: ProviderKind,
+  registry: ProviderRegistry,
+  store: Store,
+): HandlerEnv {
+  return {
+    capabilities,
+    defaultProvider,
+    get providers() {
+      return registry.ids();
+    },
+    appliedSettings(provider) {
+      return registry.appliedSettings(provider);
+    },
+    agents(provider) {
+      return registry.agents(provider);
+    },
+    store,
+  };
 }

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { toErrorInfo } from '../domain/errors.js';
-import type { DomainEvent } from '../domain/events.js';
+import type { DomainEvent, EventType, NewEvent } from '../domain/events.js';
 import type { Clock, IdSource } from '../domain/sources.js';
 import type { CommitQueue } from '../persistence/commit-queue.js';
 import type { Store } from '../persistence/store.js';
@@ -102,13 +102,7 @@ export class StepExecutor {
     step.view.remember();
     host.rest();
     const first = committed.firstSequence ?? committed.lastSequence + 1;
-    const events: DomainEvent[] = step.events.map((e, i) => ({
-      ...e,
-      sequence: first + i,
-      at: committed.at,
-      commandId: e.commandId ?? null,
-      causationId: e.causationId ?? null,
-    }));
+    const events: DomainEvent[] = step.events.map((e, i) => committedEvent(e, first + i, committed.at));
     if (events.length) this.deps.publish(events);
     if (unit.effects?.length) this.deps.effectsQueued();
     if (unit.timers?.length) this.deps.timersChanged();
@@ -150,3 +144,21 @@ const identityOf = (options: StepOptions): CommandIdentity => ({
   commandType: options.commandType ?? 'unknown',
   threadId: options.namedThreadId ?? null,
 });
+
+/**
+ * A new event as committed: its sequence and time added. Field by field, not by spreading
+ * the new event: V8 copies such a spread through its generic path, about 7 µs a step
+ * (measured in-process).
+ */
+function committedEvent<K extends EventType>(e: NewEvent<K>, sequence: number, at: number): DomainEvent<K> {
+  return {
+    sequence,
+    eventId: e.eventId,
+    commandId: e.commandId ?? null,
+    causationId: e.causationId ?? null,
+    threadId: e.threadId,
+    type: e.type,
+    payload: e.payload,
+    at,
+  };
+}
