@@ -9,6 +9,7 @@ import {
 import { z } from 'zod';
 import type { MachineOutput } from '../machines/outputs.js';
 import { isSettled } from '../machines/status-actions.js';
+import { persistedSnapshotOf } from './persisted-snapshot.js';
 
 /**
  * One entity actor as the host uses it: typed by its machine's context and events, so
@@ -117,7 +118,7 @@ class HostedActor<C extends MachineContext, E extends EventObject, I, T extends 
     this.actor.send(event);
   }
   persisted(): unknown {
-    return this.actor.getPersistedSnapshot();
+    return persistedSnapshotOf(this.actor.getSnapshot()) ?? this.actor.getPersistedSnapshot();
   }
   onOutput(listener: (output: MachineOutput) => void): void {
     this.actor.on('*', listener);

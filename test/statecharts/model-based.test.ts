@@ -7,6 +7,8 @@ import { allMachines } from '../../src/machines/index.js';
 import { isSettled } from '../../src/machines/status-actions.js';
 import type { MachineOutput } from '../../src/machines/outputs.js';
 import { tempDir } from '../support/temp.js';
+import { persistedSnapshotOf } from '../../src/actors/persisted-snapshot.js';
+import { plainJson } from '../../src/persistence/plain-json.js';
 import { machineModels, type MachineModel, type StepRecord } from './models.js';
 
 type Path = { steps: { event: { type: string }; state: { value: unknown } }[] };
@@ -57,7 +59,12 @@ describe.each(machineModels)('model-based: $name', (model) => {
           pending = [];
           model.invariant(history);
 
-          store.commit({ snapshots: [{ entityId, kind: model.kind, threadId: 'thr_1', machineId: model.machine.id, machineVersion: version(model), snapshot: live.getPersistedSnapshot() }] });
+          // Baton's own persisted form is XState's, key for key and in its order.
+          const persisted = persistedSnapshotOf(live.getSnapshot());
+          expect(persisted).toEqual(live.getPersistedSnapshot());
+          expect(plainJson(persisted)).toBe(plainJson(live.getPersistedSnapshot()));
+
+          store.commit({ snapshots: [{ entityId, kind: model.kind, threadId: 'thr_1', machineId: model.machine.id, machineVersion: version(model), snapshot: persisted }] });
           const row = store.entities.get(entityId)!;
           const restored = createActor(model.machine, { snapshot: row.snapshot as never }).start();
           expect(restored.getPersistedSnapshot()).toEqual(live.getPersistedSnapshot());
