@@ -8,6 +8,7 @@ import { projectionNames } from '../domain/projections.js';
 import { dispatchCapabilities, type CapabilitySource } from './policy.js';
 import type { EntityContext } from './entity-machines.js';
 import type { StepContext } from './step-context.js';
+import type { ProviderRegistry } from '../providers/registry.js';
 
 /**
  * What the command handlers check before they touch a machine: the thread exists, a new
@@ -140,4 +141,30 @@ export function requireSameDispatch(sup: SupervisorContext, acpAgent: string | u
       `switching thread ${sup.threadId} to ACP agent ${acpAgent} changes how its messages are dispatched (${differ.join(', ')}); that is not built yet in this version of Baton: start a new thread on it`,
       { acpAgent, from: sup.acpAgent ?? null, flags: differ },
     );
+}
+
+/**
+ * The handlers' view of the runtime, made once: the providers are read when a handler asks
+ * (they register after the runtime is made). Methods, not arrow functions made per command.
+ */
+export function handlerEnvOf(
+  capabilities: CapabilitySource,
+  defaultProvider: ProviderKind,
+  registry: ProviderRegistry,
+  store: Store,
+): HandlerEnv {
+  return {
+    capabilities,
+    defaultProvider,
+    get providers() {
+      return registry.ids();
+    },
+    appliedSettings(provider) {
+      return registry.appliedSettings(provider);
+    },
+    agents(provider) {
+      return registry.agents(provider);
+    },
+    store,
+  };
 }

@@ -17,7 +17,7 @@ import { parseCommand } from './command-parse.js';
 import type { Store } from '../persistence/store.js';
 import { ProviderRegistry } from '../providers/registry.js';
 import { handleCommand } from './command-handlers.js';
-import type { HandlerEnv } from './command-checks.js';
+import { handlerEnvOf, type HandlerEnv } from './command-checks.js';
 import { actsBeforeItsStep, describeTarget, namedThread, newThreadOf } from './command-target.js';
 import { commitRollbackNode, commitRollbackToRun, prepareRollbackNode, prepareRollbackToRun } from './rollback.js';
 import type { CheckpointStore } from '../checkpoints/checkpoint-store.js';
@@ -373,30 +373,4 @@ function ackOf(outcome: StepOutcome<Record<string, unknown>>, commandId: string)
   return outcome.ok
     ? { ok: true, commandId, sequence: outcome.lastSequence, result: outcome.result }
     : { ok: false, commandId, error: outcome.error };
-}
-
-/**
- * The handlers' view of the runtime, made once: the providers are read when a handler asks
- * (they register after the runtime is made). Methods, not arrow functions made per command.
- */
-function handlerEnvOf(
-  capabilities: CapabilitySource,
-  defaultProvider: ProviderKind,
-  registry: ProviderRegistry,
-  store: Store,
-): HandlerEnv {
-  return {
-    capabilities,
-    defaultProvider,
-    get providers() {
-      return registry.ids();
-    },
-    appliedSettings(provider) {
-      return registry.appliedSettings(provider);
-    },
-    agents(provider) {
-      return registry.agents(provider);
-    },
-    store,
-  };
 }
