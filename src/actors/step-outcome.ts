@@ -19,8 +19,9 @@ export interface StepOptions {
    */
   namedThreadId?: string | null;
   /**
-   * Whether the command may have been answered since its dispatcher found no receipt; the
-   * step then looks its receipt up again. Without it, the step always looks.
+   * Whether another dispatch of the command may have answered it meanwhile (they
+   * overlapped); the step then looks its receipt up before it runs. Without it, the step
+   * always looks. A resend that is not looked up is still caught by the commit.
    */
   mayBeAnswered?: () => boolean;
 }
