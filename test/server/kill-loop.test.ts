@@ -109,8 +109,15 @@ describe('crash loop', () => {
       if (!threadId) threadId = ok<{ threadId: string }>(await client.command('thread.create', { cwd: ws })).threadId;
       const phase = phases[i % phases.length]!;
       const text = `${phase === 'approval pending' ? '[approve]' : '[hang]'} message ${i}`;
+      // Queued, not `auto`: a run queued by an earlier Baton may have started by now, and an `auto`
+      // message would steer it instead of making a run of its own (one CI run counted 20 runs where
+      // 21 were expected: message 4 had steered run 3, started once run 2's checkpoint was taken).
       const { runId } = ok<{ runId: string }>(
-        await client.command('thread.message.send', { threadId: ThreadId.parse(threadId), text }),
+        await client.command('thread.message.send', {
+          threadId: ThreadId.parse(threadId),
+          text,
+          dispatchMode: 'queue_after_active',
+        }),
       );
       const snapshot = async () =>
         (await client.query({ type: 'snapshot', request: { stream: 'thread', threadId } })).result as {
@@ -136,8 +143,7 @@ describe('crash loop', () => {
     // One more start: the last killed run ends too, and the thread answers.
     const baton = await start(dataDir);
     const client = await BatonClient.connect(baton.url, token);
-    // Queued, not `auto`: the last killed run may still be ending while Baton recovers, and an `auto` message
-    // would steer it (one CI run counted 20 runs where 21 were expected: the message had steered run 20).
+    // Queued, as in the loop: the last killed run may still be ending while Baton recovers.
     const { runId } = ok<{ runId: string }>(
       await client.command('thread.message.send', {
         threadId: ThreadId.parse(threadId),
