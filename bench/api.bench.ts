@@ -8,12 +8,11 @@ import { SequentialIds } from '../src/domain/sources.js';
 import { Store } from '../src/persistence/store.js';
 import { startBaton } from '../src/app/baton-app.js';
 import { tempDir } from '../test/support/temp.js';
-import { collectGarbage, fmt, type BenchSection } from './measure.js';
+import { alternating, fmt, pct, type BenchSection } from './measure.js';
 import { codexRegistry } from '../test/support/providers.js';
 import { apiRig, connect, echoServer, resultOf, type ApiRig } from './api-rig.js';
+import { measurePausePenalty, pausePenaltyNote, pausePenaltyRows } from './pause-penalty.js';
 
-export const pct = (xs: number[], p: number): number =>
-  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
 /** Paces the workload (a fixed send rate); never used to wait for a result. */
 const tick = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -31,29 +30,6 @@ async function atRate(
     await tick(1_000 / perSecond);
   }
   return Promise.all(out);
-}
-
-/**
- * Runs a workload and its baselines in alternating blocks and pools each side's samples:
- * the machine's load drifts (other processes come and go), and alternating puts every
- * side under the same drift instead of giving one the quiet part of the run.
- */
-async function alternating<K extends string>(
-  total: number,
-  blocks: number,
-  sides: Record<K, (from: number, count: number) => Promise<number[]>>,
-): Promise<Record<K, number[]>> {
-  const names = Object.keys(sides) as K[];
-  const out = Object.fromEntries(names.map((k) => [k, [] as number[]])) as Record<K, number[]>;
-  const size = Math.ceil(total / blocks);
-  for (let from = 0; from < total; from += size) {
-    const count = Math.min(size, total - from);
-    for (const name of names) {
-      collectGarbage(); // between blocks, so no side pays for the other's garbage
-      out[name].push(...(await sides[name](from, count)));
-    }
-  }
-  return out;
 }
 
 /** Enough that the p99 is the 20th slowest, not the 10th: one stall then moves it less. */
@@ -267,8 +243,10 @@ export async function benchApi(): Promise<BenchSection> {
   const rig = await apiRig();
   let ack: Awaited<ReturnType<typeof measureCommandAck>>;
   let fan: Awaited<ReturnType<typeof measureFanOut>>;
+  let pause: Awaited<ReturnType<typeof measurePausePenalty>>;
   try {
     ack = await measureCommandAck(rig);
+    pause = await measurePausePenalty(rig, await rig.newThread());
     fan = await measureFanOut(rig);
   } finally {
     await rig.close();
@@ -293,6 +271,7 @@ export async function benchApi(): Promise<BenchSection> {
       `Client and server in one process on loopback. Latency: ${fmt(COMMANDS)} \`thread.settings.update\` commands (each validated, run in its thread's mailbox and committed before the ack) at ${COMMAND_RATE}/s, beside a bare Socket.IO echo of the same payload at the same rate.`,
       `Each figure and its baseline run in ${BLOCKS} alternating blocks whose samples are pooled, so both sides share the machine's load as it drifts.`,
       `Fan-out: ${DELTAS} provider deltas at ${DELTA_RATE}/s into one thread (its run started, the model silent) watched by ${SUBSCRIBERS} subscribed clients; lag from ingest to each client's listener, beside a bare \`io.emit\` to ${SUBSCRIBERS} other connected clients at the same rate.`,
+      pausePenaltyNote,
       'Cold start: a data dir holding 10,000 threads; from starting Baton (store, runtime, recovery scan, Codex provider, offline model, server) to the first command acked, beside a bare Socket.IO server start and first echo.',
     ],
     rows: [
@@ -329,6 +308,7 @@ export async function benchApi(): Promise<BenchSection> {
         target: 'info',
         verdict: 'info',
       },
+      ...pausePenaltyRows(pause),
       {
         metric: `fan-out to ${SUBSCRIBERS} subscribers, delivery lag p99`,
         value: `${fmt(pct(lags, 99), 1)} ms`,

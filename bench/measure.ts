@@ -42,6 +42,33 @@ export function bestOfInterleaved<K extends string>(rounds: number, sides: Recor
   return best;
 }
 
+/** The `p`th percentile of `xs` (nearest rank). */
+export const pct = (xs: number[], p: number): number =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
+
+/**
+ * Runs a workload and its baselines in alternating blocks and pools each side's samples:
+ * the machine's load drifts (other processes come and go), and alternating puts every
+ * side under the same drift instead of giving one the quiet part of the run.
+ */
+export async function alternating<K extends string>(
+  total: number,
+  blocks: number,
+  sides: Record<K, (from: number, count: number) => Promise<number[]>>,
+): Promise<Record<K, number[]>> {
+  const names = Object.keys(sides) as K[];
+  const out = Object.fromEntries(names.map((k) => [k, [] as number[]])) as Record<K, number[]>;
+  const size = Math.ceil(total / blocks);
+  for (let from = 0; from < total; from += size) {
+    const count = Math.min(size, total - from);
+    for (const name of names) {
+      collectGarbage(); // between blocks, so no side pays for the other's garbage
+      out[name].push(...(await sides[name](from, count)));
+    }
+  }
+  return out;
+}
+
 export function machineDescription(): string {
   const cpu = cpus()[0]?.model ?? 'unknown cpu';
   return `${cpus().length} × ${cpu}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, ${process.platform}/${process.arch}`;
