@@ -109,9 +109,9 @@ describe('crash loop', () => {
       if (!threadId) threadId = ok<{ threadId: string }>(await client.command('thread.create', { cwd: ws })).threadId;
       const phase = phases[i % phases.length]!;
       const text = `${phase === 'approval pending' ? '[approve]' : '[hang]'} message ${i}`;
-      // Queued, not `auto`: a run queued by an earlier Baton may have started by now, and an `auto`
-      // message would steer it instead of making a run of its own (one CI run counted 20 runs where
-      // 21 were expected: message 4 had steered run 3, started once run 2's checkpoint was taken).
+      // Queued, not `auto`: a run queued by an earlier Baton starts once the run before it has its
+      // checkpoint, and an `auto` message sent after that steers it instead of making a run of its
+      // own (one CI run counted 20 runs where 21 were expected, every acked run stored).
       const { runId } = ok<{ runId: string }>(
         await client.command('thread.message.send', {
           threadId: ThreadId.parse(threadId),
