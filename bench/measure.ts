@@ -31,15 +31,18 @@ export function bestOf(rounds: number, run: () => number): number {
 }
 
 /**
- * The best of `rounds` runs of each side, the sides taking turns round by round: a figure
- * and its baseline then see the same drift of the machine's load, instead of one side
- * getting a quiet minute and the other a busy one.
+ * Every round's result of each side, the sides taking turns round by round: a figure and
+ * its baseline then see the same drift of the machine's load, instead of one side getting
+ * a quiet minute and the other a busy one.
  */
-export function bestOfInterleaved<K extends string>(rounds: number, sides: Record<K, () => number>): Record<K, number> {
+export function interleavedRounds<K extends string>(
+  rounds: number,
+  sides: Record<K, () => number>,
+): Record<K, number[]> {
   const names = Object.keys(sides) as K[];
-  const best = Object.fromEntries(names.map((k) => [k, 0])) as Record<K, number>;
-  for (let r = 0; r < rounds; r++) for (const k of names) best[k] = Math.max(best[k], sides[k]());
-  return best;
+  const runs = Object.fromEntries(names.map((k) => [k, [] as number[]])) as Record<K, number[]>;
+  for (let r = 0; r < rounds; r++) for (const k of names) runs[k].push(sides[k]());
+  return runs;
 }
 
 /** The `p`th percentile of `xs` (nearest rank). */

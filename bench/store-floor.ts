@@ -21,9 +21,15 @@ function typicalJson(): { event: string; snapshot: string; row: string } {
  * a typical unit's, byte for byte), made inside SQLite by one INSERT ... SELECT per table and transaction. No JavaScript per row,
  * no binding, no validation. Whatever the real commit path costs beyond this is ours.
  * Unit i belongs to thread `i % threads`, so 64 threads dirty as many index pages per
- * commit as 64 thread actors do.
+ * commit as 64 thread actors do. Given `batchMs`, each transaction's time is pushed to it.
  */
-export function sqliteFloor(path: string, units: number, perTransaction: number, threads: number): number {
+export function sqliteFloor(
+  path: string,
+  units: number,
+  perTransaction: number,
+  threads: number,
+  batchMs?: number[],
+): number {
   const store = Store.open(path);
   try {
     const db = store.db;
@@ -48,7 +54,11 @@ export function sqliteFloor(path: string, units: number, perTransaction: number,
     });
     collectGarbage();
     const start = process.hrtime.bigint();
-    for (let from = 1; from <= units; from += perTransaction) commit.immediate(from);
+    for (let from = 1; from <= units; from += perTransaction) {
+      const before = batchMs && performance.now();
+      commit.immediate(from);
+      if (batchMs) batchMs.push(performance.now() - before!);
+    }
     return units / (Number(process.hrtime.bigint() - start) / 1e9);
   } finally {
     store.close();
