@@ -3,6 +3,7 @@ import { runView, typicalUnit } from '../test/support/units.js';
 import { validateUnit } from '../src/persistence/commit-unit.js';
 import { timeOrderedIds } from '../src/domain/sources.js';
 import { collectGarbage } from './measure.js';
+import { discardStore } from './discard-store.js';
 
 /**
  * The three JSON values of a typical unit as the store writes them, from a unit built as
@@ -61,7 +62,7 @@ export function sqliteFloor(
     }
     return units / (Number(process.hrtime.bigint() - start) / 1e9);
   } finally {
-    store.close();
+    discardStore(store);
   }
 }
 
@@ -143,6 +144,6 @@ export function bindingFloor(path: string, units: number, perTransaction: number
     for (let from = 0; from < values.length; from += perChunks) commit.immediate(from);
     return units / (Number(process.hrtime.bigint() - start) / 1e9);
   } finally {
-    store.close();
+    discardStore(store);
   }
 }
