@@ -4,6 +4,7 @@ import type { ProviderEffectKind } from '../../domain/effects.js';
 import type { Provider } from '../provider.js';
 import { AcpNegotiations } from './acp-negotiations.js';
 import { ThreadAdapters } from '../thread-adapters.js';
+import { AdapterProvider } from '../adapter-provider.js';
 import { AcpThreadAdapter, type AcpAdapterOptions } from './acp-adapter.js';
 import { acpBaseCapabilities } from './acp-capabilities.js';
 import { createAcpNormalizer } from './acp-normalizer.js';
@@ -39,8 +40,9 @@ const providerEffects: ProviderEffectKind[] = [
 ];
 
 /** Any ACP agent as a provider of the runtime: one adapter per app thread, started on demand. */
-export class AcpProvider {
-  private readonly adapters: ThreadAdapters<AcpThreadAdapter>;
+export class AcpProvider extends AdapterProvider<AcpThreadAdapter> {
+  protected readonly adapters: ThreadAdapters<AcpThreadAdapter>;
+  protected readonly effects = providerEffects;
   /** Each agent's declaration, from the last `initialize` one of its processes answered (kept across restarts). */
   private readonly negotiations: AcpNegotiations;
 
@@ -48,6 +50,7 @@ export class AcpProvider {
     runtime: ProviderRuntime,
     private readonly options: AcpProviderOptions,
   ) {
+    super();
     const host = runtime.providerHost('acp');
     const negotiations = new AcpNegotiations(options.dataDir);
     this.negotiations = negotiations;
@@ -78,25 +81,5 @@ export class AcpProvider {
    */
   capabilitiesFor(agent: string): ProviderCapabilities {
     return this.negotiations.declarationOf(agent) ?? acpBaseCapabilities;
-  }
-
-  /** The adapter of an app thread (a test may name it by a plain string: it is parsed here). */
-  adapter(threadId: string): AcpThreadAdapter {
-    return this.adapters.get(threadId);
-  }
-
-  /** The effect handlers, for the EffectWorker (a replacement provider thread's first prompt is reseeded). */
-  handlers(): Provider['handlers'] {
-    return this.adapters.handlers(providerEffects);
-  }
-
-  /** Releases sessions of threads with no active run. Returns how many were stopped. */
-  reapIdle(): number {
-    return this.adapters.reapIdle();
-  }
-
-  /** Shutdown: stops every agent process (and terminal) and reports nothing more; resolves once they are gone. */
-  stopAll(signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
-    return this.adapters.stopAll(signal);
   }
 }

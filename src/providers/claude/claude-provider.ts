@@ -2,6 +2,7 @@ import type { ProviderRuntime } from '../../actors/provider-host.js';
 import type { ProviderEffectKind } from '../../domain/effects.js';
 import type { Provider } from '../provider.js';
 import { ThreadAdapters } from '../thread-adapters.js';
+import { AdapterProvider } from '../adapter-provider.js';
 import { ClaudeThreadAdapter, type ClaudeAdapterOptions } from './claude-adapter.js';
 import { claudeCapabilities } from './claude-capabilities.js';
 import { createClaudeNormalizer } from './claude-normalizer.js';
@@ -32,10 +33,12 @@ const providerEffects: ProviderEffectKind[] = [
  * The real Claude agent (through the Agent SDK) as a provider of the runtime: one adapter
  * per app thread, started on demand, and the outbox effects it carries out.
  */
-export class ClaudeProvider {
-  private readonly adapters: ThreadAdapters<ClaudeThreadAdapter>;
+export class ClaudeProvider extends AdapterProvider<ClaudeThreadAdapter> {
+  protected readonly adapters: ThreadAdapters<ClaudeThreadAdapter>;
+  protected readonly effects = providerEffects;
 
   constructor(runtime: ProviderRuntime, options: ClaudeProviderOptions) {
+    super();
     const host = runtime.providerHost('claude');
     this.adapters = new ThreadAdapters({
       make: (threadId) => new ClaudeThreadAdapter(threadId, { ...options, host }),
@@ -49,25 +52,5 @@ export class ClaudeProvider {
   /** Claude as the registry knows it: its id, its adapter's declaration, the effects it carries out and its normalizer. */
   provider(): Provider {
     return claudeProvider(this.handlers());
-  }
-
-  /** The adapter of an app thread (a test may name it by a plain string: it is parsed here). */
-  adapter(threadId: string): ClaudeThreadAdapter {
-    return this.adapters.get(threadId);
-  }
-
-  /** The effect handlers, for the EffectWorker. */
-  handlers(): Provider['handlers'] {
-    return this.adapters.handlers(providerEffects);
-  }
-
-  /** Releases sessions of threads with no active run. Returns how many were stopped. */
-  reapIdle(): number {
-    return this.adapters.reapIdle();
-  }
-
-  /** Shutdown: stops every agent process and reports nothing more; resolves once they are gone. */
-  stopAll(signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
-    return this.adapters.stopAll(signal);
   }
 }

@@ -3,6 +3,7 @@ import type { ProviderEffectKind } from '../../domain/effects.js';
 import type { LineChannel } from '../transport/line-channel.js';
 import type { Provider } from '../provider.js';
 import { ThreadAdapters } from '../thread-adapters.js';
+import { AdapterProvider } from '../adapter-provider.js';
 import { codexCapabilities } from './codex-capabilities.js';
 import { CodexThreadAdapter, type CodexHost } from './codex-adapter.js';
 import { createCodexNormalizer } from './codex-normalizer.js';
@@ -43,10 +44,12 @@ const providerEffects: ProviderEffectKind[] = [
  * the outbox effects it carries out, and the reaper that releases idle sessions through
  * the same path as a crash (the next effect starts a session and resumes the thread).
  */
-export class CodexProvider {
-  private readonly adapters: ThreadAdapters<CodexThreadAdapter>;
+export class CodexProvider extends AdapterProvider<CodexThreadAdapter> {
+  protected readonly adapters: ThreadAdapters<CodexThreadAdapter>;
+  protected readonly effects = providerEffects;
 
   constructor(runtime: ProviderRuntime, options: CodexProviderOptions) {
+    super();
     const port = runtime.providerHost('codex');
     const host: CodexHost = {
       ids: port.ids,
@@ -89,25 +92,5 @@ export class CodexProvider {
   /** Codex as the registry knows it: its id, its adapter's declaration, the effects it carries out and its normalizer. */
   provider(): Provider {
     return codexProvider(this.handlers());
-  }
-
-  /** The adapter of an app thread (a test or the CLI may name it by a plain string: it is parsed here). */
-  adapter(threadId: string): CodexThreadAdapter {
-    return this.adapters.get(threadId);
-  }
-
-  /** The effect handlers, for the EffectWorker. */
-  handlers(): Provider['handlers'] {
-    return this.adapters.handlers(providerEffects);
-  }
-
-  /** Releases sessions of threads with no active run. Returns how many were stopped. */
-  reapIdle(): number {
-    return this.adapters.reapIdle();
-  }
-
-  /** Shutdown: stops every Codex process and reports nothing more. */
-  stopAll(signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
-    return this.adapters.stopAll(signal);
   }
 }
