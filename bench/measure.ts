@@ -45,6 +45,8 @@ export function interleavedRounds<K extends string>(
   return runs;
 }
 
+export const sum = (xs: readonly number[]): number => xs.reduce((a, b) => a + b, 0);
+
 /** The `p`th percentile of `xs` (nearest rank). */
 export const pct = (xs: number[], p: number): number =>
   [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;

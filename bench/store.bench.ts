@@ -7,7 +7,7 @@ import { tempDir } from '../test/support/temp.js';
 import { timeOrderedIds } from '../src/domain/sources.js';
 import { validateUnit, type CommitUnit } from '../src/persistence/commit-unit.js';
 import { bindingFloor, sqliteFloor } from './store-floor.js';
-import { checkpointShare, sum } from './wal-checkpoint-share.js';
+import { checkpointShare } from './wal-checkpoint-share.js';
 import { discardStore } from './discard-store.js';
 import {
   bestOf,
@@ -16,6 +16,7 @@ import {
   interleavedRounds,
   opsPerSecond,
   pct,
+  sum,
   type BenchRow,
   type BenchSection,
 } from './measure.js';
@@ -161,7 +162,7 @@ export async function benchStore(): Promise<BenchSection> {
     return {
       title: 'Durable store (issue 2)',
       notes: [
-        `Each figure is the best of ${rounds} rounds of ${fmt(N)} operations on a real SQLite file (WAL, synchronous=NORMAL, foreign keys on). Each round deletes its files when it ends, so no later round's WAL checkpoint waits on the kernel writing back a round that is over (before, the checkpoint batch of Baton's rounds took 121-175 ms against the floor's 99-117 ms; now both take the same).`,
+        `Each figure is the best of ${rounds} rounds of ${fmt(N)} operations on a real SQLite file (WAL, synchronous=NORMAL, foreign keys on). Each round deletes its files when it ends, so no later round's WAL checkpoint waits on the kernel writing back a round that is over.`,
         'Baseline: one-row INSERT of the same JSON payload into a one-column table, one autocommit transaction per row.',
         `Typical unit: validated as the production commit path does (each part checked against its zod schema by a writer compiled from it, zod itself when unsure), then one transaction with 1 event + 1 entity snapshot + 1 projection row, written as multi-row inserts. Group commit: ${fmt(batch)} typical units per transaction; the group commit rows and their two floors are the best of ${groupRounds} rounds each, taken in turns, each timed after its inputs are made and a full collection (so none pays for garbage its setup or another side left).`,
         'Ids come from the production id source (ULIDs, time-ordered), made in the order the units are submitted.',

@@ -1,4 +1,4 @@
-import { pct } from './measure.js';
+import { pct, sum } from './measure.js';
 
 /**
  * What SQLite's own WAL checkpoint weighs in a group-commit round. `Store.open` leaves
@@ -27,5 +27,3 @@ export function checkpointShare(typical: number[][], floor: number[][], unitsPer
     ratioWithout: (bestRateWithout(typical) / bestRateWithout(floor)) * 100,
   };
 }
-
-export const sum = (xs: readonly number[]): number => xs.reduce((a, b) => a + b, 0);
