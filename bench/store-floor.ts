@@ -1,4 +1,8 @@
 import { Store } from '../src/persistence/store.js';
+import { maxRows, multiRowSql } from '../src/persistence/multi-row-insert.js';
+import { eventRow } from '../src/persistence/event-log.js';
+import { entityRow } from '../src/persistence/entity-table.js';
+import { projectionRow } from '../src/persistence/projection-tables.js';
 import { runView, typicalUnit } from '../test/support/units.js';
 import { validateUnit } from '../src/persistence/commit-unit.js';
 import { timeOrderedIds } from '../src/domain/sources.js';
@@ -69,7 +73,7 @@ export function sqliteFloor(
 /**
  * The most a JavaScript commit path can reach through better-sqlite3: the same three rows
  * per unit, their values made beforehand (flat strings, no validation, no staging), bound
- * by the multi-row INSERT statements the store uses, 128 rows per statement. What the
+ * by the multi-row INSERT statements the store uses, `maxRows` (128) rows per statement. What the
  * store costs beyond this is validation and staging; what this costs beyond `sqliteFloor`
  * is carrying each value from JavaScript into SQLite.
  */
@@ -77,27 +81,10 @@ export function bindingFloor(path: string, units: number, perTransaction: number
   const store = Store.open(path);
   try {
     const db = store.db;
-    const rows = 128;
-    const statement = (head: string, width: number, tail = '') =>
-      db.prepare(
-        `${head} VALUES ${Array.from({ length: rows }, () => `(${Array.from({ length: width }, () => '?').join(', ')})`).join(', ')} ${tail}`,
-      );
-    const events = statement(
-      'INSERT INTO events (sequence, event_id, command_id, causation_id, thread_id, type, payload, at)',
-      8,
-    );
-    const entities = statement(
-      'INSERT INTO entities (entity_id, kind, thread_id, machine_id, machine_version, snapshot, last_sequence, updated_at)',
-      8,
-      `ON CONFLICT (entity_id) DO UPDATE SET machine_id = excluded.machine_id, machine_version = excluded.machine_version,
-        snapshot = excluded.snapshot, last_sequence = excluded.last_sequence, updated_at = excluded.updated_at
-      WHERE entities.kind = excluded.kind AND entities.thread_id IS excluded.thread_id`,
-    );
-    const projections = statement(
-      'INSERT INTO proj_runs (id, thread_id, ord, data, sequence)',
-      5,
-      'ON CONFLICT (id) DO UPDATE SET thread_id = excluded.thread_id, ord = excluded.ord, data = excluded.data, sequence = excluded.sequence',
-    );
+    const rows = maxRows;
+    const events = db.prepare(multiRowSql(eventRow, rows));
+    const entities = db.prepare(multiRowSql(entityRow, rows));
+    const projections = db.prepare(multiRowSql(projectionRow('runs'), rows));
     const thread = 'thr_floor';
     const values = Array.from({ length: units / rows }, (_, chunk) => {
       const e: unknown[] = [];

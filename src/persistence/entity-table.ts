@@ -3,7 +3,7 @@ import type { EntityKind } from '../domain/entities.js';
 import { BatonError } from '../domain/errors.js';
 import type { Db } from './database.js';
 import type { ValidUnit } from './commit-unit.js';
-import { MultiRowInsert } from './multi-row-insert.js';
+import { MultiRowInsert, type RowShape } from './multi-row-insert.js';
 
 /** One persisted actor: its machine, the machine's version and its XState snapshot. */
 export interface EntityRecord {
@@ -39,6 +39,20 @@ const toRecord = (r: EntityRow): EntityRecord => ({
   updatedAt: r.updated_at,
 });
 
+/**
+ * An entity's row, in the order `put` stages its values. An entity's kind and thread never
+ * change: a row is only ever updated by its own entity, and one of another kind or thread
+ * under the same id is left as it was (the WHERE), which the table refuses as a conflict.
+ */
+export const entityRow: RowShape = {
+  head: 'INSERT INTO entities (entity_id, kind, thread_id, machine_id, machine_version, snapshot, last_sequence, updated_at)',
+  width: 8,
+  tail: `ON CONFLICT (entity_id) DO UPDATE SET machine_id = excluded.machine_id,
+    machine_version = excluded.machine_version, snapshot = excluded.snapshot, last_sequence = excluded.last_sequence,
+    updated_at = excluded.updated_at
+  WHERE entities.kind = excluded.kind AND entities.thread_id IS excluded.thread_id`,
+};
+
 /** Entity snapshot rows: each actor is its own row, never one giant tree snapshot. */
 export class EntityTable {
   private readonly upsert: MultiRowInsert;
@@ -46,17 +60,7 @@ export class EntityTable {
   private readonly countAll: Statement<[], { n: number }>;
 
   constructor(db: Db) {
-    // An entity's kind and thread never change: a row is only ever updated by its own entity.
-    this.upsert = new MultiRowInsert(
-      db,
-      'INSERT INTO entities (entity_id, kind, thread_id, machine_id, machine_version, snapshot, last_sequence, updated_at)',
-      8,
-      `ON CONFLICT (entity_id) DO UPDATE SET machine_id = excluded.machine_id,
-        machine_version = excluded.machine_version, snapshot = excluded.snapshot, last_sequence = excluded.last_sequence,
-        updated_at = excluded.updated_at
-      WHERE entities.kind = excluded.kind AND entities.thread_id IS excluded.thread_id`,
-      (values, changes) => this.refuseSkipped(values, changes),
-    );
+    this.upsert = new MultiRowInsert(db, entityRow, (values, changes) => this.refuseSkipped(values, changes));
     this.byId = db.prepare('SELECT * FROM entities WHERE entity_id = ?');
     this.countAll = db.prepare('SELECT count(*) AS n FROM entities');
   }

@@ -2,7 +2,7 @@ import type { Statement } from 'better-sqlite3';
 import type { DomainEvent } from '../domain/events.js';
 import type { Db } from './database.js';
 import type { ValidUnit } from './commit-unit.js';
-import { MultiRowInsert } from './multi-row-insert.js';
+import { MultiRowInsert, type RowShape } from './multi-row-insert.js';
 
 interface EventRow {
   sequence: number;
@@ -27,6 +27,12 @@ const toEvent = (row: EventRow): DomainEvent =>
     at: row.at,
   }) as DomainEvent;
 
+/** An event's row, in the order `append` stages its values. */
+export const eventRow: RowShape = {
+  head: 'INSERT INTO events (sequence, event_id, command_id, causation_id, thread_id, type, payload, at)',
+  width: 8,
+};
+
 /**
  * The append-only log with one global sequence. The writer assigns `last + 1` inside the
  * write transaction, so the sequence is gap-free: a rolled-back unit leaves no number used.
@@ -41,11 +47,7 @@ export class EventLog {
   private stagedLast: number | null = null;
 
   constructor(db: Db) {
-    this.insert = new MultiRowInsert(
-      db,
-      'INSERT INTO events (sequence, event_id, command_id, causation_id, thread_id, type, payload, at)',
-      8,
-    );
+    this.insert = new MultiRowInsert(db, eventRow);
     this.last = db.prepare('SELECT max(sequence) AS s FROM events');
     this.after = db.prepare('SELECT * FROM events WHERE sequence > ? ORDER BY sequence LIMIT ?');
     this.threadAfter = db.prepare(

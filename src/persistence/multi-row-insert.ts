@@ -2,13 +2,29 @@ import type { Statement } from 'better-sqlite3';
 import type { Db } from './database.js';
 
 /** The most rows one statement carries: 128 rows of 8 columns stay far below SQLite's variable limit. */
-const maxRows = 128;
+export const maxRows = 128;
 
 /**
  * Called after each statement with the values it wrote (`width` per row) and SQLite's count
  * of rows changed; throws to refuse the write (the caller's transaction then rolls back).
  */
 export type WrittenCheck = (values: readonly unknown[], changes: number) => void;
+
+/** One table's rows as the store writes them: the INSERT's head, columns per row and tail. */
+export interface RowShape {
+  /** `INSERT INTO t (a, b, ...)` */
+  head: string;
+  /** The number of columns per row. */
+  width: number;
+  /** What follows the values (an `ON CONFLICT` clause), if anything. */
+  tail?: string;
+}
+
+/** The INSERT of `rows` rows of `shape` in one statement. */
+export function multiRowSql(shape: RowShape, rows: number): string {
+  const row = `(${Array.from({ length: shape.width }, () => '?').join(', ')})`;
+  return `${shape.head} VALUES ${Array.from({ length: rows }, () => row).join(', ')} ${shape.tail ?? ''}`;
+}
 
 /**
  * One INSERT written as `VALUES (...),(...),...` for many rows at once (issue 12): a group
@@ -24,22 +40,17 @@ export type WrittenCheck = (values: readonly unknown[], changes: number) => void
 export class MultiRowInsert {
   private readonly statements = new Map<number, Statement>();
   private current: unknown[] = [];
+  private readonly width: number;
   private readonly chunkLength: number;
 
-  /**
-   * @param head `INSERT INTO t (a, b, ...)`
-   * @param width the number of columns per row
-   * @param tail what follows the values (an `ON CONFLICT` clause), or ''
-   * @param check run after each statement, e.g. to refuse an upsert its WHERE skipped
-   */
+  /** @param check run after each statement, e.g. to refuse an upsert its WHERE skipped */
   constructor(
     private readonly db: Db,
-    private readonly head: string,
-    private readonly width: number,
-    private readonly tail = '',
+    private readonly shape: RowShape,
     private readonly check?: WrittenCheck,
   ) {
-    this.chunkLength = maxRows * width;
+    this.width = shape.width;
+    this.chunkLength = maxRows * shape.width;
   }
 
   /** Where the next row's `width` values go: the caller pushes them, in column order. */
@@ -84,8 +95,7 @@ export class MultiRowInsert {
   private statement(rows: number): Statement {
     let s = this.statements.get(rows);
     if (!s) {
-      const row = `(${Array.from({ length: this.width }, () => '?').join(', ')})`;
-      s = this.db.prepare(`${this.head} VALUES ${Array.from({ length: rows }, () => row).join(', ')} ${this.tail}`);
+      s = this.db.prepare(multiRowSql(this.shape, rows));
       this.statements.set(rows, s);
     }
     return s;

@@ -8,7 +8,7 @@ import {
 import type { Db } from './database.js';
 import type { ValidUnit } from './commit-unit.js';
 import { TextChunks } from './text-chunks.js';
-import { MultiRowInsert } from './multi-row-insert.js';
+import { MultiRowInsert, type RowShape } from './multi-row-insert.js';
 import { CommittedRows } from './committed-rows.js';
 
 const appendable: ReadonlySet<string> = new Set(appendableProjections);
@@ -23,6 +23,19 @@ interface Statements {
   committed: CommittedRows | null;
 }
 
+/**
+ * A projection row, in the order `apply` stages its values. An update sets only data and
+ * sequence: naming thread_id or ord in the SET would rewrite the thread index's page even
+ * when they are unchanged, one more WAL frame per updated row. A row that does change
+ * thread or order is skipped by the WHERE, so fewer rows change than were written, and the
+ * table writes it again by a statement that moves it.
+ */
+export const projectionRow = (name: ProjectionName): RowShape => ({
+  head: `INSERT INTO proj_${name} (id, thread_id, ord, data, sequence)`,
+  width: 5,
+  tail: 'ON CONFLICT (id) DO UPDATE SET data = excluded.data, sequence = excluded.sequence WHERE thread_id IS excluded.thread_id AND ord = excluded.ord',
+});
+
 /** The read-model tables (`proj_<name>`), one prepared statement set each. */
 export class ProjectionTables {
   private readonly tables = new Map<string, Statements>();
@@ -32,26 +45,17 @@ export class ProjectionTables {
     this.chunks = new TextChunks(db);
     for (const name of projectionNames) {
       const t = `proj_${name}`;
-      const head = `INSERT INTO ${t} (id, thread_id, ord, data, sequence)`;
+      const shape = projectionRow(name);
       // One row's upsert that may also move it to another thread or order.
       const move = db.prepare(
-        `${head} VALUES (?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET thread_id = excluded.thread_id, ord = excluded.ord, data = excluded.data, sequence = excluded.sequence`,
+        `${shape.head} VALUES (?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET thread_id = excluded.thread_id, ord = excluded.ord, data = excluded.data, sequence = excluded.sequence`,
       );
       this.tables.set(name, {
-        // An update sets only data and sequence: naming thread_id or ord in the SET would
-        // rewrite the thread index's page even when they are unchanged, one more WAL frame
-        // per updated row. A row that does change thread or order is skipped by the WHERE,
-        // so fewer rows change than were written, and the chunk is written again by `move`.
-        upsert: new MultiRowInsert(
-          db,
-          head,
-          5,
-          'ON CONFLICT (id) DO UPDATE SET data = excluded.data, sequence = excluded.sequence WHERE thread_id IS excluded.thread_id AND ord = excluded.ord',
-          (values, changes) => {
-            if (changes === values.length / 5) return;
-            for (let i = 0; i < values.length; i += 5) move.run(values.slice(i, i + 5));
-          },
-        ),
+        // Fewer rows changed than written: the skipped ones move (see `projectionRow`).
+        upsert: new MultiRowInsert(db, shape, (values, changes) => {
+          if (changes === values.length / 5) return;
+          for (let i = 0; i < values.length; i += 5) move.run(values.slice(i, i + 5));
+        }),
         remove: db.prepare(`DELETE FROM ${t} WHERE id = ?`),
         byId: db.prepare(`SELECT id, data FROM ${t} WHERE id = ?`),
         byThread: db.prepare(`SELECT id, data FROM ${t} WHERE thread_id = ? ORDER BY ord, rowid`),
