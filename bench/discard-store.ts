@@ -9,5 +9,10 @@ import type { Store } from '../src/persistence/store.js';
 export function discardStore(store: Store): void {
   const path = store.db.name;
   store.close();
+  discardFiles(path);
+}
+
+/** Deletes a closed SQLite database's files: the database, its WAL and its shared memory. */
+export function discardFiles(path: string): void {
   for (const suffix of ['', '-wal', '-shm']) rmSync(`${path}${suffix}`, { force: true });
 }
