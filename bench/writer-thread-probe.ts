@@ -19,6 +19,10 @@ import type { FlatBatch, WorkerReply } from './writer-thread-worker.js';
  * units, two groups in flight at most, so validation overlaps SQLite's work on the other
  * core. Beside it, in turns, the store's serial group commit (`Store.commitMany`, as the
  * store bench runs it) and the SQLite floor. Prints; writes no file.
+ *
+ * The probe's producer runs ahead of its commits. The runtime's do not: a thread's step
+ * awaits its own commit before the thread's next step, so while a group is written every
+ * thread with work waits on it, and there is no next group to validate meanwhile.
  */
 const batch = 1_000;
 const batches = 40;
