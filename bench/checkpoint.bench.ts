@@ -66,7 +66,7 @@ export async function benchCheckpoints(): Promise<BenchSection> {
       title: 'Checkpoints (issue 4)',
       notes: [
         `A workspace of ${fmt(FILES)} small files in 100 folders; each round changes ${CHANGED} files. Median of ${ROUNDS} rounds (3 for restore).`,
-        'Capture: size scan of changed files, `git add -A`, `write-tree`, `commit-tree`, `update-ref` and a numstat diff against the previous checkpoint, in the shadow repository.',
+        'Capture, in the shadow repository: a scan of untracked files for any over the size limit (`ls-files --others`), then `git add -A`, `write-tree` and a numstat diff against the previous checkpoint in one shell, and the tree kept by a ref written as a file.',
         'Baseline: `git add -A && git write-tree` in an ordinary repository holding the same tree, same machine, same run.',
       ],
       rows: [
