@@ -76,6 +76,11 @@ async function writerThread(): Promise<number> {
   let inFlight = 0;
   let wake = (): void => undefined;
   const replies: WorkerReply[] = [];
+  // A probe, not a service: a failed worker ends the run instead of leaving it waiting.
+  worker.on('error', (error) => {
+    console.error('the writer thread failed:', error);
+    process.exit(1);
+  });
   worker.on('message', (reply: WorkerReply) => {
     replies.push(reply);
     if (reply !== 'closed') inFlight--;
