@@ -1,7 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import type { Statement } from 'better-sqlite3';
 import { openDatabase } from '../src/persistence/database.js';
-import { maxRows, multiRowSql, type RowShape } from '../src/persistence/multi-row-insert.js';
+import { MultiRowInsert, type RowShape } from '../src/persistence/multi-row-insert.js';
 import { eventRow } from '../src/persistence/event-log.js';
 import { entityRow } from '../src/persistence/entity-table.js';
 import { projectionRow } from '../src/persistence/projection-tables.js';
@@ -18,28 +17,28 @@ export type WorkerReply = { committed: number } | 'closed';
 
 /**
  * The writer thread of the probe (`writer-thread-probe.ts`): binds the batches it is sent
- * by the store's own multi-row INSERT statements and commits each in one transaction.
+ * through the store's own multi-row inserts and commits each in one transaction.
  */
 const db = openDatabase((workerData as { path: string }).path);
-const statements = new Map<string, Statement>();
+/** A table of the store: its multi-row insert and the number of values in each of its rows. */
+const table = (shape: RowShape) => ({ rows: new MultiRowInsert(db, shape), width: shape.width });
+const events = table(eventRow);
+const entities = table(entityRow);
+const projections = table(projectionRow('runs'));
 
-function insert(shape: RowShape, values: unknown[]): void {
-  for (let from = 0; from < values.length;) {
-    let rows = maxRows;
-    while (rows * shape.width > values.length - from) rows >>= 1;
-    const sql = multiRowSql(shape, rows);
-    let statement = statements.get(sql);
-    if (!statement) statements.set(sql, (statement = db.prepare(sql)));
-    statement.run(...values.slice(from, from + rows * shape.width));
-    from += rows * shape.width;
+/** Stages a table's flat values row by row, as the store's tables do, and writes them. */
+function insert({ rows, width }: ReturnType<typeof table>, values: unknown[]): void {
+  for (let i = 0; i < values.length; i += width) {
+    const row = rows.row();
+    for (let c = i; c < i + width; c++) row.push(values[c]);
   }
+  rows.flush();
 }
 
-const runs = projectionRow('runs');
 const commit = db.transaction((batch: FlatBatch) => {
-  insert(eventRow, batch.events);
-  insert(entityRow, batch.entities);
-  insert(runs, batch.projections);
+  insert(events, batch.events);
+  insert(entities, batch.entities);
+  insert(projections, batch.projections);
 });
 
 const port = parentPort!;

@@ -40,7 +40,6 @@ export function multiRowSql(shape: RowShape, rows: number): string {
 export class MultiRowInsert {
   private readonly statements = new Map<number, Statement>();
   private current: unknown[] = [];
-  private readonly width: number;
   private readonly chunkLength: number;
 
   /** @param check run after each statement, e.g. to refuse an upsert its WHERE skipped */
@@ -49,7 +48,6 @@ export class MultiRowInsert {
     private readonly shape: RowShape,
     private readonly check?: WrittenCheck,
   ) {
-    this.width = shape.width;
     this.chunkLength = maxRows * shape.width;
   }
 
@@ -69,11 +67,12 @@ export class MultiRowInsert {
     this.current = [];
     // The partial chunk goes in power-of-two parts, so few statements are ever prepared.
     let from = 0;
-    let left = last.length / this.width;
+    const { width } = this.shape;
+    let left = last.length / width;
     while (left > 0) {
       let n = maxRows;
       while (n > left) n >>= 1;
-      const to = from + n * this.width;
+      const to = from + n * width;
       this.write(n, from === 0 && to === last.length ? last : last.slice(from, to));
       from = to;
       left -= n;
