@@ -57,7 +57,7 @@ for (const type of commandTypes) {
 lines.push(
   '## Subscriptions',
   '',
-  'Emit `subscribe` with `{ stream, ...params, afterSequence? }`. The ack is `{ ok: true, subscriptionId, snapshot, snapshotSequence }`; then `stream` messages `{ subscriptionId, sequence, event }` arrive for every committed event of that stream with `sequence > snapshotSequence`, in order, each once. With `afterSequence` the snapshot is `null` and the events after that sequence are sent first: a client that reconnects misses nothing. `unsubscribe` takes the subscriptionId. A subscriber that falls too far behind is disconnected (never the runtime slowed); it resubscribes with `afterSequence`.',
+  'Emit `subscribe` with `{ stream, ...params, afterSequence? }`. The ack is `{ ok: true, subscriptionId, snapshot, snapshotSequence }`; then `stream` messages `{ subscriptionId, sequence, event }` arrive for every committed event of that stream with `sequence > snapshotSequence`, in order, each once. With `afterSequence` the snapshot is `null` and the events after that sequence are sent first: a client that reconnects misses nothing. They are read from the event log a page at a time (the streams of one thread by that thread alone), with the server serving everyone else between pages and each page written once the client has read the last, so resuming from far back stalls no one; live events follow the last page. `unsubscribe` takes the subscriptionId. A subscriber that falls too far behind is disconnected (never the runtime slowed); it resubscribes with `afterSequence`.',
   '',
   '| stream | params | snapshot | events |',
   '|---|---|---|---|',

@@ -20,6 +20,7 @@ import { originPolicy } from './origin-policy.js';
 import { StreamRequest } from '../domain/stream-request.js';
 import { encodeSubscriptionId, frameCache, type StreamFrame } from './stream-frame.js';
 import { streamMatches, streamSnapshot } from './streams.js';
+import { catchUp } from './catch-up.js';
 
 export interface BatonServerOptions {
   runtime: Runtime;
@@ -44,6 +45,8 @@ interface Subscription {
   req: StreamRequest;
   /** The sequence of the last event this subscription has seen: nothing at or below it is sent again. */
   lastDelivered: number;
+  /** While its missed events are read from the log (`catchUp`), the fan-out passes it by. */
+  catchingUp: boolean;
 }
 
 const Query = z.discriminatedUnion('type', [
@@ -76,11 +79,14 @@ export class BatonServer {
   private nextSubscription = 0;
   private readonly fanOut = new AckFirst<DomainEvent>((events) => this.publish(events));
   private stopEvents: (() => void) | null = null;
+  /** A client with this many packets waiting to be written is cut off (it can resubscribe). */
+  private readonly maxBufferedPackets: number;
   /** Replaced once the port is known (it may be 0 until then). */
   private originAllowed: (origin: string | undefined) => boolean;
 
   constructor(private readonly options: BatonServerOptions) {
     this.originAllowed = originPolicy(options.allowedOrigins ?? [], options);
+    this.maxBufferedPackets = options.maxBufferedPackets ?? 10_000;
     const routes = originChecked(options.routes ?? {}, (origin) => this.originAllowed(origin));
     this.http = createServer((req, res) =>
       answerHttp(
@@ -250,23 +256,41 @@ export class BatonServer {
   ): { response: unknown; catchUp: () => void } {
     const store = this.options.runtime.store;
     const id = `sub_${++this.nextSubscription}`;
+    const resumed = req.afterSequence !== undefined;
     const snapshotSequence = req.afterSequence ?? store.lastSequence();
-    const snapshot = req.afterSequence === undefined ? streamSnapshot(store, req) : null;
-    const sub: Subscription = { id, encodedId: encodeSubscriptionId(id), req, lastDelivered: snapshotSequence };
-    subs.set(id, sub);
-    // Missed events follow the ack at once, in the same synchronous stretch, so no live
-    // event can overtake them (one socket keeps its packets in order).
-    const catchUp = () => {
-      if (req.afterSequence === undefined) return;
-      for (
-        let batch = store.events.readAfter(sub.lastDelivered, 1_000);
-        batch.length;
-        batch = store.events.readAfter(sub.lastDelivered, 1_000)
-      ) {
-        this.deliver(socket, sub, batch, frameCache(socket.nsp.name));
-      }
+    const snapshot = resumed ? null : streamSnapshot(store, req);
+    const sub: Subscription = {
+      id,
+      encodedId: encodeSubscriptionId(id),
+      req,
+      lastDelivered: snapshotSequence,
+      catchingUp: resumed,
     };
-    return { response: { ok: true, subscriptionId: id, snapshot, snapshotSequence }, catchUp };
+    subs.set(id, sub);
+    // The first page of missed events follows the ack at once; live events wait for the last.
+    const start = () =>
+      catchUp(
+        store.events,
+        {
+          req,
+          get lastDelivered() {
+            return sub.lastDelivered;
+          },
+          deliver: (events) => this.deliver(socket, sub, events, frameCache(socket.nsp.name)),
+          active: () => socket.connected && subs.get(id) === sub,
+          buffered: () => socket.conn['writeBuffer'].length,
+          onDrain: (next) => socket.conn.once('drain', next),
+          live: (sequence) => {
+            sub.lastDelivered = Math.max(sub.lastDelivered, sequence);
+            sub.catchingUp = false;
+          },
+        },
+        this.maxBufferedPackets,
+      );
+    return {
+      response: { ok: true, subscriptionId: id, snapshot, snapshotSequence },
+      catchUp: resumed ? start : () => {},
+    };
   }
 
   private query(q: Exclude<z.infer<typeof Query>, CheckpointDiffQuery>): unknown {
@@ -296,7 +320,7 @@ export class BatonServer {
     const held = this.fanOut.pending;
     if (!subs?.size || held.length === 0) return;
     const frameOf = frameCache(socket.nsp.name);
-    for (const sub of subs.values()) this.deliver(socket, sub, held, frameOf);
+    for (const sub of subs.values()) if (!sub.catchingUp) this.deliver(socket, sub, held, frameOf);
   }
 
   /**
@@ -306,7 +330,7 @@ export class BatonServer {
    */
   private publish(events: DomainEvent[]): void {
     const frameOf = frameCache(this.io.sockets.name);
-    const limit = this.options.maxBufferedPackets ?? 10_000;
+    const limit = this.maxBufferedPackets;
     for (const [socket, subs] of this.subscriptions) {
       if (subs.size === 0) continue;
       // Packets the engine holds because the client is not reading (engine.io keeps no public count).
@@ -319,7 +343,7 @@ export class BatonServer {
         socket.disconnect(true);
         continue;
       }
-      for (const sub of subs.values()) this.deliver(socket, sub, events, frameOf);
+      for (const sub of subs.values()) if (!sub.catchingUp) this.deliver(socket, sub, events, frameOf);
     }
   }
 

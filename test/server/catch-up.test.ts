@@ -1,0 +1,174 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { io, type Socket } from 'socket.io-client';
+import { pino } from 'pino';
+import { BatonServer } from '../../src/server/server.js';
+import { streamMatches } from '../../src/server/streams.js';
+import type { StreamRequest } from '../../src/domain/stream-request.js';
+import type { Store } from '../../src/persistence/store.js';
+import { useRuntime, type Harness } from '../support/runtime.js';
+import { typicalUnit } from '../support/units.js';
+
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+const token = 'catch-up-token-0123456789';
+
+function connect(url: string): Promise<Socket> {
+  return new Promise((resolve, reject) => {
+    const s = io(url, { transports: ['websocket'], reconnection: false, auth: { token } });
+    cleanups.push(() => void s.close());
+    s.once('connect', () => resolve(s));
+    s.once('connect_error', reject);
+  });
+}
+
+/** Baton's server over the harness's runtime, on a free loopback port. */
+async function serve(h: Harness, maxBufferedPackets?: number): Promise<string> {
+  const server = new BatonServer({
+    runtime: h.runtime,
+    host: '127.0.0.1',
+    port: 0,
+    token,
+    logger: pino({ level: 'silent' }),
+    ...(maxBufferedPackets ? { maxBufferedPackets } : {}),
+  });
+  const { port } = await server.listen();
+  cleanups.push(() => server.close());
+  return `http://127.0.0.1:${port}`;
+}
+
+/** `count` events of a thread no one watches, committed straight to the log (run status changes: the threads stream carries them). */
+function fill(store: Store, count: number): void {
+  for (let from = 0; from < count; from += 1_000)
+    store.commitMany(
+      Array.from({ length: Math.min(1_000, count - from) }, (_, i) => ({
+        events: typicalUnit('thr_filler', from + i + 1).events,
+      })),
+    );
+}
+
+/** The sequences in the log after `after` that `req`'s stream carries. */
+const expected = (store: Store, req: StreamRequest, after: number) =>
+  store.events
+    .readAfter(after, 1_000_000)
+    .filter((e) => streamMatches(req, e))
+    .map((e) => e.sequence);
+
+interface Seen {
+  sequences: number[];
+  /** Resolves once the socket has been sent `sequence`, or rejects after `ms`. */
+  reached(sequence: number, ms?: number): Promise<void>;
+}
+
+function collect(s: Socket): Seen {
+  const sequences: number[] = [];
+  let wake = () => undefined as void;
+  s.on('stream', (m: { sequence: number }) => {
+    sequences.push(m.sequence);
+    wake();
+  });
+  return {
+    sequences,
+    reached: (sequence, ms = 30_000) =>
+      new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`sequence ${sequence} not delivered in ${ms} ms`)), ms);
+        wake = () => {
+          if ((sequences.at(-1) ?? 0) < sequence) return;
+          clearTimeout(timer);
+          resolve();
+        };
+        wake();
+      }),
+  };
+}
+
+describe('a subscription resumed from far back', () => {
+  const harness = useRuntime();
+
+  it('gets every missed event once and in order, then live ones, and the server answers meanwhile', async () => {
+    const h = harness();
+    const threadId = await h.thread();
+    fill(h.store, 10_000);
+    // A server that cuts off a client with more than 32 packets waiting: the catch-up must
+    // pace itself under that.
+    const reader = await connect(await serve(h, 32));
+    const seen = collect(reader);
+    const req: StreamRequest = { stream: 'threads', afterSequence: 0 };
+    const gone = new Promise<string>((resolve) => reader.once('disconnect', (reason) => resolve(reason)));
+
+    // A command sent on the same socket right behind the subscription: one socket keeps its
+    // packets in order, so its ack shows where the server answered it. A catch-up done in
+    // one pass would send all 10,000 events first.
+    const [subscribed, ack] = await Promise.all([
+      reader.emitWithAck('subscribe', req),
+      reader
+        .emitWithAck('command', {
+          commandId: 'cmd_during_catch_up',
+          type: 'thread.settings.update',
+          threadId,
+          title: 'written during the catch-up',
+        })
+        .then((ack: unknown) => ({ ack, seenBefore: seen.sequences.length })),
+    ]);
+    expect(subscribed).toMatchObject({ ok: true, snapshotSequence: 0 });
+    expect(ack.ack).toMatchObject({ ok: true });
+    expect(ack.seenBefore).toBeLessThan(10_000);
+
+    // The command's event came through the catch-up (the log), once, in its place.
+    const all = expected(h.store, req, 0);
+    await Promise.race([seen.reached(all.at(-1)!), gone.then((reason) => Promise.reject(new Error(reason)))]);
+    expect(seen.sequences).toEqual(all);
+
+    // Caught up, it is live: the next event comes from the fan-out, once.
+    await h.command({ type: 'thread.settings.update', threadId, title: 'after the catch-up' });
+    const next = expected(h.store, req, all.at(-1)!);
+    expect(next).toHaveLength(1);
+    await seen.reached(next[0]!);
+    expect(seen.sequences).toEqual([...all, ...next]);
+    expect(reader.connected).toBe(true);
+  });
+
+  it("a thread's stream carries that thread's events only, however many others the log holds", async () => {
+    const h = harness();
+    const threadId = await h.thread();
+    await h.command({ type: 'thread.settings.update', threadId, title: 'before' });
+    fill(h.store, 5_000);
+    await h.command({ type: 'thread.settings.update', threadId, title: 'after' });
+    const reader = await connect(await serve(h));
+    const seen = collect(reader);
+    const req = { stream: 'thread', threadId, afterSequence: 0 } as StreamRequest;
+    expect(await reader.emitWithAck('subscribe', req)).toMatchObject({ ok: true });
+    const mine = expected(h.store, req, 0);
+    expect(mine.length).toBeGreaterThan(2);
+    expect(mine.length).toBeLessThan(20);
+    await seen.reached(mine.at(-1)!);
+    expect(seen.sequences).toEqual(mine);
+  });
+
+  it('stops when the client unsubscribes midway, and sends nothing after', async () => {
+    const h = harness();
+    const threadId = await h.thread();
+    fill(h.store, 10_000);
+    const reader = await connect(await serve(h));
+    const seen = collect(reader);
+    const { subscriptionId } = (await reader.emitWithAck('subscribe', { stream: 'threads', afterSequence: 0 })) as {
+      subscriptionId: string;
+    };
+    expect(await reader.emitWithAck('unsubscribe', subscriptionId)).toEqual({ ok: true });
+    const atUnsubscribe = seen.sequences.length;
+    expect(atUnsubscribe).toBeLessThan(10_000);
+    // An event the stream would carry, and a round trip behind it on the same socket: nothing more arrived.
+    await reader.emitWithAck('command', {
+      commandId: 'cmd_after_unsubscribe',
+      type: 'thread.settings.update',
+      threadId,
+      title: 'after',
+    });
+    expect(await reader.emitWithAck('query', { type: 'receipt', commandId: 'cmd_after_unsubscribe' })).toMatchObject({
+      ok: true,
+    });
+    expect(seen.sequences).toHaveLength(atUnsubscribe);
+  });
+});
