@@ -76,6 +76,58 @@ function edgesOf(machine: AnyStateMachine): Edge[] {
   });
 }
 
+/**
+ * A guard as JSON: a named one as xstate writes it (`"name"` or `{ type, params }`); `and`,
+ * `or` and `not`, which are functions JSON drops, as `{ type: "xstate.and", guards }`.
+ */
+export function guardJson(guard: unknown): unknown {
+  if (typeof guard !== 'function') return guard;
+  const g = guard as { name?: string; guards?: unknown[]; guard?: unknown };
+  if (g.guards) return { type: g.name === 'or' ? 'xstate.or' : 'xstate.and', guards: g.guards.map(guardJson) };
+  if (g.name === 'not') return { type: 'xstate.not', guards: [guardJson(g.guard)] };
+  return { type: g.name || 'guard' };
+}
+
+interface JsonTransition {
+  guard?: unknown;
+}
+
+interface JsonNode {
+  on: Record<string, JsonTransition[]>;
+  transitions: JsonTransition[];
+  always?: unknown[];
+  states: Record<string, JsonNode>;
+}
+
+/**
+ * The machine's definition as JSON: xstate's `toJSON()` with what it leaves out put back.
+ * It drops eventless transitions (so `run-attempt`'s `ended` read as a dead end) and
+ * composite guards (so a guarded transition read as unguarded); here each state lists its
+ * `always` transitions, and every guard is written (`guardJson`).
+ */
+export function toJson(machine: AnyStateMachine): unknown {
+  const json = machine.toJSON() as unknown as JsonNode;
+  const withGuard = (t: JsonTransition) => {
+    if (t.guard !== undefined) t.guard = guardJson(t.guard);
+  };
+  const patch = (node: AnyStateNode, out: JsonNode): void => {
+    for (const transitions of Object.values(out.on)) transitions.forEach(withGuard);
+    out.transitions.forEach(withGuard);
+    if (node.always?.length)
+      out.always = node.always.map((t) => ({
+        target: (t.target ?? []).map((target) => `#${target.id}`),
+        ...(t.guard ? { guard: guardJson(t.guard) } : {}),
+        actions: t.actions,
+        source: `#${node.id}`,
+        reenter: t.reenter,
+        eventType: '',
+      }));
+    for (const [key, child] of Object.entries(node.states)) patch(child, out.states[key]!);
+  };
+  patch(machine.root, json);
+  return json;
+}
+
 const esc = (s: string) => s.replace(/"/g, "'").replace(/:/g, '∶');
 
 export function toMermaid(machine: AnyStateMachine): string {

@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { Graphviz } from '@hpcc-js/wasm-graphviz';
 import { allMachines } from '../src/machines/index.js';
-import { toDot, toMermaid, unlabelledTransitions } from './statechart-export.js';
+import { toDot, toJson, toMermaid, unlabelledTransitions } from './statechart-export.js';
 
 /**
  * `npm run statecharts` writes, per machine, a Mermaid diagram (collected in
@@ -18,14 +18,14 @@ const readme = [
   '# Statecharts',
   '',
   'Generated from `src/machines/` by `npm run statecharts`; do not edit. `npm run statecharts:check` (run in CI) fails when these are stale.',
-  'Each machine also has an SVG (rendered offline with Graphviz) and its JSON definition beside this file.',
+  'Each machine also has an SVG (rendered offline with Graphviz) and its JSON definition beside this file: xstate\'s `toJSON()` with each state\'s eventless (`always`) transitions and every composite guard (`{ "type": "xstate.and", "guards": [...] }`) written in, which it leaves out.',
   '',
 ];
 for (const { name, machine, version, summary } of allMachines) {
   const mermaid = toMermaid(machine);
   files.set(`${name}.mmd`, mermaid);
   files.set(`${name}.svg`, graphviz.dot(toDot(machine)));
-  files.set(`${name}.json`, `${JSON.stringify(machine.toJSON(), null, 2)}\n`);
+  files.set(`${name}.json`, `${JSON.stringify(toJson(machine), null, 2)}\n`);
   readme.push(
     `## ${name} (v${version})`,
     '',

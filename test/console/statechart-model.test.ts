@@ -67,7 +67,7 @@ describe('the console draws the exported charts', () => {
     expect(chartOfKind('checkpoint')).toBeNull();
   });
 
-  it('labels the guards the JSON export drops: composite guards and eventless transitions', () => {
+  it('labels composite guards and eventless transitions', () => {
     const supervisor = chart('thread-supervisor');
     const send = supervisor.transitions.filter((t) => t.source === 'active.busy' && t.eventType === 'SEND');
     expect(send.map((t) => t.guard)).toContain('modeIs(steer_active|auto) ∧ targetsActiveRun ∧ canSteerNatively');

@@ -5,10 +5,9 @@ import { timersOf, type DurableTimer } from './timers.js';
 /**
  * A machine as a reviewer reads it: its states by path, and every transition with its
  * event, guard, actions and timer in words. Built from the machine definition itself,
- * as `npm run statecharts` builds statecharts/: the machine's `toJSON()` (the .json
- * there) drops eventless (`always`) transitions and composite guards (`and(...)`), so
- * this walks the state nodes as the export does (test/console/statechart-model.test.ts
- * checks every edge against the exported .mmd).
+ * bundled into the page, walking the state nodes as `npm run statecharts` does when it
+ * writes statecharts/ (test/console/statechart-model.test.ts checks every edge against
+ * the exported .mmd).
  */
 
 export type StateType = 'atomic' | 'compound' | 'parallel' | 'final' | 'history';
