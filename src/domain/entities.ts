@@ -284,6 +284,10 @@ export const Question = z.object({
   header: z.string(),
   question: z.string(),
   options: z.array(z.object({ label: z.string(), description: z.string() })).nullable(),
+  /** Whether an answer of one's own is taken besides the options (absent: the agent did not say). */
+  isOther: z.boolean().optional(),
+  /** The agent asks that the answer be kept out of sight (a password): the console masks it. */
+  isSecret: z.boolean().optional(),
 });
 export type Question = z.infer<typeof Question>;
 

@@ -60,6 +60,9 @@ export function ApprovalCard({ item }: { item: TurnItemView }) {
   );
 }
 
+/** An answer box's masking: a password box for a question the agent asked to keep out of sight. */
+const masked = (q: { isSecret?: boolean }) => (q.isSecret ? { type: 'password' as const } : {});
+
 /** Structured questions the agent asks (options to pick, or free text), answered in place. */
 export function QuestionsCard({ item, artifact }: { item: TurnItemView; artifact: PlanArtifact | undefined }) {
   const { client } = useConsole();
@@ -102,23 +105,29 @@ export function QuestionsCard({ item, artifact }: { item: TurnItemView; artifact
                   </span>
                 </label>
               ))}
-              {/* An answer of one's own: Codex offers one (its questions' isOther), Claude too (Other). */}
-              <input
-                class="other-answer"
-                aria-label={`Another answer: ${q.question}`}
-                placeholder="Or type another answer"
-                value={q.options.some((o) => o.label === answers[q.id]) ? '' : (answers[q.id] ?? '')}
-                onInput={(e) => setAnswers({ ...answers, [q.id]: e.currentTarget.value })}
-              />
+              {/* An answer of one's own, unless the agent said it takes none (Codex and Claude always take one). */}
+              {q.isOther !== false && (
+                <input
+                  class="other-answer"
+                  {...masked(q)}
+                  aria-label={`Another answer: ${q.question}`}
+                  placeholder="Or type another answer"
+                  value={q.options.some((o) => o.label === answers[q.id]) ? '' : (answers[q.id] ?? '')}
+                  onInput={(e) => setAnswers({ ...answers, [q.id]: e.currentTarget.value })}
+                />
+              )}
             </>
           ) : (
             <input
+              {...masked(q)}
               aria-label={q.question}
               value={answers[q.id] ?? ''}
               onInput={(e) => setAnswers({ ...answers, [q.id]: e.currentTarget.value })}
             />
           )}
-          {given && given[q.id] !== undefined && <p class="muted">Answered: {String(given[q.id])}</p>}
+          {given && given[q.id] !== undefined && (
+            <p class="muted">Answered: {q.isSecret ? '(hidden)' : String(given[q.id])}</p>
+          )}
         </fieldset>
       ))}
       {pending && (

@@ -30,6 +30,9 @@ export function batonQuestions(input: unknown): Question[] | null {
     header: q.header,
     question: q.question,
     options: q.options.map((o) => ({ label: o.label, description: o.description })),
+    // Claude's tool always offers "Other", an answer of one's own; it has no secret questions.
+    isOther: true,
+    isSecret: false,
   }));
 }
 

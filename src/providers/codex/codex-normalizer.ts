@@ -27,7 +27,7 @@ export interface PendingRequest {
   method: RequestMethod;
 }
 
-/** Codex's questions, as Baton keeps them (its `isOther`/`isSecret` are not kept). */
+/** Codex's questions, as Baton keeps them (with `isOther`, which Codex always sets: it adds "Other" itself). */
 const AskedQuestions = Question.extend({ options: Question.shape.options.default(null) }).array();
 
 const turnStatus = (s: string): 'completed' | 'interrupted' | 'failed' =>

@@ -155,6 +155,9 @@ export const requestScenarios: ProviderScenario[] = [
                 { label: 'TypeScript', description: 'typed' },
                 { label: 'Rust', description: 'fast' },
               ],
+              // Both agents take an answer of one's own ("Other") and neither asks for a secret.
+              isOther: true,
+              isSecret: false,
             },
           ]),
         `its questions, got ${JSON.stringify(asked[0]!.questions)}`,
