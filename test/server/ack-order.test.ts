@@ -1,17 +1,12 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { pino } from 'pino';
+import { describe, expect, it } from 'vitest';
 import { BatonClient } from '../../src/client/baton-client.js';
 import type { DomainEvent } from '../../src/domain/events.js';
 import { ThreadId } from '../../src/domain/ids.js';
-import { BatonServer } from '../../src/server/server.js';
 import { useRuntime } from '../support/runtime.js';
+import { runtimeServerToken, useRuntimeServer } from '../support/runtime-server.js';
 
-const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
-
-const token = 'ack-order-token-0123456789';
+const { serve, onCleanup } = useRuntimeServer();
+const token = runtimeServerToken;
 
 /** The events a subscription delivers, and a promise for when it has delivered `count`. */
 function collector() {
@@ -36,16 +31,7 @@ describe('commands and subscriptions on the API', () => {
 
   it("ack a command after the caller's own subscriptions have its events; every subscriber sees each event once, in commit order", async () => {
     const h = harness();
-    const server = new BatonServer({
-      runtime: h.runtime,
-      host: '127.0.0.1',
-      port: 0,
-      token,
-      logger: pino({ level: 'silent' }),
-    });
-    const { port } = await server.listen();
-    cleanups.push(() => server.close());
-    const url = `http://127.0.0.1:${port}`;
+    const url = await serve(h.runtime);
 
     const threadId = ThreadId.parse(await h.thread());
     await h.command({ type: 'thread.message.send', threadId, text: 'stream while settings change' });
@@ -53,10 +39,8 @@ describe('commands and subscriptions on the API', () => {
 
     const caller = await BatonClient.connect(url, token);
     const watcher = await BatonClient.connect(url, token);
-    cleanups.push(
-      () => caller.close(),
-      () => watcher.close(),
-    );
+    onCleanup(() => caller.close());
+    onCleanup(() => watcher.close());
     const callerSeen = collector();
     const watcherSeen = collector();
     const { snapshotSequence } = await caller.subscribe({ stream: 'thread', threadId }, callerSeen.onEvent);

@@ -1,43 +1,12 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { io, type Socket } from 'socket.io-client';
-import { pino } from 'pino';
-import { BatonServer } from '../../src/server/server.js';
+import { describe, expect, it } from 'vitest';
 import { streamMatches } from '../../src/server/streams.js';
 import type { StreamRequest } from '../../src/domain/stream-request.js';
 import type { Store } from '../../src/persistence/store.js';
-import { useRuntime, type Harness } from '../support/runtime.js';
+import { useRuntime } from '../support/runtime.js';
+import { collectSequences, useRuntimeServer } from '../support/runtime-server.js';
 import { typicalUnit } from '../support/units.js';
 
-const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
-
-const token = 'catch-up-token-0123456789';
-
-function connect(url: string): Promise<Socket> {
-  return new Promise((resolve, reject) => {
-    const s = io(url, { transports: ['websocket'], reconnection: false, auth: { token } });
-    cleanups.push(() => void s.close());
-    s.once('connect', () => resolve(s));
-    s.once('connect_error', reject);
-  });
-}
-
-/** Baton's server over the harness's runtime, on a free loopback port. */
-async function serve(h: Harness, maxBufferedPackets?: number): Promise<string> {
-  const server = new BatonServer({
-    runtime: h.runtime,
-    host: '127.0.0.1',
-    port: 0,
-    token,
-    logger: pino({ level: 'silent' }),
-    ...(maxBufferedPackets ? { maxBufferedPackets } : {}),
-  });
-  const { port } = await server.listen();
-  cleanups.push(() => server.close());
-  return `http://127.0.0.1:${port}`;
-}
+const { serve, connect } = useRuntimeServer();
 
 /** `count` events of a thread no one watches, committed straight to the log (run status changes: the threads stream carries them). */
 function fill(store: Store, count: number): void {
@@ -56,34 +25,6 @@ const expected = (store: Store, req: StreamRequest, after: number) =>
     .filter((e) => streamMatches(req, e))
     .map((e) => e.sequence);
 
-interface Seen {
-  sequences: number[];
-  /** Resolves once the socket has been sent `sequence`, or rejects after `ms`. */
-  reached(sequence: number, ms?: number): Promise<void>;
-}
-
-function collect(s: Socket): Seen {
-  const sequences: number[] = [];
-  let wake = () => undefined as void;
-  s.on('stream', (m: { sequence: number }) => {
-    sequences.push(m.sequence);
-    wake();
-  });
-  return {
-    sequences,
-    reached: (sequence, ms = 30_000) =>
-      new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`sequence ${sequence} not delivered in ${ms} ms`)), ms);
-        wake = () => {
-          if ((sequences.at(-1) ?? 0) < sequence) return;
-          clearTimeout(timer);
-          resolve();
-        };
-        wake();
-      }),
-  };
-}
-
 describe('a subscription resumed from far back', () => {
   const harness = useRuntime();
 
@@ -93,8 +34,8 @@ describe('a subscription resumed from far back', () => {
     fill(h.store, 10_000);
     // A server that cuts off a client with more than 32 packets waiting: the catch-up must
     // pace itself under that.
-    const reader = await connect(await serve(h, 32));
-    const seen = collect(reader);
+    const reader = await connect(await serve(h.runtime, { maxBufferedPackets: 32 }));
+    const seen = collectSequences(reader);
     const req: StreamRequest = { stream: 'threads', afterSequence: 0 };
     const gone = new Promise<string>((resolve) => reader.once('disconnect', (reason) => resolve(reason)));
 
@@ -136,8 +77,8 @@ describe('a subscription resumed from far back', () => {
     await h.command({ type: 'thread.settings.update', threadId, title: 'before' });
     fill(h.store, 5_000);
     await h.command({ type: 'thread.settings.update', threadId, title: 'after' });
-    const reader = await connect(await serve(h));
-    const seen = collect(reader);
+    const reader = await connect(await serve(h.runtime));
+    const seen = collectSequences(reader);
     const req = { stream: 'thread', threadId, afterSequence: 0 } as StreamRequest;
     expect(await reader.emitWithAck('subscribe', req)).toMatchObject({ ok: true });
     const mine = expected(h.store, req, 0);
@@ -151,8 +92,8 @@ describe('a subscription resumed from far back', () => {
     const h = harness();
     const threadId = await h.thread();
     fill(h.store, 10_000);
-    const reader = await connect(await serve(h));
-    const seen = collect(reader);
+    const reader = await connect(await serve(h.runtime));
+    const seen = collectSequences(reader);
     const { subscriptionId } = (await reader.emitWithAck('subscribe', { stream: 'threads', afterSequence: 0 })) as {
       subscriptionId: string;
     };

@@ -1,25 +1,10 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Socket as NetSocket } from 'node:net';
-import { io, type Socket } from 'socket.io-client';
-import { pino } from 'pino';
-import { BatonServer } from '../../src/server/server.js';
+import type { Socket } from 'socket.io-client';
 import { useRuntime } from '../support/runtime.js';
+import { collectSequences, useRuntimeServer } from '../support/runtime-server.js';
 
-const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
-
-const token = 'slow-subscriber-token-0123';
-
-function connect(url: string): Promise<Socket> {
-  return new Promise((resolve, reject) => {
-    const s = io(url, { transports: ['websocket'], reconnection: false, auth: { token } });
-    cleanups.push(() => void s.close());
-    s.once('connect', () => resolve(s));
-    s.once('connect_error', reject);
-  });
-}
+const { serve, connect } = useRuntimeServer();
 
 /** The client's TCP socket under Socket.IO: pausing it stops reading, as a stalled client would. */
 const tcpOf = (s: Socket) => (s.io.engine.transport as unknown as { ws: { _socket: NetSocket } }).ws._socket;
@@ -33,46 +18,12 @@ function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }
 
-interface Seen {
-  sequences: number[];
-  /** Resolves once the subscription has delivered `sequence`. */
-  reached(sequence: number): Promise<void>;
-}
-
-/** Collects the sequences a socket's subscription delivers. */
-function collect(s: Socket): Seen {
-  const sequences: number[] = [];
-  let wake = () => undefined as void;
-  s.on('stream', (m: { sequence: number }) => {
-    sequences.push(m.sequence);
-    wake();
-  });
-  return {
-    sequences,
-    reached: (sequence) =>
-      new Promise((resolve) => {
-        wake = () => (sequences.at(-1)! >= sequence ? resolve() : undefined);
-        if (sequences.length) wake();
-      }),
-  };
-}
-
 describe('a subscriber that falls behind', () => {
   const harness = useRuntime();
 
   it('is cut off without slowing anyone, and resubscribing from its last sequence loses nothing', async () => {
     const h = harness();
-    const server = new BatonServer({
-      runtime: h.runtime,
-      host: '127.0.0.1',
-      port: 0,
-      token,
-      logger: pino({ level: 'silent' }),
-      maxBufferedPackets: 32,
-    });
-    const { port } = await server.listen();
-    cleanups.push(() => server.close());
-    const url = `http://127.0.0.1:${port}`;
+    const url = await serve(h.runtime, { maxBufferedPackets: 32 });
 
     const threadId = await h.thread();
     await h.command({ type: 'thread.message.send', threadId, text: 'stream a lot' });
@@ -84,8 +35,8 @@ describe('a subscriber that falls behind', () => {
     const { snapshotSequence } = (await steady.emitWithAck('subscribe', stream)) as { snapshotSequence: number };
     expect(await slow.emitWithAck('subscribe', stream)).toMatchObject({ ok: true, snapshotSequence });
 
-    const steadySeen = collect(steady);
-    const slowSeen = collect(slow);
+    const steadySeen = collectSequences(steady);
+    const slowSeen = collectSequences(slow);
     const slowGone = new Promise<string>((resolve) => slow.once('disconnect', (reason) => resolve(reason)));
 
     // The slow client stops reading; 400 deltas of 64 KB (26 MB, each to a message of its
@@ -111,7 +62,7 @@ describe('a subscriber that falls behind', () => {
 
     // It reconnects and resubscribes after the last sequence it has: the rest, exactly once.
     const back = await connect(url);
-    const after = collect(back);
+    const after = collectSequences(back);
     expect(
       await back.emitWithAck('subscribe', { ...stream, afterSequence: before.at(-1) ?? snapshotSequence }),
     ).toMatchObject({ ok: true });
