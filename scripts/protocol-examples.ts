@@ -126,6 +126,18 @@ export const commandExamples: Record<
     notes:
       "Changes apply from the next run on (a queued run takes the settings as they are when it starts; the active run keeps its own): `runtimeMode`, `model` and `interactionMode` are sent to the provider on every turn, so they reach a provider thread that already exists. `provider` naming another provider is a switch (with `acpAgent` for `acp`; `model` resets to the new provider's default unless given): the next run that starts runs on the new provider's thread, and its first prompt carries a handoff, Baton's account of the runs that thread lacks (`context.seeded`, strategy `full` for a new provider thread, `delta` with only the runs since it last took part when the thread returns to a provider it ran on before, whose native thread is resumed). `cleanContext: true` makes the target start a new provider thread told every run. A rollback makes a parked provider thread that holds a rolled-back run start afresh. A provider this Baton does not run: `unsupported`. `acpAgent` alone (threads with provider `acp` only, else `invalid_command`; an unknown name `invalid_payload`) switches the ACP agent from the next run on.",
   },
+  'plan.implement': {
+    example: { commandId: 'cmd_16', type: 'plan.implement', planId: 'plan_01' },
+    result: {
+      runId: 'run_04',
+      messageId: 'msg_04',
+      dispatched: 'started',
+      interactionMode: 'default',
+      leftPlanMode: true,
+    },
+    notes:
+      'Implements a proposed plan (a row of the thread snapshot\'s `plans` with kind `proposed_plan`, once `final`) in a new run of the plan\'s thread, or of a fork of it named by `threadId` (to implement it in a new thread: `thread.fork` at the plan\'s run, then this). A thread in plan mode leaves it first (its `interactionMode` becomes `default`, as `thread.settings.update` would, and stays so: `leftPlanMode`); the run\'s message is the plan in full ("Implement this plan:" and its text), so it needs nothing said before; its origin is `{ kind: "plan_implementation", planId }` (on `run.created` and the run\'s row). It queues behind a run still going (`dispatched: "queued"`) and never steers it. Refused, nothing stored: an unknown plan (`not_found`), a todo list or questions (`invalid_command`), a plan still being written (`invalid_transition`), a thread that is neither the plan\'s nor a fork of it (`invalid_command`).',
+  },
   'thread.archive': {
     example: { commandId: 'cmd_14', type: 'thread.archive', threadId: 'thr_01' },
     result: { threadId: 'thr_01', status: 'archived' },

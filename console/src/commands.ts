@@ -53,6 +53,7 @@ const labels: Partial<Record<CommandType, string>> = {
   'rollback.toRun': 'Roll back',
   'thread.settings.update': 'Change settings',
   'thread.archive': 'Archive',
+  'plan.implement': 'Implement the plan',
 };
 
 /**

@@ -17,6 +17,7 @@ import {
 import { queueDelegatedStop } from './delegated-tasks-stop.js';
 import { delegatedLineage, delegatingParent, recordSubagentSpawn } from './delegated-threads.js';
 import { forkThread } from './fork-command.js';
+import { implementPlan } from './plan-implement-command.js';
 import { providerSwitch } from './provider-switch.js';
 import { recordMergeBack } from './merge-back-command.js';
 import type { StepContext } from './step-context.js';
@@ -242,6 +243,7 @@ export const commandHandlers: { [K in CommandType]: Handler<K> } = {
   },
 
   'thread.fork': forkThread,
+  'plan.implement': implementPlan,
   'thread.merge_back': (thread, c, env) => {
     // With files, the fork's changes are applied before the step: see merge-back-files.ts.
     if (c.files) runByTheRuntime('thread.merge_back with files');

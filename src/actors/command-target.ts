@@ -40,6 +40,8 @@ export function namedThread(command: Command, store: Store): string | null {
       return entityThread(store, command.requestId);
     case 'rollback.node':
       return entityThread(store, command.nodeId);
+    case 'plan.implement':
+      return command.threadId ?? store.projections.get('plans', command.planId)?.threadId ?? null;
     default:
       return command.threadId;
   }
@@ -55,5 +57,6 @@ export function describeTarget(command: Command): string {
   if ('runId' in command) return `run ${command.runId}`;
   if ('requestId' in command) return `request ${command.requestId}`;
   if ('nodeId' in command) return `node ${command.nodeId}`;
+  if ('planId' in command) return `plan ${command.planId}`;
   return 'such target';
 }

@@ -5,6 +5,7 @@ import {
   CommandId,
   NewThreadId,
   NodeId,
+  PlanArtifactId,
   ProviderThreadId,
   RunId,
   RuntimeRequestId,
@@ -127,6 +128,11 @@ export const commandSchemas = {
     acpAgent: AcpAgentName.optional(),
     /** With a provider switch: the target provider starts a new thread told everything, not its earlier one. */
     cleanContext: z.boolean().optional(),
+  }),
+  'plan.implement': command('plan.implement', {
+    planId: PlanArtifactId,
+    /** A fork of the plan's thread to implement it in (default: the plan's own thread). */
+    threadId: ThreadId.optional(),
   }),
   'thread.archive': command('thread.archive', { threadId: ThreadId }),
   'thread.delete': command('thread.delete', { threadId: ThreadId }),

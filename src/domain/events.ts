@@ -64,7 +64,8 @@ export type AgentMode = z.infer<typeof AgentMode>;
 /**
  * Why Baton queued a run itself: absent on a run a message made, `task_wake` on the wake-up a
  * delegated task's end owes its parent, `agent_turn` on a turn the agent began of its own
- * (after a background task of its own ended: a subagent's node, or null for another task).
+ * (after a background task of its own ended: a subagent's node, or null for another task),
+ * `plan_implementation` on the run `plan.implement` made for a proposed plan.
  */
 export const RunOrigin = z.discriminatedUnion('kind', [
   z.object({
@@ -79,6 +80,7 @@ export const RunOrigin = z.discriminatedUnion('kind', [
     reason: z.enum(['subagent_notification', 'task_notification']),
     nodeId: NodeId.nullable(),
   }),
+  z.object({ kind: z.literal('plan_implementation'), planId: PlanArtifactId }),
 ]);
 export type RunOrigin = z.infer<typeof RunOrigin>;
 

@@ -211,6 +211,32 @@ describe('the queue and questions, beyond the core flows', () => {
     expect(browser.problems).toEqual([]);
   });
 
+  it('implements a final proposed plan from its card: a new run out of plan mode, told the plan', async () => {
+    model.enqueue(
+      { kind: 'text', text: 'Here is my plan.\n\n<proposed_plan>\n# Greet\n\n1. Write hello.txt\n</proposed_plan>\n' },
+      { kind: 'text', text: 'Implemented as planned.' },
+    );
+    const page = await browser.page();
+    await openConsole(page, url);
+    await page.goto(new URL('#/threads', url).href);
+    await page.getByLabel('Interaction').selectOption('plan');
+    await createThread(page, workspace());
+    await sendMessage(page, 'plan a greeting');
+    await runStatus(page, 1, 'completed');
+    const card = page.locator('.item.plan.proposed', { hasText: 'Write hello.txt' });
+    await card.getByRole('button', { name: 'Implement' }).click();
+    await runStatus(page, 2, 'completed');
+    await page.locator('.message.user', { hasText: 'Implement this plan:' }).waitFor();
+    await page.locator('.message.assistant', { hasText: 'Implemented as planned.' }).waitFor();
+    expect(responsesUserTexts(model.requests.at(-1)!).join('\n')).toContain('1. Write hello.txt');
+    const threadId = new URL(page.url()).hash.split('/').at(-1)!;
+    const store = app.runtime.store;
+    expect(store.projections.get('threads', threadId)?.interactionMode).toBe('default');
+    const runs = store.projections.list('runs', threadId);
+    expect(runs.at(-1)?.origin).toEqual({ kind: 'plan_implementation', planId: expect.any(String) });
+    expect(browser.problems).toEqual([]);
+  });
+
   it('answers a question with an answer of its own instead of an option', async () => {
     const question = {
       id: 'lang',

@@ -4,6 +4,7 @@ import type { TurnItemView } from '../../../src/domain/projections.js';
 import { plural, words } from '../format.js';
 import { threadPath } from '../router.js';
 import { ApprovalCard, QuestionsCard } from './request-card.js';
+import { PlanCard } from './plan-card.js';
 import { ToolCall } from './tool-call.js';
 
 interface Props {
@@ -67,12 +68,7 @@ export function TurnItem({ item, questions, rollback, checkpointScope }: Props) 
       );
     }
     case 'plan':
-      return (
-        <div class="item plan proposed">
-          <span class="item-label">Plan{item.status === 'final' ? '' : ' · updating…'}</span>
-          <div class="text">{item.text}</div>
-        </div>
-      );
+      return <PlanCard item={item} />;
     case 'subagent': {
       const task = typeof d.taskId === 'string' ? d.taskId : null;
       return (

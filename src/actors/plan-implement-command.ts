@@ -1,0 +1,69 @@
+import { BatonError } from '../domain/errors.js';
+import type { ProjectionRow } from '../domain/projections.js';
+import { supervisorContext, supervisorOf, type Handler } from './command-checks.js';
+
+type PlanRow = ProjectionRow<'plans'>;
+
+/** The message that implements a plan: the plan in full, so the run needs nothing said before it. */
+export function implementPlanText(plan: Pick<PlanRow, 'text'>): string {
+  return `Implement this plan:\n\n${plan.text ?? ''}`.trimEnd();
+}
+
+/**
+ * `plan.implement`: a new run that implements a proposed plan, in the plan's thread or in a
+ * fork of it (the user's choice: fork first, then implement there). The run is out of plan
+ * mode (a thread in plan mode goes to `default` first, as `thread.settings.update` would),
+ * is told the plan in full, and names it as its origin. It queues behind a run still going,
+ * never steers it. Refused, with nothing stored: an unknown plan (`not_found`), a todo list
+ * or questions (`invalid_command`), a plan still being written (`invalid_transition`), a
+ * thread that is neither the plan's nor a fork of it (`invalid_command`).
+ */
+export const implementPlan: Handler<'plan.implement'> = (thread, c, env) => {
+  const plan = env.store.projections.get('plans', c.planId);
+  if (!plan) throw new BatonError('not_found', `no plan ${c.planId}`);
+  if (plan.kind !== 'proposed_plan')
+    throw new BatonError('invalid_command', `plan ${c.planId} is a ${plan.kind}: only a proposed plan is implemented`, {
+      kind: plan.kind,
+    });
+  if (!plan.final)
+    throw new BatonError('invalid_transition', `plan ${c.planId} is still being written`, { runId: plan.runId });
+  if (thread.threadId !== plan.threadId) {
+    const forkedFrom = env.store.projections.get('threads', thread.threadId)?.lineage.forkedFrom ?? null;
+    if (forkedFrom?.threadId !== plan.threadId)
+      throw new BatonError(
+        'invalid_command',
+        `thread ${thread.threadId} is neither plan ${c.planId}'s thread nor a fork of it`,
+        { planThreadId: plan.threadId },
+      );
+  }
+  const before = supervisorContext(thread);
+  const leftPlanMode = before.interactionMode === 'plan';
+  if (leftPlanMode)
+    thread.deliver(
+      supervisorOf(thread),
+      { type: 'SETTINGS_UPDATE', changes: { interactionMode: 'default' } },
+      { mustAccept: true },
+    );
+  const sup = supervisorContext(thread);
+  const runId = thread.current.newId('run');
+  const messageId = thread.current.newId('message');
+  thread.deliver(
+    supervisorOf(thread),
+    {
+      type: 'SEND',
+      runId,
+      messageId,
+      rootNodeId: thread.current.newId('node'),
+      attemptId: thread.current.newId('attempt'),
+      text: implementPlanText(plan),
+      mode: 'queue_after_active',
+      provider: sup.provider,
+      model: sup.model,
+      targetRunId: null,
+      origin: { kind: 'plan_implementation', planId: c.planId },
+    },
+    { mustAccept: true },
+  );
+  const dispatched = supervisorContext(thread).activeRunId === runId ? 'started' : 'queued';
+  return { runId, messageId, dispatched, interactionMode: sup.interactionMode, leftPlanMode };
+};
