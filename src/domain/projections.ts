@@ -89,6 +89,8 @@ export const ActivityKind = z.enum([
   'user_input.resolved',
   'plan.updated',
   'checkpoint.captured',
+  'subagent.started',
+  'subagent.completed',
   'runtime.warning',
 ]);
 export type ActivityKind = z.infer<typeof ActivityKind>;

@@ -4,8 +4,8 @@ import type { ProjectionOverlay } from './overlay.js';
 import { updateThread } from './thread-shell.js';
 
 /**
- * The activities read model: the execution graph's events as a feed (tools started and
- * completed, approvals and questions asked and settled, plans updated, checkpoints
+ * The activities read model: the execution graph's events as a feed (tools and subagents
+ * started and ended, approvals and questions asked and settled, plans updated, checkpoints
  * captured, runtime warnings), each keyed by run and node. Pure like the projector; it
  * runs before the projector's own handler so it sees the rows as they were.
  */
@@ -17,6 +17,12 @@ type Handler<K extends EventType> = (
 ) => void;
 
 const ended = new Set(['completed', 'interrupted', 'failed', 'cancelled', 'rolled_back']);
+
+/** The nodes whose start and end are activities: a tool's, a subagent's. */
+const nodeActivities: Partial<Record<string, { started: ActivityKind; ended: ActivityKind; untitled: string }>> = {
+  tool_call: { started: 'tool.started', ended: 'tool.completed', untitled: 'tool' },
+  subagent: { started: 'subagent.started', ended: 'subagent.completed', untitled: 'subagent' },
+};
 const requestActivity = (kind: string, settled: boolean): ActivityKind =>
   kind === 'user_input'
     ? settled
@@ -39,13 +45,15 @@ function settled(
 
 const handlers: { [K in EventType]?: Handler<K> } = {
   'node.created': ({ payload: { node } }, _view, add) => {
-    if (node.kind === 'tool_call')
-      add({ runId: node.runId, nodeId: node.id, kind: 'tool.started', title: node.title ?? 'tool', status: null });
+    const of = nodeActivities[node.kind];
+    if (of)
+      add({ runId: node.runId, nodeId: node.id, kind: of.started, title: node.title ?? of.untitled, status: null });
   },
   'node.status-changed': ({ payload: p }, view, add) => {
     const node = view.get('graph_nodes', p.nodeId);
-    if (node?.kind === 'tool_call' && ended.has(p.to) && !ended.has(node.status))
-      add({ runId: p.runId, nodeId: p.nodeId, kind: 'tool.completed', title: node.title ?? 'tool', status: p.to });
+    const of = node && nodeActivities[node.kind];
+    if (of && ended.has(p.to) && !ended.has(node.status))
+      add({ runId: p.runId, nodeId: p.nodeId, kind: of.ended, title: node.title ?? of.untitled, status: p.to });
   },
   'runtime-request.opened': ({ payload: { request: r } }, _view, add) =>
     add({ runId: r.runId, nodeId: r.nodeId, kind: requestActivity(r.kind, false), title: r.prompt, status: r.status }),

@@ -78,6 +78,15 @@ export const subagentScenarios: ProviderScenario[] = [
       const sub = subagentOf(h, threadId, runId);
       check(sub.status === 'completed', `the subagent node completed, got ${sub.status}`);
       check(!sub.countsForRun, 'a subagent does not count for the run');
+      // The activity feed says when it started and how it ended, on its node.
+      const feed = h.store.projections
+        .list('activities', threadId)
+        .filter((a) => a.nodeId === sub.id && a.kind.startsWith('subagent.'))
+        .map((a) => `${a.kind} ${a.status ?? ''}`.trim());
+      check(
+        JSON.stringify(feed) === JSON.stringify(['subagent.started', 'subagent.completed completed']),
+        `the subagent's activities, got ${JSON.stringify(feed)}`,
+      );
       if (declares('subagents.exposesSubagentThreadIds')) checkChildThread(h, threadId, sub.id);
       const item = h.store.projections.get('turn_items', sub.id);
       check(
