@@ -1,5 +1,6 @@
 import { BatonError } from '../domain/errors.js';
 import type { ProjectionRow } from '../domain/projections.js';
+import type { Store } from '../persistence/store.js';
 import { supervisorContext, supervisorOf, type Handler } from './command-checks.js';
 
 type PlanRow = ProjectionRow<'plans'>;
@@ -9,9 +10,20 @@ export function implementPlanText(plan: Pick<PlanRow, 'text'>): string {
   return `Implement this plan:\n\n${plan.text ?? ''}`.trimEnd();
 }
 
+/** Whether `threadId` is `ancestorId` or a fork of it (of a fork of it...). */
+function descendsFrom(threadId: string, ancestorId: string, store: Store): boolean {
+  const seen = new Set<string>();
+  for (let id: string | null = threadId; id !== null && !seen.has(id);) {
+    if (id === ancestorId) return true;
+    seen.add(id);
+    id = store.projections.get('threads', id)?.lineage.forkedFrom?.threadId ?? null;
+  }
+  return false;
+}
+
 /**
  * `plan.implement`: a new run that implements a proposed plan, in the plan's thread or in a
- * fork of it (the user's choice: fork first, then implement there). The run is out of plan
+ * fork of it, or of a fork of it (the user's choice: fork first, then implement there). The run is out of plan
  * mode (a thread in plan mode goes to `default` first, as `thread.settings.update` would),
  * is told the plan in full, and names it as its origin. It queues behind a run still going,
  * never steers it. Refused, with nothing stored: an unknown plan (`not_found`), a todo list
@@ -27,15 +39,12 @@ export const implementPlan: Handler<'plan.implement'> = (thread, c, env) => {
     });
   if (!plan.final)
     throw new BatonError('invalid_transition', `plan ${c.planId} is still being written`, { runId: plan.runId });
-  if (thread.threadId !== plan.threadId) {
-    const forkedFrom = env.store.projections.get('threads', thread.threadId)?.lineage.forkedFrom ?? null;
-    if (forkedFrom?.threadId !== plan.threadId)
-      throw new BatonError(
-        'invalid_command',
-        `thread ${thread.threadId} is neither plan ${c.planId}'s thread nor a fork of it`,
-        { planThreadId: plan.threadId },
-      );
-  }
+  if (!descendsFrom(thread.threadId, plan.threadId, env.store))
+    throw new BatonError(
+      'invalid_command',
+      `thread ${thread.threadId} is neither plan ${c.planId}'s thread nor a fork of it`,
+      { planThreadId: plan.threadId },
+    );
   const before = supervisorContext(thread);
   const leftPlanMode = before.interactionMode === 'plan';
   if (leftPlanMode)

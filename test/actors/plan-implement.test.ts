@@ -96,7 +96,7 @@ describe('plan.implement', () => {
     await h.until(() => h.run(runId).status === 'running' || h.run(runId).status === 'starting');
   });
 
-  it('implements it in a fork of its thread; refuses, storing nothing, anything else', async () => {
+  it('implements it in a fork of its thread (or a fork of that); refuses, storing nothing, anything else', async () => {
     const h = open();
     const threadId = await h.thread({ interactionMode: 'plan' });
     const first = await proposing(h, threadId, true);
@@ -132,6 +132,18 @@ describe('plan.implement', () => {
       threadId: forkId,
       origin: { kind: 'plan_implementation', planId: first.planId },
     });
+    // A fork of that fork may implement it too.
+    const t = h.turn(forkId);
+    const forkTurn = { threadId: forkId, runId, attemptId: t.attemptId, nodeId: t.rootNodeId };
+    await h.feed({ type: 'turn.started', ...forkTurn, nativeTurnRef: null });
+    await finish(h, forkTurn);
+    const again = (await h.command({
+      type: 'thread.fork',
+      sourceThreadId: forkId,
+      source: { type: 'run', threadId: forkId, runId },
+    })) as Ack;
+    expect(again.ok).toBe(true);
+    expect(await implement(h, first.planId, again.result!.threadId!)).toMatchObject({ ok: true });
     // The plan's own thread is untouched: still in plan mode, no new run.
     expect(h.store.projections.get('threads', threadId)?.interactionMode).toBe('plan');
     expect(h.store.projections.list('runs', threadId)).toHaveLength(2); // the two that proposed

@@ -237,6 +237,33 @@ describe('the queue and questions, beyond the core flows', () => {
     expect(browser.problems).toEqual([]);
   });
 
+  it("implements a source's plan in a fork, from the fork's inherited plan card", async () => {
+    model.enqueue(
+      { kind: 'text', text: 'My plan.\n\n<proposed_plan>\n# Fork it\n\n1. Write fork.txt\n</proposed_plan>\n' },
+      { kind: 'text', text: 'Implemented in the fork.' },
+    );
+    const page = await browser.page();
+    await openConsole(page, url);
+    await page.goto(new URL('#/threads', url).href);
+    await page.getByLabel('Interaction').selectOption('plan');
+    const source = await createThread(page, workspace());
+    await sendMessage(page, 'plan the fork');
+    await runStatus(page, 1, 'completed');
+    await page.getByRole('button', { name: 'Fork from here' }).click();
+    await page.waitForURL((u) => u.hash.startsWith('#/thread/') && !u.hash.includes(source));
+    const forkId = new URL(page.url()).hash.split('/').at(-1)!;
+    const inherited = page.locator('.inherited .item.plan.proposed', { hasText: 'Write fork.txt' });
+    await inherited.getByRole('button', { name: 'Implement' }).click();
+    await runStatus(page, 1, 'completed');
+    await page.locator('.message.assistant', { hasText: 'Implemented in the fork.' }).waitFor();
+    const store = app.runtime.store;
+    expect(store.projections.list('runs', forkId).at(-1)?.origin).toMatchObject({ kind: 'plan_implementation' });
+    // The source is as it was: still planning, its one run.
+    expect(store.projections.get('threads', source)?.interactionMode).toBe('plan');
+    expect(store.projections.list('runs', source)).toHaveLength(1);
+    expect(browser.problems).toEqual([]);
+  });
+
   it('answers a question with an answer of its own instead of an option', async () => {
     const question = {
       id: 'lang',

@@ -9,6 +9,8 @@ import { ToolCall } from './tool-call.js';
 
 interface Props {
   item: TurnItemView;
+  /** The thread shown (a fork shows items of its source's too). */
+  threadId: string;
   /** The thread's questions artifacts by node (a questions request shows its questions). */
   questions: Map<string, PlanArtifact>;
   /** A rollback control for a checkpoint item, when the thread can roll back to it. */
@@ -21,7 +23,7 @@ type Step = { text: string; status: string };
 const mark: Record<string, string> = { completed: '✓', in_progress: '▸', pending: '○' };
 
 /** One item of the conversation, by kind. */
-export function TurnItem({ item, questions, rollback, checkpointScope }: Props) {
+export function TurnItem({ item, threadId, questions, rollback, checkpointScope }: Props) {
   const d = item.data as Record<string, unknown>;
   switch (item.kind) {
     case 'user_message':
@@ -68,7 +70,7 @@ export function TurnItem({ item, questions, rollback, checkpointScope }: Props) 
       );
     }
     case 'plan':
-      return <PlanCard item={item} />;
+      return <PlanCard item={item} threadId={threadId} />;
     case 'subagent': {
       const task = typeof d.taskId === 'string' ? d.taskId : null;
       return (

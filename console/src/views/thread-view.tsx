@@ -121,6 +121,7 @@ export function ThreadView({ threadId }: { threadId: string }) {
                   >
                     <TurnItem
                       item={r.item}
+                      threadId={threadId}
                       questions={questions}
                       checkpointScope={
                         r.item.kind === 'checkpoint' ? tables.get('checkpoints', r.item.id)?.scopeKind : undefined
