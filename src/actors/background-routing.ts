@@ -1,5 +1,6 @@
 import type { ProviderEvent } from '../domain/provider-events.js';
 import type { StepContext } from './step-context.js';
+import { queueOwnRun } from './own-runs.js';
 
 // Provider events about work that outlives the run that began it (a background subagent)
 // and about turns the agent begins of its own after such work ends.
@@ -60,17 +61,9 @@ export function agentTurn(thread: StepContext, event: Of<'agent.turn'>): void {
       );
     return;
   }
-  thread.deliver(ref, {
-    type: 'SEND',
-    runId: event.runId,
-    messageId: event.messageId,
-    rootNodeId: event.nodeId,
-    attemptId: event.attemptId,
+  queueOwnRun(thread, sup, {
     text: event.text,
-    mode: 'queue_after_active',
-    provider: sup.provider,
-    model: sup.model,
-    targetRunId: null,
     origin: { kind: 'agent_turn', reason: event.reason, nodeId: event.sourceNodeId },
+    ids: { runId: event.runId, messageId: event.messageId, rootNodeId: event.nodeId, attemptId: event.attemptId },
   });
 }

@@ -4,6 +4,7 @@ import type { RunStatus } from '../domain/statuses.js';
 import type { Store } from '../persistence/store.js';
 import { backgroundWork } from './background-work.js';
 import type { StepContext } from './step-context.js';
+import { queueOwnRun } from './own-runs.js';
 
 /**
  * The wake-up a delegated task owes its parent (feature-lifecycles "Interruption"). When a
@@ -113,20 +114,7 @@ function queueWake(t: StepContext, env: WakeEnv, row: DelegatedTask): void {
   if (refusal || !sup) return write(t, { ...row, wake: 'dropped', reason: refusal });
   const status = row.endStatus ?? 'completed';
   const origin: RunOrigin = { kind: 'task_wake', taskId: row.id, taskRunId: row.taskRunId, status };
-  const runId = t.current.newId('run');
-  t.deliver(supervisorRef(t), {
-    type: 'SEND',
-    runId,
-    messageId: t.current.newId('message'),
-    rootNodeId: t.current.newId('node'),
-    attemptId: t.current.newId('attempt'),
-    text: wakeText(env, row, status),
-    mode: 'queue_after_active',
-    provider: sup.provider,
-    model: sup.model,
-    targetRunId: null,
-    origin,
-  });
+  const runId = queueOwnRun(t, sup, { text: wakeText(env, row, status), origin });
   if (!t.state({ kind: 'run', id: runId }))
     return write(t, { ...row, wake: 'dropped', reason: 'the parent thread took no message' });
   write(t, { ...row, wake: 'queued', wakeRunId: runId });

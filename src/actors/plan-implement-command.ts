@@ -2,6 +2,7 @@ import { BatonError } from '../domain/errors.js';
 import type { ProjectionRow } from '../domain/projections.js';
 import type { Store } from '../persistence/store.js';
 import { supervisorContext, supervisorOf, type Handler } from './command-checks.js';
+import { queueOwnRun } from './own-runs.js';
 
 type PlanRow = ProjectionRow<'plans'>;
 
@@ -54,25 +55,13 @@ export const implementPlan: Handler<'plan.implement'> = (thread, c, env) => {
       { mustAccept: true },
     );
   const sup = supervisorContext(thread);
-  const runId = thread.current.newId('run');
-  const messageId = thread.current.newId('message');
-  thread.deliver(
-    supervisorOf(thread),
-    {
-      type: 'SEND',
-      runId,
-      messageId,
-      rootNodeId: thread.current.newId('node'),
-      attemptId: thread.current.newId('attempt'),
-      text: implementPlanText(plan),
-      mode: 'queue_after_active',
-      provider: sup.provider,
-      model: sup.model,
-      targetRunId: null,
-      origin: { kind: 'plan_implementation', planId: c.planId },
-    },
+  const runId = queueOwnRun(
+    thread,
+    sup,
+    { text: implementPlanText(plan), origin: { kind: 'plan_implementation', planId: c.planId } },
     { mustAccept: true },
   );
   const dispatched = supervisorContext(thread).activeRunId === runId ? 'started' : 'queued';
+  const messageId = thread.context({ kind: 'run', id: runId })?.userMessageId;
   return { runId, messageId, dispatched, interactionMode: sup.interactionMode, leftPlanMode };
 };
