@@ -1,13 +1,10 @@
-import { afterAll, describe, expect, it } from 'vitest';
-import { join } from 'node:path';
-import { CheckpointStore } from '../../src/checkpoints/checkpoint-store.js';
-import type { EffectHandler } from '../../src/actors/effect-handler.js';
+import { describe, expect, it } from 'vitest';
 import { ThreadId } from '../../src/domain/ids.js';
 import { codexCapabilities } from '../../src/providers/codex/codex-capabilities.js';
 import type { ProjectionRow } from '../../src/domain/projections.js';
 import { streamSnapshot } from '../../src/server/streams.js';
 import { useRuntime, type Harness } from '../support/runtime.js';
-import { tempDir } from '../support/temp.js';
+import { seededTurnStart, useCheckpointedRuntime } from '../support/checkpointed-runtime.js';
 
 /**
  * `thread.fork` from each kind of source (a run, a node, a checkpoint, a provider thread
@@ -17,21 +14,11 @@ import { tempDir } from '../support/temp.js';
  * to a native one) is told exactly the runs up to it. Real SQLite, real git checkpoints;
  * the provider's part (turns, replies) is played by the test.
  */
-const data = tempDir('baton-fork-sources-');
-afterAll(data.cleanup);
-/** The turn start as a provider carries it out: the seed (a portable fork's) recorded first. */
-const turnStart: EffectHandler = async (effect, worker) => {
-  await worker.reseed(effect, 100_000);
-  await worker.complete(effect);
-};
-const open = useRuntime({
-  checkpoints: new CheckpointStore({ root: join(data.dir, 'checkpoints') }),
-  handlers: () => ({ 'provider.turn.start': turnStart }),
-});
-const openWithoutCheckpoints = useRuntime({ handlers: () => ({ 'provider.turn.start': turnStart }) });
+const open = useCheckpointedRuntime('baton-fork-sources-');
+const openWithoutCheckpoints = useRuntime({ handlers: () => ({ 'provider.turn.start': seededTurnStart }) });
 /** Codex as a provider that cannot fork a subagent's thread. */
 const openWithoutSubagentForks = useRuntime({
-  handlers: () => ({ 'provider.turn.start': turnStart }),
+  handlers: () => ({ 'provider.turn.start': seededTurnStart }),
   capabilities: () => ({
     ...codexCapabilities,
     threads: { ...codexCapabilities.threads, canForkFromSubagentThread: false },

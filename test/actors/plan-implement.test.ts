@@ -1,25 +1,13 @@
-import { afterAll, describe, expect, it } from 'vitest';
-import { join } from 'node:path';
-import { CheckpointStore } from '../../src/checkpoints/checkpoint-store.js';
-import type { EffectHandler } from '../../src/actors/effect-handler.js';
-import { useRuntime, type Harness } from '../support/runtime.js';
-import { tempDir } from '../support/temp.js';
+import { describe, expect, it } from 'vitest';
+import type { Harness } from '../support/runtime.js';
+import { useCheckpointedRuntime } from '../support/checkpointed-runtime.js';
 
 /**
  * `plan.implement`: a proposed plan becomes a new run that implements it, in the plan's
  * thread or in a fork of it, out of plan mode and told the plan in full. Real SQLite and
  * git checkpoints; the provider's part (turns, the plan) is played by the test.
  */
-const data = tempDir('baton-plan-implement-');
-afterAll(data.cleanup);
-const turnStart: EffectHandler = async (effect, worker) => {
-  await worker.reseed(effect, 100_000);
-  await worker.complete(effect);
-};
-const open = useRuntime({
-  checkpoints: new CheckpointStore({ root: join(data.dir, 'checkpoints') }),
-  handlers: () => ({ 'provider.turn.start': turnStart }),
-});
+const open = useCheckpointedRuntime('baton-plan-implement-');
 
 type Ack = { ok: boolean; result?: Record<string, string>; error?: { code: string } };
 const implement = (h: Harness, planId: string, threadId?: string) =>
