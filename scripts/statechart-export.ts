@@ -88,13 +88,7 @@ export function guardJson(guard: unknown): unknown {
   return { type: g.name || 'guard' };
 }
 
-interface JsonTransition {
-  guard?: unknown;
-}
-
 interface JsonNode {
-  on: Record<string, JsonTransition[]>;
-  transitions: JsonTransition[];
   always?: unknown[];
   states: Record<string, JsonNode>;
 }
@@ -103,16 +97,14 @@ interface JsonNode {
  * The machine's definition as JSON: xstate's `toJSON()` with what it leaves out put back.
  * It drops eventless transitions (so `run-attempt`'s `ended` read as a dead end) and
  * composite guards (so a guarded transition read as unguarded); here each state lists its
- * `always` transitions, and every guard is written (`guardJson`).
+ * `always` transitions, and every guard is written (`guardJson`). Written from a copy:
+ * `toJSON()` hands out the machine's own transition objects.
  */
 export function toJson(machine: AnyStateMachine): unknown {
-  const json = machine.toJSON() as unknown as JsonNode;
-  const withGuard = (t: JsonTransition) => {
-    if (t.guard !== undefined) t.guard = guardJson(t.guard);
-  };
+  const json = JSON.parse(
+    JSON.stringify(machine.toJSON(), (key, value: unknown) => (key === 'guard' ? guardJson(value) : value)),
+  ) as JsonNode;
   const patch = (node: AnyStateNode, out: JsonNode): void => {
-    for (const transitions of Object.values(out.on)) transitions.forEach(withGuard);
-    out.transitions.forEach(withGuard);
     if (node.always?.length)
       out.always = node.always.map((t) => ({
         target: (t.target ?? []).map((target) => `#${target.id}`),

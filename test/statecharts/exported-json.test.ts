@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { AnyStateNode } from 'xstate';
 import { allMachines } from '../../src/machines/index.js';
 import { guardLabel } from '../../src/machines/chart-labels.js';
+import { toJson } from '../../scripts/statechart-export.js';
 
 interface JsonTransition {
   source: string;
@@ -46,6 +47,14 @@ function fromMachine(node: AnyStateNode, out: string[] = []): string[] {
   return out;
 }
 
+/** Each transition's guard as the machine holds it (a composite one is a function). */
+function guardsOf(node: AnyStateNode, out: unknown[] = []): unknown[] {
+  for (const transitions of node.transitions.values()) for (const t of transitions) out.push(t.guard);
+  for (const t of node.always ?? []) out.push(t.guard);
+  for (const child of Object.values(node.states)) guardsOf(child, out);
+  return out;
+}
+
 /** Every transition the exported JSON holds. */
 function fromJson(node: JsonNode, out: string[] = []): string[] {
   for (const t of [...node.transitions, ...(node.always ?? [])])
@@ -58,6 +67,12 @@ describe('the exported statechart JSON', () => {
   it.each(allMachines)('$name: holds every transition with its guard, eventless ones and composite guards included', ({ name, machine }) => {
     const json = JSON.parse(readFileSync(new URL(`../../statecharts/${name}.json`, import.meta.url), 'utf8')) as JsonNode;
     expect(fromJson(json).sort()).toEqual(fromMachine(machine.root).sort());
+  });
+
+  it.each(allMachines)('$name: writing it leaves the machine as it was (its guards as they were)', ({ machine }) => {
+    const guards = guardsOf(machine.root);
+    toJson(machine);
+    expect(guardsOf(machine.root)).toEqual(guards);
   });
 
   it('writes run-attempt ending by its eventless transitions, and a steer under its whole guard', () => {
