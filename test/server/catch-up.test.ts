@@ -6,6 +6,11 @@ import { useRuntime } from '../support/runtime.js';
 import { collectSequences, useRuntimeServer } from '../support/runtime-server.js';
 import { typicalUnit } from '../support/units.js';
 
+/**
+ * A subscription resumed with `afterSequence` far behind the log's end, over real Socket.IO
+ * on loopback and a real SQLite log: the server reads what it missed a page at a time, so it
+ * answers others meanwhile, and nothing is lost or sent twice on the way to live delivery.
+ */
 const { serve, connect } = useRuntimeServer();
 
 /** `count` events of a thread no one watches, committed straight to the log (run status changes: the threads stream carries them). */
