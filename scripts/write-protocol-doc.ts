@@ -30,7 +30,7 @@ const lines: string[] = [
   '',
   "Socket.IO over HTTP on `BATON_HOST:BATON_PORT` (default `127.0.0.1:7420`). The handshake must carry the token: `io(url, { auth: { token } })`. Without it, or with a wrong one, the connection is refused with `unauthorized`; from a browser, the page's origin must also be allowed (see [Security](#security)). `GET /healthz` answers `{ ok, lastSequence, liveThreads }`.",
   '',
-  'The typed client (`src/client/`, the package export) does all of this: `BatonClient.connect(url, token)`, `client.command(type, payload)` (a commandId is added), `client.subscribe(request, onEvent)` (resubscribes with `afterSequence` after a reconnect, so `onEvent` sees every event once, in order).',
+  'The typed client (`src/client/`, the package export) does all of this: `BatonClient.connect(url, token)`, `client.command(type, payload)` (a commandId is added), `client.subscribe(request, onEvent)` (resubscribes with `afterSequence` after a reconnect, so `onEvent` sees every event once, in order; a subscription that cannot resume, refused or unanswered, ends and tells its optional `onLost(error)`).',
   '',
   '## Commands',
   '',
@@ -57,7 +57,7 @@ for (const type of commandTypes) {
 lines.push(
   '## Subscriptions',
   '',
-  'Emit `subscribe` with `{ stream, ...params, afterSequence? }`. The ack is `{ ok: true, subscriptionId, snapshot, snapshotSequence }`; then `stream` messages `{ subscriptionId, sequence, event }` arrive for every committed event of that stream with `sequence > snapshotSequence`, in order, each once. With `afterSequence` the snapshot is `null` and the events after that sequence are sent first: a client that reconnects misses nothing. They are read from the event log a page at a time (the streams of one thread by that thread alone), with the server serving everyone else between pages and each page written once the client has read the last, so resuming from far back stalls no one; live events follow the last page. `unsubscribe` takes the subscriptionId. A subscriber that falls too far behind is disconnected (never the runtime slowed); it resubscribes with `afterSequence`.',
+  'Emit `subscribe` with `{ stream, ...params, afterSequence? }`. The ack is `{ ok: true, subscriptionId, snapshot, snapshotSequence }`; then `stream` messages `{ subscriptionId, sequence, event }` arrive for every committed event of that stream with `sequence > snapshotSequence`, in order, each once. With `afterSequence` the snapshot is `null` and the events after that sequence are sent first: a client that reconnects misses nothing. They are read from the event log a page at a time (the streams of one thread by that thread alone), with the server serving everyone else between pages and each page written once the client has read the last, so resuming from far back stalls no one; live events follow the last page. An `afterSequence` past the end of the log (a cursor from another Baton, one whose data dir started afresh) is refused `not_found` with `details: { afterSequence, lastSequence }`: subscribe afresh, without it. `unsubscribe` takes the subscriptionId. A subscriber that falls too far behind is disconnected (never the runtime slowed); it resubscribes with `afterSequence`.',
   '',
   '| stream | params | snapshot | events |',
   '|---|---|---|---|',

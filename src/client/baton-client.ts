@@ -67,7 +67,7 @@ export class BatonClient {
     // After every later connect (a reconnect, or a connect() after the server cut this
     // socket off) every subscription resumes where it stopped.
     socket.on('connect', () => {
-      for (const sub of this.subscriptions) void sub.resume().catch(() => undefined);
+      for (const sub of this.subscriptions) void sub.resume().catch((error: unknown) => sub.lost(error));
     });
   }
 
@@ -113,15 +113,27 @@ export class BatonClient {
     return this.socket.timeout(30_000).emitWithAck('query', q);
   }
 
-  /** Subscribes; `onEvent` sees each later event exactly once, in order, across reconnects. */
+  /**
+   * Subscribes; `onEvent` sees each later event exactly once, in order, across reconnects.
+   * A subscription that cannot resume after a reconnect (refused, say by a Baton that never
+   * wrote the events it saw, or unanswered) ends there: `onLost` is told why, and nothing
+   * more arrives.
+   */
   async subscribe(
     request: StreamRequest,
     onEvent: (event: DomainEvent, sequence: number) => void,
+    onLost?: (error: Error) => void,
   ): Promise<{ subscription: ClientSubscription; snapshot: unknown; snapshotSequence: number }> {
-    const sub = new LiveSubscription(this.socket, request, onEvent, (s) => this.subscriptions.delete(s));
+    const sub = new LiveSubscription(this.socket, request, onEvent, (s) => this.subscriptions.delete(s), onLost);
     this.subscriptions.add(sub);
-    const { snapshot, snapshotSequence } = await sub.open();
-    return { subscription: sub, snapshot, snapshotSequence };
+    try {
+      const { snapshot, snapshotSequence } = await sub.open();
+      return { subscription: sub, snapshot, snapshotSequence };
+    } catch (error) {
+      // Never opened, so never resumed either (it would resume from the log's start).
+      this.subscriptions.delete(sub);
+      throw error;
+    }
   }
 
   close(): void {
@@ -140,6 +152,7 @@ class LiveSubscription implements ClientSubscription {
     readonly request: StreamRequest,
     private readonly onEvent: (event: DomainEvent, sequence: number) => void,
     private readonly forget: (s: LiveSubscription) => void,
+    private readonly onLost?: (error: Error) => void,
   ) {}
 
   async open(afterSequence?: number): Promise<{ snapshot: unknown; snapshotSequence: number }> {
@@ -163,6 +176,12 @@ class LiveSubscription implements ClientSubscription {
   resume(): Promise<unknown> {
     this.id = null;
     return this.open(this.lastSequence);
+  }
+
+  /** It could not resume: it ends, and says why. */
+  lost(error: unknown): void {
+    this.forget(this);
+    this.onLost?.(error instanceof Error ? error : new Error(String(error)));
   }
 
   receive(msg: StreamMessage): void {

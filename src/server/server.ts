@@ -65,6 +65,20 @@ const Query = z.discriminatedUnion('type', [
 type Ack = (response: unknown) => void;
 
 /**
+ * A resume from a sequence this log never reached: the cursor is another Baton's (a data dir
+ * started afresh). Accepted, it would send nothing until the log passed it, then events the
+ * client could not place.
+ */
+function pastTheLog(req: StreamRequest, lastSequence: number): BatonError | null {
+  if (req.afterSequence === undefined || req.afterSequence <= lastSequence) return null;
+  return new BatonError(
+    'not_found',
+    `afterSequence ${req.afterSequence} is past the end of this Baton's event log (${lastSequence}): subscribe afresh, without it`,
+    { afterSequence: req.afterSequence, lastSequence },
+  );
+}
+
+/**
  * The public API: Socket.IO over HTTP (an Origin allow-list at the HTTP handshake, token
  * auth in the Socket.IO handshake, a size limit on every message), `command`, `subscribe`
  * / `unsubscribe` (snapshot + cursor) and `query`, and `GET /healthz`. Events reach
@@ -192,6 +206,8 @@ export class BatonServer {
       const parsed = StreamRequest.safeParse(raw);
       if (!parsed.success)
         return ack({ ok: false, error: fromZodError('invalid_payload', 'subscription', parsed.error).toInfo() });
+      const beyond = pastTheLog(parsed.data, this.options.runtime.store.lastSequence());
+      if (beyond) return ack({ ok: false, error: beyond.toInfo() });
       const { response, catchUp } = this.subscribe(socket, subs, parsed.data);
       ack(response);
       catchUp();

@@ -117,4 +117,31 @@ describe('a subscription resumed from far back', () => {
     });
     expect(seen.sequences).toHaveLength(atUnsubscribe);
   });
+
+  it("refuses a cursor past the end of the log (another Baton's), typed, and subscribes nothing", async () => {
+    const h = harness();
+    const threadId = await h.thread();
+    const reader = await connect(await serve(h.runtime));
+    const seen = collectSequences(reader);
+    const last = h.store.lastSequence();
+    expect(await reader.emitWithAck('subscribe', { stream: 'threads', afterSequence: last + 5 })).toMatchObject({
+      ok: false,
+      error: { code: 'not_found', details: { afterSequence: last + 5, lastSequence: last } },
+    });
+    // An event the stream would carry, and a round trip behind it: nothing was subscribed.
+    await reader.emitWithAck('command', {
+      commandId: 'cmd_after',
+      type: 'thread.settings.update',
+      threadId,
+      title: 'x',
+    });
+    expect(await reader.emitWithAck('query', { type: 'receipt', commandId: 'cmd_after' })).toMatchObject({ ok: true });
+    expect(seen.sequences).toEqual([]);
+    // At the end of the log itself it is a subscription.
+    expect(
+      await reader.emitWithAck('subscribe', { stream: 'threads', afterSequence: h.store.lastSequence() }),
+    ).toMatchObject({
+      ok: true,
+    });
+  });
 });

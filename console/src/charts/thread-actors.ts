@@ -74,6 +74,10 @@ export class ThreadActors extends FrameNotifier {
           this.store.committed(s);
           this.changed();
         },
+        (error) => {
+          this.error = `Stopped following the thread when Baton came back (${error.message}); reload the page`;
+          this.changed();
+        },
       );
       if (this.closed) return void subscription.close();
       this.subscription = subscription;

@@ -53,6 +53,7 @@ export class LiveStream extends FrameNotifier {
       const { subscription, snapshot, snapshotSequence } = await client.subscribe(
         restored ? { ...this.spec.request, afterSequence: this.cursor } : this.spec.request,
         (event, sequence) => this.receive(event, sequence),
+        (error) => this.lost(error),
       );
       this.subscription = subscription;
       if (this.closed) return void subscription.close();
@@ -72,6 +73,13 @@ export class LiveStream extends FrameNotifier {
           ? 'Baton answered with a snapshot the console cannot read (is the console older than Baton?); reload the page'
           : `Baton refused to show this: ${error instanceof Error ? error.message : String(error)}`;
     }
+    this.changed();
+  }
+
+  /** The subscription could not resume after a reconnect: what is shown is no longer live. */
+  private lost(error: Error): void {
+    this.status = 'error';
+    this.error = `Lost the live view when Baton came back (${error.message}); reload the page`;
     this.changed();
   }
 
