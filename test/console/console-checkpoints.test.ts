@@ -211,25 +211,30 @@ describe('the queue and questions, beyond the core flows', () => {
     expect(browser.problems).toEqual([]);
   });
 
-  it('implements a final proposed plan from its card: a new run out of plan mode, told the plan', async () => {
+  /** A thread in plan mode whose first run proposed a plan with `step`; the model then answers `reply`. */
+  async function proposedPlan(step: string, reply: string): Promise<{ page: Page; threadId: string }> {
     model.enqueue(
-      { kind: 'text', text: 'Here is my plan.\n\n<proposed_plan>\n# Greet\n\n1. Write hello.txt\n</proposed_plan>\n' },
-      { kind: 'text', text: 'Implemented as planned.' },
+      { kind: 'text', text: `My plan.\n\n<proposed_plan>\n# The plan\n\n1. ${step}\n</proposed_plan>\n` },
+      { kind: 'text', text: reply },
     );
     const page = await browser.page();
     await openConsole(page, url);
     await page.goto(new URL('#/threads', url).href);
     await page.getByLabel('Interaction').selectOption('plan');
-    await createThread(page, workspace());
-    await sendMessage(page, 'plan a greeting');
+    const threadId = await createThread(page, workspace());
+    await sendMessage(page, 'make a plan');
     await runStatus(page, 1, 'completed');
+    return { page, threadId };
+  }
+
+  it('implements a final proposed plan from its card: a new run out of plan mode, told the plan', async () => {
+    const { page, threadId } = await proposedPlan('Write hello.txt', 'Implemented as planned.');
     const card = page.locator('.item.plan.proposed', { hasText: 'Write hello.txt' });
     await card.getByRole('button', { name: 'Implement' }).click();
     await runStatus(page, 2, 'completed');
     await page.locator('.message.user', { hasText: 'Implement this plan:' }).waitFor();
     await page.locator('.message.assistant', { hasText: 'Implemented as planned.' }).waitFor();
     expect(responsesUserTexts(model.requests.at(-1)!).join('\n')).toContain('1. Write hello.txt');
-    const threadId = new URL(page.url()).hash.split('/').at(-1)!;
     const store = app.runtime.store;
     expect(store.projections.get('threads', threadId)?.interactionMode).toBe('default');
     const runs = store.projections.list('runs', threadId);
@@ -238,17 +243,7 @@ describe('the queue and questions, beyond the core flows', () => {
   });
 
   it("implements a source's plan in a fork, from the fork's inherited plan card", async () => {
-    model.enqueue(
-      { kind: 'text', text: 'My plan.\n\n<proposed_plan>\n# Fork it\n\n1. Write fork.txt\n</proposed_plan>\n' },
-      { kind: 'text', text: 'Implemented in the fork.' },
-    );
-    const page = await browser.page();
-    await openConsole(page, url);
-    await page.goto(new URL('#/threads', url).href);
-    await page.getByLabel('Interaction').selectOption('plan');
-    const source = await createThread(page, workspace());
-    await sendMessage(page, 'plan the fork');
-    await runStatus(page, 1, 'completed');
+    const { page, threadId: source } = await proposedPlan('Write fork.txt', 'Implemented in the fork.');
     await page.getByRole('button', { name: 'Fork from here' }).click();
     await page.waitForURL((u) => u.hash.startsWith('#/thread/') && !u.hash.includes(source));
     const forkId = new URL(page.url()).hash.split('/').at(-1)!;

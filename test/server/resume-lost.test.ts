@@ -1,34 +1,16 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { pino } from 'pino';
+import { describe, expect, it } from 'vitest';
 import { BatonClient } from '../../src/client/baton-client.js';
 import { ThreadId } from '../../src/domain/ids.js';
-import type { Runtime } from '../../src/actors/runtime.js';
-import { BatonServer } from '../../src/server/server.js';
 import { useRuntime } from '../support/runtime.js';
+import { runtimeServerToken, useRuntimeServer } from '../support/runtime-server.js';
+import { within } from '../support/within.js';
 
 /**
  * A typed client whose Baton comes back as another one (a data dir started afresh on the
  * same port): its subscriptions cannot resume where they were, and say so instead of
  * waiting, silently, for events that will never be theirs.
  */
-const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
-
-const token = 'resume-lost-token-0123456789';
-
-async function serve(runtime: Runtime, port = 0): Promise<{ port: number; close: () => Promise<void> }> {
-  const server = new BatonServer({ runtime, host: '127.0.0.1', port, token, logger: pino({ level: 'silent' }) });
-  const address = await server.listen();
-  let closed = false;
-  const close = async () => {
-    if (!closed) await server.close();
-    closed = true;
-  };
-  cleanups.push(close);
-  return { port: address.port, close };
-}
+const { start, onCleanup } = useRuntimeServer();
 
 describe('a subscription that cannot resume', () => {
   const harness = useRuntime();
@@ -36,9 +18,9 @@ describe('a subscription that cannot resume', () => {
   it('is lost, and says why, when the Baton it reconnects to never wrote what it saw', async () => {
     const first = harness();
     const threadId = ThreadId.parse(await first.thread());
-    const a = await serve(first.runtime);
-    const client = await BatonClient.connect(`http://127.0.0.1:${a.port}`, token);
-    cleanups.push(() => client.close());
+    const a = await start(first.runtime);
+    const client = await BatonClient.connect(a.url, runtimeServerToken);
+    onCleanup(() => client.close());
 
     let lostWith: Error | null = null;
     let resolveLost = () => undefined as void;
@@ -63,15 +45,9 @@ describe('a subscription that cannot resume', () => {
     await a.close();
     await gone;
     const second = harness();
-    await serve(second.runtime, a.port);
+    await start(second.runtime, { port: a.port });
     client.socket.connect();
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([
-      lost,
-      new Promise(
-        (_, reject) => (timer = setTimeout(() => reject(new Error('the subscription was not lost')), 20_000)),
-      ),
-    ]).finally(() => clearTimeout(timer));
+    await within(lost, 20_000, 'the subscription was not lost');
     expect(String(lostWith)).toMatch(/not_found: afterSequence \d+ is past the end/);
   });
 });

@@ -3,20 +3,12 @@ import type { Socket as NetSocket } from 'node:net';
 import type { Socket } from 'socket.io-client';
 import { useRuntime } from '../support/runtime.js';
 import { collectSequences, useRuntimeServer } from '../support/runtime-server.js';
+import { within } from '../support/within.js';
 
 const { serve, connect } = useRuntimeServer();
 
 /** The client's TCP socket under Socket.IO: pausing it stops reading, as a stalled client would. */
 const tcpOf = (s: Socket) => (s.io.engine.transport as unknown as { ws: { _socket: NetSocket } }).ws._socket;
-
-/** `promise`, or a failure saying what did not happen within `ms`. */
-function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>(
-    (_, reject) => (timer = setTimeout(() => reject(new Error(`${what} within ${ms} ms`)), ms)),
-  );
-  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
-}
 
 describe('a subscriber that falls behind', () => {
   const harness = useRuntime();

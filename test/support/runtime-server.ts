@@ -7,6 +7,17 @@ import { BatonServer } from '../../src/server/server.js';
 /** The token of every server `useRuntimeServer` starts. */
 export const runtimeServerToken = 'runtime-server-token-0123456789';
 
+export interface ServeOptions {
+  maxBufferedPackets?: number;
+  port?: number;
+}
+
+export interface StartedServer {
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
 /**
  * Baton's Socket.IO server over a test harness's runtime, on a free loopback port, and raw
  * Socket.IO clients of it; everything is closed after each test, newest first.
@@ -16,22 +27,29 @@ export function useRuntimeServer() {
   afterEach(async () => {
     for (const c of cleanups.splice(0).reverse()) await c();
   });
+  async function start(runtime: Runtime, options: ServeOptions = {}): Promise<StartedServer> {
+    const server = new BatonServer({
+      runtime,
+      host: '127.0.0.1',
+      port: 0,
+      token: runtimeServerToken,
+      logger: pino({ level: 'silent' }),
+      ...options,
+    });
+    const { port } = await server.listen();
+    let closed: Promise<void> | null = null;
+    const close = () => (closed ??= server.close());
+    cleanups.push(close);
+    return { url: `http://127.0.0.1:${port}`, port, close };
+  }
   return {
     onCleanup: (cleanup: () => Promise<void> | void) => void cleanups.push(cleanup),
-    /** Starts a server; resolves to its URL. */
-    async serve(runtime: Runtime, options: { maxBufferedPackets?: number } = {}): Promise<string> {
-      const server = new BatonServer({
-        runtime,
-        host: '127.0.0.1',
-        port: 0,
-        token: runtimeServerToken,
-        logger: pino({ level: 'silent' }),
-        ...options,
-      });
-      const { port } = await server.listen();
-      cleanups.push(() => server.close());
-      return `http://127.0.0.1:${port}`;
+    /** Starts a server (on a free port, unless given one); resolves to its URL. */
+    async serve(runtime: Runtime, options: ServeOptions = {}): Promise<string> {
+      return (await start(runtime, options)).url;
     },
+    /** Starts a server; resolves to its URL, its port, and a close that may come before the test's end. */
+    start,
     /** A raw Socket.IO client over websocket, connected, that does not reconnect. */
     connect(url: string): Promise<Socket> {
       return new Promise((resolve, reject) => {
