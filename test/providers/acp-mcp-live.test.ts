@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import type { AcpMcpServers } from '../../src/providers/acp/acp-mcp.js';
+import type { McpServers } from '../../src/providers/mcp-servers.js';
 import { useLiveAcp, type LiveAcpRun } from '../support/live-acp.js';
 import type { Harness } from '../support/runtime.js';
 import type { ModelStep } from '../support/scenario-kit/model-steps.js';
@@ -15,7 +15,7 @@ import { codexModel } from './codex-scenarios.js';
  */
 const acp = useLiveAcp();
 
-const mcpServers: AcpMcpServers = {
+const mcpServers: McpServers = {
   echo: {
     command: process.execPath,
     args: [fileURLToPath(new URL('../fixtures/mcp/echo-server.mjs', import.meta.url))],

@@ -1,7 +1,8 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { codexBinaryPath } from '../../src/providers/codex/codex-binary.js';
 import { codexConfigToml, ensureCodexHome } from '../../src/providers/codex/codex-home.js';
 import { CodexProvider } from '../../src/providers/codex/codex-provider.js';
 import { useScriptedModel } from '../support/model.js';
@@ -73,6 +74,30 @@ describe('the shared Codex home', () => {
     expect(reads).toBeGreaterThan(0);
     expect(torn).toBe(0);
   }, 60_000);
+
+  it("the user's MCP servers are in the home as Codex reads them: command, args and environment", () => {
+    const env = { DB_URL: 'postgres://127.0.0.1/x?a="b"', EMPTY: '', ODD: 'tab\t, newline\n, del\u007f, é' };
+    const home = ensureCodexHome(folders.make('baton-codex-data-'), {
+      baseUrl: 'http://127.0.0.1:9/v1',
+      model: 'gpt-test',
+      mcpServers: {
+        echo: { command: process.execPath, args: ['echo server.mjs'] },
+        'db-2': { command: 'db', args: [], env },
+      },
+    });
+    const listed = JSON.parse(
+      execFileSync(codexBinaryPath(), ['mcp', 'list', '--json'], {
+        env: { PATH: process.env.PATH, CODEX_HOME: home },
+        encoding: 'utf8',
+        // Codex warns on stderr that it makes no helper binaries in a temp folder.
+        stdio: ['ignore', 'pipe', 'pipe'],
+      }),
+    ) as { name: string; transport: { command: string; args: string[]; env: Record<string, string> | null } }[];
+    expect(listed.map((s) => [s.name, s.transport.command, s.transport.args, s.transport.env ?? {}])).toEqual([
+      ['db-2', 'db', [], env],
+      ['echo', process.execPath, ['echo server.mjs'], {}],
+    ]);
+  });
 
   it("a home that cannot hold Baton's configuration is refused and no Codex session starts", async () => {
     const dataDir = folders.make('baton-codex-data-');

@@ -8,7 +8,8 @@ import type { ForkOrigin } from '../../domain/entities.js';
 import { forkOf, payloadOf, turnSettingsOf } from '../effect-payloads.js';
 import { agentThreadDir, type AcpAgent } from './acp-agents.js';
 import { readTextFile, writeTextFile } from './acp-client-files.js';
-import { acpMcpServers, batonMcpServer, type AcpMcpServers } from './acp-mcp.js';
+import { acpMcpServers, batonMcpServer } from './acp-mcp.js';
+import type { McpServers } from '../mcp-servers.js';
 import type { LineChannel } from '../transport/line-channel.js';
 import { connectAgent, type AcpAgentConnection, type AcpClientHandlers } from './acp-connection.js';
 import { AcpNormalizer, type AcpFrame } from './acp-normalizer.js';
@@ -30,7 +31,7 @@ export interface AcpAdapterOptions {
   /** Told an agent's raw `initialize` answer each time one of its processes answers (the provider's per-agent declaration). */
   onInitialized?: (agent: string, initialize: unknown) => void;
   /** MCP servers (stdio) every session is opened with, by name; none unless asked for (acp-mcp.ts). */
-  mcpServers?: AcpMcpServers;
+  mcpServers?: McpServers;
 }
 
 /** The agent a thread runs, as its effects carry it (`acpAgent`, a thread setting). */

@@ -3,7 +3,8 @@ import type { ErrorInfo } from '../../domain/errors.js';
 import type { MessageId, NodeId, PlanArtifactId, ProviderThreadId, RunAttemptId, RunId } from '../../domain/ids.js';
 import type { ProviderEvent } from '../../domain/provider-events.js';
 import type { NormalizerScope, ProviderNormalizer } from '../provider.js';
-import { mcpCallOf, mcpDetail } from './acp-mcp.js';
+import { mcpCallOf } from './acp-mcp.js';
+import { mcpDetail } from '../mcp-tool-calls.js';
 import { AcpModes, type AcpMode } from './acp-modes.js';
 
 /**

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { BatonError } from '../../domain/errors.js';
 import { ensureFileContent, ensurePrivateDir, readFileOrNull } from '../../persistence/private-file.js';
 import { codexBinaryPath } from './codex-binary.js';
+import type { McpServers } from '../mcp-servers.js';
 
 export interface CodexModelEndpoint {
   /** A Responses API base URL, e.g. `http://127.0.0.1:PORT/v1`. */
@@ -11,7 +12,7 @@ export interface CodexModelEndpoint {
   /** How long a silent stream may idle before Codex gives up on it. */
   streamIdleTimeoutMs?: number;
   /** MCP servers (stdio) Codex may call, by name; none unless asked for. */
-  mcpServers?: Record<string, { command: string; args: string[] }>;
+  mcpServers?: McpServers;
   /** Baton's orchestrator MCP server (Streamable HTTP), as the `baton` MCP server; each session's bearer token is in its environment. */
   batonMcpUrl?: string;
 }
@@ -19,7 +20,8 @@ export interface CodexModelEndpoint {
 /** The environment variable each Codex process finds its own credential for Baton's MCP server in. */
 export const BATON_MCP_TOKEN_ENV = 'BATON_MCP_TOKEN';
 
-const toml = (s: string) => JSON.stringify(s);
+/** A TOML basic string: JSON's escapes are TOML's, but TOML also refuses a raw DEL. */
+const toml = (s: string) => JSON.stringify(s).replace(/\u007f/g, '\\u007F');
 
 let bundled: { models: Record<string, unknown>[] } | null = null;
 
@@ -80,6 +82,13 @@ export function codexConfigToml(catalogPath: string, endpoint: CodexModelEndpoin
       `[mcp_servers.${name}]`,
       `command = ${toml(server.command)}`,
       `args = [${server.args.map(toml).join(', ')}]`,
+      ...(server.env && Object.keys(server.env).length
+        ? [
+            `env = { ${Object.entries(server.env)
+              .map(([k, v]) => `${toml(k)} = ${toml(v)}`)
+              .join(', ')} }`,
+          ]
+        : []),
       '',
     ]),
     // The home is shared by every session, so the credential is not in it: each process reads its own from its env.
