@@ -38,6 +38,7 @@ export const claudeEvidence: Record<string, Evidence> = {
   ),
   'streaming.emitsMessageCompleted': scenario('simple'),
   'streaming.streamsReasoning': scenario('reasoning'),
+  'tools.supportsMcpTools': scenario('mcp_tool_call'),
   'planning.supportsStructuredQuestions': scenario('user_input_request'),
   'planning.emitsPlanUpdated': scenario('plan_todo'),
   'planning.emitsTodoList': scenario('plan_todo'),
@@ -110,6 +111,7 @@ describe("Claude's capability declaration", () => {
       'plan_todo',
       'proposed_plan',
       'reasoning',
+      'mcp_tool_call',
       'fork_native',
       'thread_rollback',
       'thread_rollback_reseed',
@@ -126,7 +128,12 @@ describe("Claude's capability declaration", () => {
     // A message sent mid-turn lands in the running turn only while a tool runs: steering is by interrupt and restart.
     expect([c.turns.supportsActiveSteering, c.turns.supportsSteeringByInterruptRestart]).toEqual([false, true]);
     expect([c.threads.canReadThreadSnapshot, c.threads.canForkFromSubagentThread]).toEqual([false, false]);
-    expect(Object.values(c.tools).every((v) => v === false)).toBe(true);
+    // Of the tool flags, only MCP tools: the other tool nodes are shown, but no scenario holds them to the flags.
+    expect(
+      Object.entries(c.tools)
+        .filter(([, v]) => v === true)
+        .map(([k]) => k),
+    ).toEqual(['supportsMcpTools']);
     // Subagents are nodes with their lifecycle, not provider threads of their own (nor waited on or forked by
     // Baton); a Stop closes them.
     expect(

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { CheckpointStore } from '../../src/checkpoints/checkpoint-store.js';
 import { claudeCapabilities } from '../../src/providers/claude/claude-capabilities.js';
@@ -41,12 +42,16 @@ import { claudeModel } from './claude-model.js';
 /**
  * The temp folders of a run that transcripts carry as placeholders: the workspace, the agents'
  * folders, and the workspace's name among the agent's projects (its path with every
- * character but letters and digits made `-`).
+ * character but letters and digits made `-`); for a scenario with MCP servers, the paths of
+ * their commands (this Node, the repo's fixtures), which the agent is told at its start.
  */
-const varsOf = (place: RunPlace): Vars => ({
+const varsOf = (place: RunPlace, scenario: Pick<ProviderScenario, 'mcpServers'>): Vars => ({
   cwd: place.cwd,
   dataDir: dataDirOf(place.dir),
   cwdKey: place.cwd.replace(/[^A-Za-z0-9]/g, '-'),
+  ...(scenario.mcpServers
+    ? { node: process.execPath, fixtures: fileURLToPath(new URL('../fixtures/', import.meta.url)) }
+    : {}),
 });
 
 /** One Claude run of a scenario, however the agent process is provided. */
@@ -84,6 +89,7 @@ function claudeSession(run: ClaudeRun): ClaudeSession {
         const provider = new ClaudeProvider(runtime, {
           endpoint: { baseUrl: run.modelBaseUrl, model: 'claude-sonnet-4-5' },
           dataDir: dataDirOf(run.dir),
+          ...(run.scenario.mcpServers ? { mcpServers: run.scenario.mcpServers } : {}),
           ...(run.processFor ? { processFor: run.processFor } : {}),
         });
         made.providers.push(provider);
@@ -137,7 +143,7 @@ export function claudeRecordChannel(options: {
       processFor: (scope, spawn) => {
         const configDir = scope.options.env.CLAUDE_CONFIG_DIR;
         if (!configDir) throw new Error('the agent was started without CLAUDE_CONFIG_DIR');
-        const recording = new ClaudeRecording(spawn(), scope.options.args, configDir, varsOf(place));
+        const recording = new ClaudeRecording(spawn(), scope.options.args, configDir, varsOf(place, scenario));
         recordings.push({ thread: scope.threadId, recording });
         return recording.process;
       },
@@ -166,7 +172,7 @@ export function claudeRecordChannel(options: {
               sessions: processes.length,
               thread: recordings[i]!.thread,
               modelSteps: scenario.model,
-              vars: Object.keys(varsOf(place)),
+              vars: Object.keys(varsOf(place, scenario)),
               args,
               sessionFiles: recordings[i]!.recording.sessionFiles(replace),
             },
@@ -223,7 +229,7 @@ export class ClaudeReplayChannel implements GoneChannel {
     const replays: ClaudeReplay[] = [];
     const started: RecordedProcess[] = [];
     // One set for the run: an id Baton gave one process may be named to the next.
-    const vars = varsOf(place);
+    const vars = varsOf(place, scenario);
     const byThread = new Map<string, ClaudeReplay>();
     const session = claudeSession({
       ...place,

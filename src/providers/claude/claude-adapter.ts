@@ -17,6 +17,7 @@ import { ClaudePermissions } from './claude-permissions.js';
 import type { AgentProcessFactory } from './claude-process.js';
 import { handOver, type AgentSession } from './claude-agent-session.js';
 import { sessionEndEvents, sessionStatus, startThreadSession } from './claude-session-lifecycle.js';
+import type { McpServers } from '../mcp-servers.js';
 import { TurnClocks } from './claude-turn-clocks.js';
 import { applyTurnSettings } from './claude-turn-settings.js';
 
@@ -29,6 +30,8 @@ export interface ClaudeAdapterOptions {
   apiKey?: string;
   /** Where the agent process comes from (record and replay channels give theirs); default: the real binary. */
   processFor?: AgentProcessFactory;
+  /** The user's MCP servers (stdio), given to every session. */
+  mcpServers?: McpServers;
   /** A turn with no word from the agent this long is interrupted and fails (default 5 min). */
   turnIdleTimeoutMs?: number;
   /** An interrupt whose turn has not ended this long kills the agent (default 10 s). */
@@ -168,6 +171,7 @@ export class ClaudeThreadAdapter {
         endpoint: this.options.endpoint,
         apiKey: this.options.apiKey,
         processFor: this.options.processFor,
+        mcpServers: this.options.mcpServers,
         forward: (events) => this.forward(events),
         canUseTool: (state) => this.permissions.canUseTool(state),
         adopt: (session) => {

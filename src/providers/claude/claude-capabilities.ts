@@ -49,13 +49,15 @@ export const claudeCapabilities: ProviderCapabilities = ProviderCapabilities.par
     streamsPlanText: false,
     emitsMessageCompleted: true,
   },
-  // Tool uses become tool nodes, but no scenario shows them yet: not declared.
+  // Tool uses become tool nodes, but no scenario shows the other flags yet: not declared. The
+  // user's MCP servers (stdio) are the agent's, and their tools' calls are MCP tool nodes
+  // (scenario mcp_tool_call).
   tools: {
     exposesToolItemIds: false,
     emitsToolStarted: false,
     emitsToolCompleted: false,
     emitsToolOutput: false,
-    supportsMcpTools: false,
+    supportsMcpTools: true,
     supportsDynamicToolCallbacks: false,
   },
   // `canUseTool` asks for Bash (and every other tool needing permission), keyed by its tool_use id.

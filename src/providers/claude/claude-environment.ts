@@ -1,9 +1,10 @@
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import type { CanUseTool, Options } from '@anthropic-ai/claude-agent-sdk';
+import type { CanUseTool, McpServerConfig, Options } from '@anthropic-ai/claude-agent-sdk';
 import { z } from 'zod';
 import { BatonError } from '../../domain/errors.js';
 import { ensurePrivateDir } from '../../persistence/private-file.js';
+import type { McpServers } from '../mcp-servers.js';
 
 /**
  * Everything the real Claude agent needs to start offline and isolated: its own folders
@@ -134,6 +135,22 @@ export interface ClaudeOptionsInput {
   pathToClaudeCodeExecutable?: string;
   /** Baton's orchestrator MCP server and this session's own credential there: the agent's `baton` MCP server. */
   batonMcp?: { url: string; token: string };
+  /** The user's MCP servers (stdio), which the agent runs itself. */
+  mcpServers?: McpServers;
+}
+
+/** The agent's MCP servers: the user's stdio ones and Baton's own (`baton`, Streamable HTTP). */
+function agentMcpServers(input: ClaudeOptionsInput): Record<string, McpServerConfig> {
+  const servers: Record<string, McpServerConfig> = {};
+  for (const [name, s] of Object.entries(input.mcpServers ?? {}))
+    servers[name] = { type: 'stdio', command: s.command, args: s.args, ...(s.env ? { env: s.env } : {}) };
+  if (input.batonMcp)
+    servers.baton = {
+      type: 'http',
+      url: input.batonMcp.url,
+      headers: { Authorization: `Bearer ${input.batonMcp.token}` },
+    };
+  return servers;
 }
 
 /**
@@ -161,18 +178,9 @@ export function claudeOptions(input: ClaudeOptionsInput, uid: number | null = pr
     ...(input.abortController ? { abortController: input.abortController } : {}),
     ...(input.resume ? { resume: input.resume } : {}),
     ...(input.stderr ? { stderr: input.stderr } : {}),
-    // Baton runs the Claude Code bundled with the SDK, which takes its MCP servers over stdin: the credential stays off its command line.
-    ...(input.batonMcp
-      ? {
-          mcpServersDelivery: 'initialize' as const,
-          mcpServers: {
-            baton: {
-              type: 'http' as const,
-              url: input.batonMcp.url,
-              headers: { Authorization: `Bearer ${input.batonMcp.token}` },
-            },
-          },
-        }
+    // Baton runs the Claude Code bundled with the SDK, which takes its MCP servers over stdin: a credential stays off its command line.
+    ...(input.batonMcp || Object.keys(input.mcpServers ?? {}).length
+      ? { mcpServersDelivery: 'initialize' as const, mcpServers: agentMcpServers(input) }
       : {}),
   };
 }

@@ -6,6 +6,7 @@ import { resumeOptions, type ConversationScope } from './claude-conversation.js'
 import { claudeEnv, claudeOptions, type ClaudeEndpoint } from './claude-environment.js';
 import { createClaudeNormalizer } from './claude-normalizer.js';
 import type { AgentProcessFactory } from './claude-process.js';
+import type { McpServers } from '../mcp-servers.js';
 
 /**
  * The life of a thread's agent session as Baton reports it: started (resuming its provider
@@ -18,6 +19,7 @@ export interface SessionStart extends ConversationScope {
   endpoint: ClaudeEndpoint;
   apiKey?: string | undefined;
   processFor?: AgentProcessFactory | undefined;
+  mcpServers?: McpServers | undefined;
   /** Reports events (in order, through the adapter). */
   forward(events: ProviderEvent[]): void;
   canUseTool(state: AgentState): CanUseTool;
@@ -63,6 +65,7 @@ export function startThreadSession(o: SessionStart, providerThreadId: ProviderTh
         model: o.endpoint.model,
         env,
         ...(mcp ? { batonMcp: mcp } : {}),
+        ...(o.mcpServers ? { mcpServers: o.mcpServers } : {}),
       }),
       ...start,
     },

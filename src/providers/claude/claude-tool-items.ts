@@ -2,13 +2,15 @@ import { z } from 'zod';
 import type { NodeId, PlanArtifactId, ProviderThreadId, RunAttemptId, RunId, ThreadId } from '../../domain/ids.js';
 import type { ProviderEvent } from '../../domain/provider-events.js';
 import type { IdSource } from '../../domain/sources.js';
+import { mcpCallNamed, mcpDetail, mcpTitle } from '../mcp-tool-calls.js';
 
 /**
  * The Claude agent's turn items other than text -> provider events: thinking blocks become
  * reasoning nodes (streamed by `thinking_delta`, whole in the `assistant` message), tool uses
  * become tool nodes completed (or failed) by their `tool_result`. Three tools are Baton
  * concepts rather than tool nodes: `TodoWrite` is the turn's todo list, `ExitPlanMode` a
- * proposed plan, and `AskUserQuestion` a user-input request (opened by the permissions).
+ * proposed plan, and `AskUserQuestion` a user-input request (opened by the permissions). An
+ * MCP server's tool is a tool node with the detail every provider gives one (`tool: 'mcp'`).
  */
 
 /** The attempt items belong to. */
@@ -72,6 +74,8 @@ export class ClaudeItems {
   private readonly thinking: OpenThinking[] = [];
   /** tool_use id -> its node. */
   private readonly tools = new Map<string, NodeId>();
+  /** Tool uses of an MCP server's tool: their results are MCP results. */
+  private readonly mcpCalls = new Set<string>();
   /** TodoWrite uses waiting on their result: the list they set. */
   private readonly todos = new Map<string, z.infer<typeof TodoInput>>();
   /** Planning tool uses: their results make no node events. */
@@ -132,12 +136,13 @@ export class ClaudeItems {
     if (!tool.success || this.tools.has(tool.data.id) || this.planning.has(tool.data.id)) return [];
     const { id, name, input } = tool.data;
     if (PLANNING_TOOLS.has(name)) return this.planningTool(id, name, input, ref);
-    const [nodeId, event] = this.started(ref, 'tool_call', name);
+    // An MCP server's tool (`mcp__SERVER__TOOL`) is shown as every provider shows one.
+    const mcp = mcpCallNamed(name, input);
+    const [nodeId, event] = this.started(ref, 'tool_call', mcp ? mcpTitle(mcp) : name);
     this.tools.set(id, nodeId);
-    return [
-      event,
-      { type: 'node.detail', ...this.on(ref), nodeId, text: null, detail: { tool: name, toolUseId: id, input } },
-    ];
+    if (mcp) this.mcpCalls.add(id);
+    const detail = mcp ? { ...mcpDetail(mcp, null), toolUseId: id } : { tool: name, toolUseId: id, input };
+    return [event, { type: 'node.detail', ...this.on(ref), nodeId, text: null, detail }];
   }
 
   /** The whole thinking block: the oldest streamed one is it (one arriving unstreamed gets its node now). */
@@ -196,13 +201,16 @@ export class ClaudeItems {
     if (!nodeId) return [];
     this.tools.delete(toolUseId);
     const failed = isError === true;
+    const mcp = this.mcpCalls.delete(toolUseId)
+      ? mcpDetail(null, { status: failed ? 'failed' : 'completed', rawOutput: result.data.content })
+      : {};
     return [
       {
         type: 'node.detail',
         ...this.on(ref),
         nodeId,
         text: resultText(result.data.content),
-        detail: { isError: failed },
+        detail: { isError: failed, ...mcp },
       },
       { type: 'node.completed', ...this.on(ref), nodeId, status: failed ? 'failed' : 'completed' },
     ];
@@ -233,6 +241,7 @@ export class ClaudeItems {
       );
     for (const nodeId of this.tools.values()) events.push({ type: 'node.completed', ...this.on(ref), nodeId, status });
     this.tools.clear();
+    this.mcpCalls.clear();
     this.todos.clear();
     this.planning.clear();
     this.todoPlan = null;
