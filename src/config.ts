@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { resolve } from 'node:path';
 import { parseOrThrow } from './domain/errors.js';
 import { OriginList } from './server/origin-policy.js';
+import { McpServersSpec } from './providers/mcp-servers.js';
 
 /** How Baton starts one ACP agent: a child process speaking ACP over its stdio. */
 export const AcpAgentSpec = z
@@ -17,22 +18,20 @@ export type AcpAgentSpec = z.infer<typeof AcpAgentSpec>;
 /** A name a thread can pick with `acpAgent`: no spaces or slashes, so it reads the same in a URL, a log or a flag. */
 const AcpAgentName = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'an agent name is letters, digits, . _ -');
 
-/** `BATON_ACP_AGENTS`: a JSON object of name -> launch spec (an override may give the object itself). */
-const AcpAgents = z.preprocess(
-  (value, ctx) => {
+/** A variable holding a JSON object (an override may give the object itself), read as `schema`. */
+const jsonVariable = <T extends z.ZodType>(name: string, schema: T) =>
+  z.preprocess((value, ctx) => {
     if (typeof value !== 'string') return value;
     try {
       return JSON.parse(value) as unknown;
     } catch (e) {
-      ctx.addIssue({
-        code: 'custom',
-        message: `BATON_ACP_AGENTS is not JSON: ${e instanceof Error ? e.message : String(e)}`,
-      });
+      ctx.addIssue({ code: 'custom', message: `${name} is not JSON: ${e instanceof Error ? e.message : String(e)}` });
       return z.NEVER;
     }
-  },
-  z.record(AcpAgentName, AcpAgentSpec),
-);
+  }, schema);
+
+/** `BATON_ACP_AGENTS`: a JSON object of name -> launch spec. */
+const AcpAgents = jsonVariable('BATON_ACP_AGENTS', z.record(AcpAgentName, AcpAgentSpec));
 
 /**
  * Baton's configuration: environment variables (and, later, matching CLI flags),
@@ -70,6 +69,8 @@ export const Config = z.object({
     .default(300_000),
   /** ACP agents registered besides the built-in ones (a name here replaces a built-in of that name). */
   acpAgents: AcpAgents.default({}),
+  /** The user's MCP servers, given to every agent: a JSON object of name -> `{ command, args?, env? }`. */
+  mcpServers: jsonVariable('BATON_MCP_SERVERS', McpServersSpec).default({}),
 });
 export type Config = z.infer<typeof Config>;
 
@@ -89,6 +90,7 @@ const envNames: Record<keyof Config, string> = {
   interruptTimeoutMs: 'BATON_INTERRUPT_TIMEOUT_MS',
   gitTimeoutMs: 'BATON_GIT_TIMEOUT_MS',
   acpAgents: 'BATON_ACP_AGENTS',
+  mcpServers: 'BATON_MCP_SERVERS',
 };
 
 export function loadConfig(

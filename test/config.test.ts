@@ -5,14 +5,14 @@ import { BatonError } from '../src/domain/errors.js';
 /** `BATON_ACP_AGENTS` (issue 14): the ACP agents a Baton can run besides its built-in ones, checked at start-up. */
 const load = (value: string | undefined) => loadConfig(value === undefined ? {} : { BATON_ACP_AGENTS: value });
 
-function startUpError(value: string): BatonError {
+function startUpError(value: string, variable = 'BATON_ACP_AGENTS'): BatonError {
   try {
-    load(value);
+    loadConfig({ [variable]: value });
   } catch (e) {
     if (e instanceof BatonError) return e;
     throw e;
   }
-  throw new Error(`BATON_ACP_AGENTS=${value} was accepted`);
+  throw new Error(`${variable}=${value} was accepted`);
 }
 
 describe('BATON_ACP_AGENTS', () => {
@@ -59,5 +59,44 @@ describe('BATON_ACP_AGENTS', () => {
     const error = startUpError(value);
     expect(error.code).toBe('invalid_payload');
     expect(error.message).toMatch(/acpAgents/);
+  });
+});
+
+/** `BATON_MCP_SERVERS`: the user's MCP servers, given to every agent (Codex, Claude, ACP). */
+describe('BATON_MCP_SERVERS', () => {
+  const mcp = (value: string) => loadConfig({ BATON_MCP_SERVERS: value }).mcpServers;
+
+  it('unset: none', () => {
+    expect(loadConfig({}).mcpServers).toEqual({});
+    expect(mcp('')).toEqual({});
+  });
+
+  it('a JSON object of name -> stdio server; args and env default to empty', () => {
+    expect(
+      mcp(
+        JSON.stringify({
+          echo: { command: '/usr/bin/node', args: ['echo.mjs'] },
+          'db-2_x': { command: 'db', env: { DB_URL: 'x' } },
+        }),
+      ),
+    ).toEqual({
+      echo: { command: '/usr/bin/node', args: ['echo.mjs'], env: {} },
+      'db-2_x': { command: 'db', args: [], env: { DB_URL: 'x' } },
+    });
+  });
+
+  it.each([
+    ['JSON that does not parse', '{echo', /JSON/],
+    ['a server without a command', '{"echo":{"args":[]}}', /command/],
+    ['an unknown field (a url: only stdio servers)', '{"echo":{"command":"a","url":"http://127.0.0.1:1/mcp"}}', /url/],
+    ['the name baton, which is Baton’s own server', '{"baton":{"command":"a"}}', /baton/],
+    ['a name with a dot (not a TOML bare key for Codex)', '{"my.server":{"command":"a"}}', /name/],
+    ['a name with a double underscore (Claude splits mcp__NAME__TOOL at it)', '{"my__server":{"command":"a"}}', /name/],
+    ['an environment name that is not one', '{"echo":{"command":"a","env":{"A-B":"x"}}}', /environment/],
+  ])('the wrong shape is refused at start-up: %s', (_why, value, says) => {
+    const error = startUpError(value, 'BATON_MCP_SERVERS');
+    expect(error.code).toBe('invalid_payload');
+    expect(error.message).toMatch(/mcpServers/);
+    expect(error.message).toMatch(says);
   });
 });

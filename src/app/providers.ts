@@ -21,8 +21,8 @@ export interface AppProviders {
 /**
  * The concrete providers this Baton runs, registered with the runtime's registry: Codex,
  * pointed at the model endpoint, Claude, pointed at its Messages-API endpoint, and ACP,
- * whose built-in agents are pointed at those two. The
- * runtime knows them only through the registry.
+ * whose built-in agents are pointed at those two; each is given the user's MCP servers.
+ * The runtime knows them only through the registry.
  */
 export function registerProviders(
   registry: ProviderRegistry,
@@ -32,7 +32,7 @@ export function registerProviders(
   claudeModel: OpenClaudeEndpoint,
 ): AppProviders {
   const codex = new CodexProvider(runtime, {
-    endpoint: { baseUrl: model.baseUrl, model: model.name },
+    endpoint: { baseUrl: model.baseUrl, model: model.name, mcpServers: config.mcpServers },
     dataDir: config.dataDir,
     turnIdleTimeoutMs: config.turnIdleTimeoutMs,
     interruptTimeoutMs: config.interruptTimeoutMs,
@@ -41,6 +41,7 @@ export function registerProviders(
   // Per-thread agent folders under <data>/claude/<thread>/.
   const claude = new ClaudeProvider(runtime, {
     endpoint: claudeModel.endpoint,
+    mcpServers: config.mcpServers,
     dataDir: config.dataDir,
     turnIdleTimeoutMs: config.turnIdleTimeoutMs,
     interruptTimeoutMs: config.interruptTimeoutMs,
@@ -52,6 +53,7 @@ export function registerProviders(
       claude: claudeModel.endpoint,
       codex: { baseUrl: model.baseUrl, model: model.name },
     }),
+    mcpServers: config.mcpServers,
     dataDir: config.dataDir,
     interruptTimeoutMs: config.interruptTimeoutMs,
   });

@@ -56,7 +56,11 @@ export class BatonError extends Error {
 export function fromZodError(code: ErrorCode, what: string, error: z.ZodError): BatonError {
   const issues = error.issues.map((issue) => ({
     path: issue.path.map(String).join('.'),
-    message: issue.message,
+    // A record's bad key says only "Invalid key in record": what the key schema said is inside.
+    message:
+      issue.code === 'invalid_key' && issue.issues.length
+        ? `${issue.message}: ${issue.issues.map((inner) => inner.message).join('; ')}`
+        : issue.message,
   }));
   const first = issues[0];
   const summary = first ? `${first.path || '(root)'}: ${first.message}` : 'invalid';

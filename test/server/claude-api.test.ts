@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { ScriptedMessagesServer, type MessagesTurn } from '../../src/providers/model/scripted-messages-server.js';
 import { userTexts } from '../support/messages-request.js';
@@ -191,5 +192,45 @@ describe('Socket.IO API with provider "claude" (the real Claude agent)', () => {
       model.messageRequests[0]!.headers['x-claude-code-session-id'],
     );
     expect(forkSession).not.toBe(sourceRequest.headers['x-claude-code-session-id']);
+  }, 120_000);
+
+  it("the user's MCP servers (BATON_MCP_SERVERS) reach the agent: its call of one is an MCP tool node", async () => {
+    const model = await scriptedModel();
+    const echoServer = fileURLToPath(new URL('../fixtures/mcp/echo-server.mjs', import.meta.url));
+    const baton = await api.serve(folders.make('baton-claude-api-mcp-'), {
+      BATON_CLAUDE_BASE_URL: model.baseUrl,
+      BATON_MCP_SERVERS: JSON.stringify({ echo: { command: process.execPath, args: [echoServer] } }),
+    });
+    const t = await claudeThread(baton.url, workspace());
+    model.enqueue({ kind: 'tool_use', name: 'mcp__echo__echo', input: { text: 'hi' } }, text('Echoed.'));
+    const runId = await t.send('echo hi through MCP');
+    // Claude asks before it calls an MCP server's tool.
+    await t.respond((await t.approval(runId)).id, 'accept');
+    expect(await t.ended(runId)).toBe('completed');
+    // The agent tells the model of the server's tool (deferred: named, not among the request's tools).
+    expect(JSON.stringify(model.messageRequests[0]!.body)).toContain('mcp__echo__echo');
+    const graph = await t.client.query({ type: 'snapshot', request: { stream: 'graph', threadId: t.threadId } });
+    const nodes = (
+      graph.result as {
+        snapshot: { nodes: { kind: string; title: string | null; status: string; detail: Record<string, unknown> }[] };
+      }
+    ).snapshot.nodes;
+    const tool = nodes.find((n) => n.kind === 'tool_call');
+    expect(tool).toMatchObject({
+      title: 'echo/echo',
+      status: 'completed',
+      detail: {
+        tool: 'mcp',
+        server: 'echo',
+        name: 'echo',
+        arguments: { text: 'hi' },
+        result: { content: [{ type: 'text', text: 'echo: hi' }] },
+        error: null,
+      },
+    });
+    t.client.close();
+    const stopped = new Promise((resolve) => baton.child.once('exit', resolve));
+    baton.child.kill('SIGTERM');
+    await stopped;
   }, 120_000);
 });
