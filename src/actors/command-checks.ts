@@ -2,10 +2,9 @@ import type { CommandOf, CommandType } from '../domain/commands.js';
 import { BatonError } from '../domain/errors.js';
 import type { ProviderKind } from '../domain/statuses.js';
 import { threadSettings, type ThreadSetting } from '../domain/thread-settings.js';
-import type { DispatchCapabilities } from '../machines/thread-supervisor.machine.js';
 import type { Store } from '../persistence/store.js';
 import { projectionNames } from '../domain/projections.js';
-import { dispatchCapabilities, type CapabilitySource } from './policy.js';
+import type { CapabilitySource } from './policy.js';
 import type { EntityContext } from './entity-machines.js';
 import type { StepContext } from './step-context.js';
 import type { ProviderRegistry } from '../providers/registry.js';
@@ -123,23 +122,6 @@ export function requireAcpAgent(
       'invalid_payload',
       `no ACP agent named ${acpAgent} in this Baton (known: ${known.join(', ') || 'none'}; more are registered with BATON_ACP_AGENTS)`,
       { acpAgent, known },
-    );
-}
-
-/**
- * The supervisor decides dispatch (steer, restart, queue, rollback) by the flags it was
- * created with: another agent whose flags differ would be dispatched by the old agent's, so
- * that switch is refused rather than half applied. Agents whose flags agree switch freely.
- */
-export function requireSameDispatch(sup: SupervisorContext, acpAgent: string | undefined, env: HandlerEnv): void {
-  if (acpAgent === undefined || acpAgent === sup.acpAgent) return;
-  const next = dispatchCapabilities(env.capabilities(sup.provider, acpAgent));
-  const differ = (Object.keys(next) as (keyof DispatchCapabilities)[]).filter((k) => next[k] !== sup.capabilities[k]);
-  if (differ.length)
-    throw new BatonError(
-      'unsupported',
-      `switching thread ${sup.threadId} to ACP agent ${acpAgent} changes how its messages are dispatched (${differ.join(', ')}); that is not built yet in this version of Baton: start a new thread on it`,
-      { acpAgent, from: sup.acpAgent ?? null, flags: differ },
     );
 }
 

@@ -8,7 +8,6 @@ import {
   requireAcpAgent,
   requireAvailable,
   requireApplied,
-  requireSameDispatch,
   supervisorContext,
   supervisorOf,
   type Handler,
@@ -69,7 +68,8 @@ export const commandHandlers: { [K in CommandType]: Handler<K> } = {
     let mode = c.dispatchMode ?? 'auto';
     if ((switching || c.mergeBackFromThreadId) && before.activeRunId) {
       // The active run stays as it is: a message for another provider, or with a fork's work, is a run of its own.
-      const why = switching ? `switches provider (the active run is on ${before.provider})` : 'merges a fork back';
+      const on = `${before.provider}${before.acpAgent ? ` ${before.acpAgent}` : ''}`;
+      const why = switching ? `switches provider or agent (the active run is on ${on})` : 'merges a fork back';
       if (mode !== 'auto' && mode !== 'queue_after_active')
         throw new BatonError(
           'invalid_command',
@@ -226,7 +226,6 @@ export const commandHandlers: { [K in CommandType]: Handler<K> } = {
       return { threadId: thread.threadId, provider: switching.changes.provider };
     }
     requireAcpAgent(sup.provider, changes.acpAgent, 'update', env);
-    requireSameDispatch(sup, changes.acpAgent, env);
     requireApplied(sup.provider, settings, env);
     thread.deliver(supervisorOf(thread), { type: 'SETTINGS_UPDATE', changes: settings }, { mustAccept: true });
     return { threadId: thread.threadId };

@@ -14,12 +14,13 @@ export interface SwitchRequest {
 }
 
 /**
- * The settings update that moves a thread to another provider from its next run on, or
- * null when the request names the thread's own provider. The target must be a provider
- * this Baton runs (with its agent, for `acp`); its model is the one named, else its
- * default (another provider's model name would mean nothing there). The supervisor picks
- * the provider thread when the run starts (`providerMove`): the target's earlier one, told
- * only what it missed, or a new one told everything (also when `cleanContext` asks).
+ * The settings update that moves a thread to another provider (or, on ACP, another agent:
+ * its sessions are its own) from its next run on, or null when the request names the
+ * thread's own. The target must be a provider this Baton runs (with its agent, for `acp`);
+ * its model is the one named, else its default (another agent's model name would mean
+ * nothing there). The supervisor picks the provider thread when the run starts
+ * (`providerMove`): the target's earlier one, told only what it missed, or a new one told
+ * everything (also when `cleanContext` asks). The supervisor dispatches by the target's flags.
  */
 export function providerSwitch(
   thread: StepContext,
@@ -27,13 +28,14 @@ export function providerSwitch(
   request: SwitchRequest,
   env: HandlerEnv,
 ): Extract<ThreadSupervisorEvent, { type: 'SETTINGS_UPDATE' }> | null {
-  const provider = request.provider;
-  if (provider === undefined || provider === sup.provider) {
+  const provider = request.provider ?? sup.provider;
+  const otherAgent = provider === 'acp' && request.acpAgent !== undefined && request.acpAgent !== sup.acpAgent;
+  if (provider === sup.provider && !otherAgent) {
     if (request.cleanContext)
       throw new BatonError(
         'invalid_command',
-        `cleanContext starts another provider's thread afresh: name a provider other than the thread's (${sup.provider})`,
-        { provider: sup.provider },
+        `cleanContext starts another provider's (or ACP agent's) thread afresh: name a provider or agent other than the thread's (${sup.provider}${sup.acpAgent ? ` ${sup.acpAgent}` : ''})`,
+        { provider: sup.provider, acpAgent: sup.acpAgent ?? null },
       );
     return null;
   }

@@ -153,6 +153,8 @@ export interface PendingMergeBack {
 /** A provider thread of this app thread that is not the current one, kept to return to. */
 export interface ParkedProviderThread {
   provider: ProviderKind;
+  /** The ACP agent whose session it is (optional: absent for other providers, and before agent switches existed). */
+  acpAgent?: string | null;
   providerThreadId: ProviderThreadId;
   /** The last run ordinal its conversation holds (run natively there, or told through a handoff). */
   toldThrough: number;

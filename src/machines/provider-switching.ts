@@ -9,7 +9,20 @@ import type { MachineOutput, MachineStep } from './outputs.js';
  * takes effect when the next run starts: the outgoing provider thread is parked (it holds
  * every run so far, unless it was waiting to be reseeded), the target's parked thread is
  * taken up again and told only the runs it has not seen, else a new one is told them all.
+ * A provider thread is a conversation held by one agent: for ACP, the provider and the
+ * agent (another agent cannot take up its session), so a switch of ACP agent moves too.
  */
+
+/** The agent a provider thread's conversation lives in: its provider, and its ACP agent (null for other providers). */
+interface Host {
+  provider: ProviderKind;
+  acpAgent: string | null;
+}
+
+const sameHost = (a: Host, b: Host): boolean => a.provider === b.provider && a.acpAgent === b.acpAgent;
+
+/** Where a parked provider thread lives (one parked before agent switches existed names no agent). */
+const hostOf = (p: ParkedProviderThread): Host => ({ provider: p.provider, acpAgent: p.acpAgent ?? null });
 
 /** A new provider thread of the app thread (a switch's target, a replacement, the first one). */
 export function spawnProviderThread(
@@ -35,6 +48,10 @@ export interface SwitchState {
   providerThreadCapabilities?: DispatchCapabilities | null;
   /** The provider of `providerThreadId` (the settings' `provider` may already name the next run's). */
   providerThreadProvider?: ProviderKind;
+  /** The settings' ACP agent: the next run's. */
+  acpAgent?: string | null;
+  /** The ACP agent of `providerThreadId` while a switch waits (the settings' `acpAgent` may already name the next run's). */
+  providerThreadAgent?: string | null;
   /** The other providers' threads, to return to. */
   parkedProviderThreads?: ParkedProviderThread[];
   /** The id a new provider thread would take. */
@@ -49,7 +66,7 @@ export interface SwitchState {
   currentToldThrough?: number | null;
 }
 
-type SwitchFields = Omit<SwitchState, 'threadId' | 'provider' | 'reseedNext' | 'countedRunIds'>;
+type SwitchFields = Omit<SwitchState, 'threadId' | 'provider' | 'acpAgent' | 'reseedNext' | 'countedRunIds'>;
 
 /** Where the next run (ordinal `ordinal`) runs, and what it is owed. */
 export interface ProviderMove extends MachineStep<SwitchFields> {
@@ -64,7 +81,10 @@ export interface ProviderMove extends MachineStep<SwitchFields> {
 
 /** The provider thread the next run goes to: see the header. */
 export function providerMove(c: SwitchState, ordinal: number): ProviderMove {
-  const current = c.providerThreadProvider ?? c.provider;
+  const current: Host = {
+    provider: c.providerThreadProvider ?? c.provider,
+    acpAgent: c.providerThreadAgent !== undefined ? c.providerThreadAgent : (c.acpAgent ?? null),
+  };
   const pending = c.pendingTransferId ?? null;
   const move = target(c, current, ordinal);
   const outputs: MachineOutput[] = [];
@@ -86,11 +106,12 @@ export function providerMove(c: SwitchState, ordinal: number): ProviderMove {
 
 function target(
   c: SwitchState,
-  current: ProviderKind,
+  current: Host,
   ordinal: number,
 ): Pick<ProviderMove, 'providerThreadId' | 'handoff' | 'create' | 'assign'> {
   const lacking = c.currentToldThrough ?? null;
-  if (current === c.provider || !c.nextProviderThreadId)
+  const next: Host = { provider: c.provider, acpAgent: c.acpAgent ?? null };
+  if (sameHost(current, next) || !c.nextProviderThreadId)
     return {
       providerThreadId: c.providerThreadId,
       handoff: lacking !== null && lacking < ordinal - 1 && !c.reseedNext ? { sinceOrdinal: lacking } : null,
@@ -98,10 +119,11 @@ function target(
       assign: lacking !== null ? { currentToldThrough: null } : {},
     };
   const parked = c.parkedProviderThreads ?? [];
-  const earlier = c.cleanSwitch ? undefined : parked.find((p) => p.provider === c.provider);
-  const to = earlier ?? { provider: c.provider, providerThreadId: c.nextProviderThreadId, toldThrough: 0 };
+  const earlier = c.cleanSwitch ? undefined : parked.find((p) => sameHost(hostOf(p), next));
+  const to = earlier ?? { providerThreadId: c.nextProviderThreadId, toldThrough: 0 };
   const outgoing: ParkedProviderThread = {
-    provider: current,
+    provider: current.provider,
+    ...(current.acpAgent !== null ? { acpAgent: current.acpAgent } : {}),
     providerThreadId: c.providerThreadId,
     toldThrough: c.reseedNext ? 0 : (lacking ?? ordinal - 1),
   };
@@ -112,7 +134,11 @@ function target(
     assign: {
       providerThreadId: to.providerThreadId,
       providerThreadProvider: c.provider,
-      parkedProviderThreads: [...parked.filter((p) => p.provider !== c.provider && p.provider !== current), outgoing],
+      providerThreadAgent: next.acpAgent,
+      parkedProviderThreads: [
+        ...parked.filter((p) => !sameHost(hostOf(p), next) && !sameHost(hostOf(p), current)),
+        outgoing,
+      ],
       nextProviderThreadId: null,
       cleanSwitch: false,
       currentToldThrough: null,
@@ -128,6 +154,7 @@ export function recordSwitch(
   to: ProviderKind,
 ): { assign: Partial<SwitchFields> & { capabilities: ProviderSwitch['capabilities'] }; outputs: MachineOutput[] } {
   const from = c.providerThreadProvider ?? c.provider;
+  const fromAgent = c.providerThreadAgent !== undefined ? c.providerThreadAgent : (c.acpAgent ?? null);
   const last = c.countedRunIds.at(-1) ?? null;
   const outputs: MachineOutput[] = [];
   if (c.pendingTransferId)
@@ -157,6 +184,7 @@ export function recordSwitch(
     assign: {
       capabilities: sw.capabilities,
       providerThreadProvider: from,
+      providerThreadAgent: fromAgent,
       providerThreadCapabilities: c.providerThreadCapabilities ?? c.capabilities ?? null,
       nextProviderThreadId: sw.newProviderThreadId,
       cleanSwitch: sw.clean,

@@ -136,15 +136,82 @@ describe("dispatch reads the thread's agent's declaration", () => {
     expect(h.effect('provider.turn.interrupt', forkId).payload).toMatchObject({ reason: 'steering_restart' });
   });
 
-  it('switching a thread to an agent that dispatches differently is refused unsupported, and nothing changes', async () => {
+  it("switching a thread to another agent moves it: a new provider thread told the earlier runs, dispatch by that agent's flags, and back again to the first agent's own", async () => {
     const h = withAgents();
-    const threadId = await h.thread({ provider: 'acp', acpAgent: 'two' });
-    const before = h.store.lastSequence();
-    expect(await h.command({ type: 'thread.settings.update', threadId, acpAgent: 'one' })).toMatchObject({
-      ok: false,
-      error: { code: 'unsupported', message: expect.stringMatching(/supportsSteeringByInterruptRestart/) },
+    const { threadId, runId: first } = await busyThread(h, 'two');
+    const onTwo = h.effect('provider.turn.start', threadId).payload.providerThreadId;
+    const t = h.turn(threadId);
+    await h.feed({
+      type: 'turn.completed',
+      ...{ threadId, runId: first, attemptId: t.attemptId, nodeId: t.rootNodeId },
+      status: 'completed',
+      error: null,
     });
+    await h.until(() => h.store.projections.get('runs', first)!.status === 'completed');
+
+    // To agent one (which steers by restart, where two cannot steer at all).
+    expect(await h.command({ type: 'thread.settings.update', threadId, acpAgent: 'one' })).toMatchObject({ ok: true });
+    expect(await send(h, threadId, 'go on')).toMatchObject({ ok: true, result: { dispatched: 'started' } });
+    const onOne = h.effect('provider.turn.start', threadId).payload;
+    expect(onOne).toMatchObject({ acpAgent: 'one', reason: 'provider_handoff', handoff: { sinceOrdinal: 0 } });
+    expect(onOne.providerThreadId).not.toBe(onTwo);
+    const second = h.turn(threadId);
+    await h.feed({
+      type: 'turn.started',
+      threadId,
+      runId: second.runId,
+      attemptId: second.attemptId,
+      nodeId: second.rootNodeId,
+      nativeTurnRef: `turn_${second.attemptId}`,
+    });
+    expect(await send(h, threadId, 'in Rust instead', 'steer_active')).toMatchObject({
+      ok: true,
+      result: { runId: second.runId, dispatched: 'steered' },
+    });
+    expect(h.effect('provider.turn.interrupt', threadId).payload).toMatchObject({ reason: 'steering_restart' });
+    // The interrupted attempt ends; the run restarts in a new one, which completes.
+    await h.feed({
+      type: 'turn.completed',
+      ...{ threadId, runId: second.runId, attemptId: second.attemptId, nodeId: second.rootNodeId },
+      status: 'interrupted',
+      error: null,
+    });
+    await h.until(() => h.turn(threadId).attemptId !== second.attemptId);
+    const restarted = h.turn(threadId);
+    await h.feed({
+      type: 'turn.completed',
+      ...{ threadId, runId: restarted.runId, attemptId: restarted.attemptId, nodeId: restarted.rootNodeId },
+      status: 'completed',
+      error: null,
+    });
+    await h.until(() => h.store.projections.get('runs', second.runId)!.status === 'completed');
+
+    // Back to two: its own provider thread, told only the run it missed; a steer waits again.
+    expect(await h.command({ type: 'thread.settings.update', threadId, acpAgent: 'two' })).toMatchObject({ ok: true });
+    await send(h, threadId, 'and now');
+    expect(h.effect('provider.turn.start', threadId).payload).toMatchObject({
+      acpAgent: 'two',
+      providerThreadId: onTwo,
+      reason: 'provider_handoff',
+      handoff: { sinceOrdinal: 1 },
+    });
+    expect(await send(h, threadId, 'steer?', 'steer_active')).toMatchObject({
+      ok: true,
+      result: { dispatched: 'queued' },
+    });
+  });
+
+  it('cleanContext with the same agent is refused; with another agent it starts that agent afresh', async () => {
+    const h = withAgents();
+    const threadId = await h.thread({ provider: 'acp', acpAgent: 'one' });
+    const before = h.store.lastSequence();
+    expect(
+      await h.command({ type: 'thread.settings.update', threadId, acpAgent: 'one', cleanContext: true }),
+    ).toMatchObject({ ok: false, error: { code: 'invalid_command', message: expect.stringMatching(/agent/) } });
     expect(h.store.lastSequence()).toBe(before);
+    expect(
+      await h.command({ type: 'thread.settings.update', threadId, acpAgent: 'two', cleanContext: true }),
+    ).toMatchObject({ ok: true });
     expect(h.store.projections.get('threads', threadId)).toMatchObject({ acpAgent: 'two' });
   });
 });

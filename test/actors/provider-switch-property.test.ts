@@ -5,8 +5,8 @@ import { useRuntime, type Harness } from '../support/runtime.js';
 import { replyTo, ScriptedAgent, scriptedHandlers, scriptedProvider } from '../support/scripted-agents.js';
 
 /**
- * Issue 15's property: over random runs, provider switches (by message and by settings)
- * and rollbacks, every provider thread the supervisor keeps (the current one, the parked
+ * Issue 15's property: over random runs, provider switches (by message and by settings;
+ * between providers, and between two ACP agents, whose sessions are each their own) and rollbacks, every provider thread the supervisor keeps (the current one, the parked
  * ones) holds each run it has been told exactly once, natively or through a seed, and
  * nothing rolled back; the current one holds every kept run once it answers. What a thread
  * holds is read from the scripted agents' own conversations (the texts they received), not
@@ -15,9 +15,15 @@ import { replyTo, ScriptedAgent, scriptedHandlers, scriptedProvider } from '../s
  * agent rolls back natively.
  */
 
-const providers = ['codex', 'claude', 'acp'] as const;
-type P = (typeof providers)[number];
-const ACP_AGENT = 'scripted';
+/** Where a conversation lives: a provider, and on ACP one of its two agents (each with sessions of its own). */
+const hosts = ['codex', 'claude', 'acp-one', 'acp-two'] as const;
+type P = (typeof hosts)[number];
+const providerKinds = ['codex', 'claude', 'acp'] as const;
+type Kind = (typeof providerKinds)[number];
+const providerOf = (host: P): Kind => (host.startsWith('acp-') ? 'acp' : (host as Kind));
+const agentOf = (host: P): string | null => (host.startsWith('acp-') ? host.slice('acp-'.length) : null);
+const hostOf = (provider: Kind, acpAgent: string | null | undefined): P =>
+  (provider === 'acp' ? `acp-${acpAgent}` : provider) as P;
 
 type Step =
   { kind: 'send'; to: P; via: 'message' | 'settings' } | { kind: 'switch'; to: P } | { kind: 'rollback'; pick: number };
@@ -27,11 +33,11 @@ const step: fc.Arbitrary<Step> = fc.oneof(
     weight: 4,
     arbitrary: fc.record({
       kind: fc.constant('send' as const),
-      to: fc.constantFrom(...providers),
+      to: fc.constantFrom(...hosts),
       via: fc.constantFrom('message' as const, 'settings' as const),
     }),
   },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('switch' as const), to: fc.constantFrom(...providers) }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('switch' as const), to: fc.constantFrom(...hosts) }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('rollback' as const), pick: fc.nat(20) }) },
 );
 
@@ -40,7 +46,8 @@ function newAgents(): Record<P, ScriptedAgent> {
   return {
     codex: new ScriptedAgent('codex', true),
     claude: new ScriptedAgent('claude', false),
-    acp: new ScriptedAgent('acp', true),
+    'acp-one': new ScriptedAgent('acp', true, 'one'),
+    'acp-two': new ScriptedAgent('acp', true, 'two'),
   };
 }
 
@@ -48,18 +55,27 @@ const open = useRuntime({
   handlers: (runtime) => scriptedHandlers(agents.codex, runtime),
   providers: (runtime) => [
     scriptedProvider(agents.claude, runtime),
-    scriptedProvider(agents.acp, runtime, [ACP_AGENT]),
+    scriptedProvider(agents['acp-one'], runtime, { one: agents['acp-one'], two: agents['acp-two'] }),
   ],
 });
 
 /** What the test reads of the supervisor's persisted context (an edge: parsed). */
 const Supervisor = z.object({
   context: z.object({
-    provider: z.enum(providers),
+    provider: z.enum(providerKinds),
+    acpAgent: z.string().nullable().optional(),
     providerThreadId: z.string(),
-    providerThreadProvider: z.enum(providers).optional(),
+    providerThreadProvider: z.enum(providerKinds).optional(),
+    providerThreadAgent: z.string().nullable().optional(),
     parkedProviderThreads: z
-      .array(z.object({ provider: z.enum(providers), providerThreadId: z.string(), toldThrough: z.number() }))
+      .array(
+        z.object({
+          provider: z.enum(providerKinds),
+          acpAgent: z.string().nullable().optional(),
+          providerThreadId: z.string(),
+          toldThrough: z.number(),
+        }),
+      )
       .optional(),
     reseedNext: z.boolean(),
   }),
@@ -74,8 +90,8 @@ const Seeded = z.object({
 
 /** The fields a switch to `to` carries (the ACP provider needs its agent). */
 const switchFields = (to: P): Record<string, unknown> => ({
-  provider: to,
-  ...(to === 'acp' ? { acpAgent: ACP_AGENT } : {}),
+  provider: providerOf(to),
+  ...(agentOf(to) ? { acpAgent: agentOf(to) } : {}),
 });
 
 interface World {
@@ -137,7 +153,7 @@ function held(w: World, provider: P, providerThreadId: string): string[] {
       .map((e) => Seeded.parse(e.payload))
       .map((s) => [s.attemptId, s]),
   );
-  const conversation = agents[provider].conversationOf(h.runtime.providerHost(provider), providerThreadId);
+  const conversation = agents[provider].conversationOf(h.runtime.providerHost(providerOf(provider)), providerThreadId);
   const holds: string[] = [];
   for (const turn of conversation?.turns ?? []) {
     const where = `${provider} thread ${providerThreadId}, turn of ${turn.runId} | ${w.trace.join(' | ')}`;
@@ -187,10 +203,18 @@ function check(w: World, answered: boolean): void {
     .map((r) => r.id);
   const ordinals = kept.map((id) => h.run(id).ordinal);
   expect(ordinals, 'kept runs are numbered densely').toEqual(kept.map((_, i) => i + 1));
-  const current = sup.providerThreadProvider ?? sup.provider;
+  const current = hostOf(
+    sup.providerThreadProvider ?? sup.provider,
+    sup.providerThreadAgent !== undefined ? sup.providerThreadAgent : sup.acpAgent,
+  );
   const threads = [
     { provider: current, providerThreadId: sup.providerThreadId, toldThrough: null as number | null, role: 'current' },
-    ...(sup.parkedProviderThreads ?? []).map((p) => ({ ...p, role: 'parked' })),
+    ...(sup.parkedProviderThreads ?? []).map((p) => ({
+      provider: hostOf(p.provider, p.acpAgent),
+      providerThreadId: p.providerThreadId,
+      toldThrough: p.toldThrough,
+      role: 'parked',
+    })),
   ];
   for (const t of threads) {
     const holds = held(w, t.provider, t.providerThreadId);
@@ -218,15 +242,13 @@ describe('provider switches, property', () => {
   it('every provider thread holds every kept run it was told exactly once, natively or through a seed; the current one holds them all', async () => {
     await fc.assert(
       fc.asyncProperty(
-        fc.constantFrom(...providers),
+        fc.constantFrom(...hosts),
         fc.array(step, { minLength: 1, maxLength: 10 }),
-        fc.constantFrom(...providers),
+        fc.constantFrom(...hosts),
         async (first, steps, last) => {
           agents = newAgents();
           const h = open();
-          const threadId = await h.thread(
-            first === 'acp' ? { provider: 'acp', acpAgent: ACP_AGENT } : { provider: first },
-          );
+          const threadId = await h.thread(switchFields(first));
           const w: World = {
             h,
             threadId,

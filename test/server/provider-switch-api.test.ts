@@ -104,6 +104,42 @@ describe('provider switches through the Socket.IO API', () => {
     expect(texts.at(-1)).not.toContain('Claude one.');
   }, 180_000);
 
+  it('claude-agent-acp -> codex-acp -> claude-agent-acp: another ACP agent is a switch too (its sessions are its own)', async () => {
+    const { url, messages, responses } = await setup();
+    const t = await api.create(url, { cwd: workspace(), provider: 'acp', acpAgent: 'claude-agent-acp' });
+    messages.enqueue({ kind: 'text', text: 'Claude ACP one.' });
+    await completes(t, await sendOn(t, 'first on claude-agent-acp'));
+
+    // By the thread's settings: its next run goes to codex-acp, in a session of its own, told run 1.
+    ok(await t.client.command('thread.settings.update', { threadId: t.threadId, acpAgent: 'codex-acp' }));
+    responses.enqueue({ kind: 'text', text: 'Codex ACP two.' });
+    await completes(t, await sendOn(t, 'second, on codex-acp'));
+    const toCodex = responsesUserTexts(responses.requests.at(-1)!).join('\n');
+    expect(toCodex).toContain('first on claude-agent-acp');
+    expect(toCodex).toContain('Claude ACP one.');
+
+    // By a message: back to claude-agent-acp, whose session is taken up again and told only run 2.
+    messages.enqueue({ kind: 'text', text: 'Claude ACP three.' });
+    await completes(t, await sendOn(t, 'third, back on claude-agent-acp', { acpAgent: 'claude-agent-acp' }));
+    const texts = userTexts(messages.messageRequests.at(-1)!);
+    expect(texts[0]).toBe('first on claude-agent-acp');
+    expect(texts.at(-1)).toContain('Codex ACP two.');
+    expect(texts.at(-1)).not.toContain('Claude ACP one.');
+
+    const snap = await t.snapshot();
+    expect(assistantTexts(snap)).toEqual(['Claude ACP one.', 'Codex ACP two.', 'Claude ACP three.']);
+    const seeds = t.events.filter((e) => e.type === 'context.seeded').map((e) => e.payload);
+    expect(seeds.map((s) => [s.strategy, s.coveredRunOrdinals])).toEqual([
+      ['full', [1]],
+      ['delta', [2]],
+    ]);
+    const transfers = t.events.filter((e) => e.type === 'context-transfer.recorded').map((e) => e.payload.transfer);
+    expect(transfers.map((x) => [x.kind, x.fromProvider, x.toProvider])).toEqual([
+      ['provider_handoff', 'acp', 'acp'],
+      ['provider_handoff', 'acp', 'acp'],
+    ]);
+  }, 180_000);
+
   it('a switch after a rollback does not carry the rolled-back runs', async () => {
     const { url, messages, responses } = await setup();
     const t = await api.create(url, { cwd: workspace(), provider: 'codex' });
@@ -149,6 +185,7 @@ describe('provider switches through the Socket.IO API', () => {
     expect(await refused({ provider: 'acp' })).toBe('invalid_command');
     expect(await refused({ provider: 'acp', acpAgent: 'nope' })).toBe('invalid_payload');
     expect(await refused({ cleanContext: true })).toBe('invalid_command');
+    // A message's acpAgent on a Codex thread names no provider to switch to.
     expect(await refused({ acpAgent: 'codex-acp' })).toBe('invalid_command');
     responses.enqueue({ kind: 'hang' });
     const active = await sendOn(t, 'a long one');

@@ -44,7 +44,14 @@ export class ScriptedAgent {
   constructor(
     readonly id: ProviderKind,
     readonly canRollbackThread: boolean,
+    /** The ACP agent it is, for one of several behind one provider: its conversations are its own. */
+    readonly acpAgent: string | null = null,
   ) {}
+
+  /** Whether a native ref is one of this agent's conversations. */
+  holds(ref: string): boolean {
+    return this.conversations.has(ref);
+  }
 
   /** The conversation a provider thread is bound to (by its native ref), if it ever took a turn here. */
   conversationOf(host: ProviderHost, providerThreadId: string): Conversation | null {
@@ -57,21 +64,42 @@ export class ScriptedAgent {
   }
 
   newConversation(): Conversation {
-    const conversation = { ref: `${this.id}-conv-${this.conversations.size + 1}`, turns: [] };
+    const conversation = { ref: `${this.acpAgent ?? this.id}-conv-${this.conversations.size + 1}`, turns: [] };
     this.conversations.set(conversation.ref, conversation);
     return conversation;
   }
 }
 
+/** One provider's agents: one, or (ACP) one per agent name, each turn going to the agent it names. */
+type Agents = ScriptedAgent | Record<string, ScriptedAgent>;
+
 /** The adapter of one app thread: it carries out turn starts (and rollbacks) synchronously, reporting through the host. */
 class ScriptedAdapter implements ThreadAdapter {
   readonly running = false;
+  /** The agent of the last turn (a problem is reported against it). */
+  private agent: ScriptedAgent;
 
   constructor(
-    private readonly agent: ScriptedAgent,
+    private readonly agents: Agents,
     private readonly host: ProviderHost,
     private readonly threadId: ThreadId,
-  ) {}
+  ) {
+    this.agent = agents instanceof ScriptedAgent ? agents : Object.values(agents)[0]!;
+  }
+
+  private agentNamed(acpAgent: string | null | undefined): ScriptedAgent {
+    if (this.agents instanceof ScriptedAgent) return this.agents;
+    const agent = acpAgent ? this.agents[acpAgent] : undefined;
+    if (!agent) throw new Error(`no scripted ACP agent named ${acpAgent}`);
+    return agent;
+  }
+
+  /** The agent whose conversation a provider thread is bound to (for a rollback, which names no agent). */
+  private agentHolding(providerThreadId: string): ScriptedAgent {
+    if (this.agents instanceof ScriptedAgent) return this.agents;
+    const ref = this.host.nativeThreadRef(providerThreadId);
+    return Object.values(this.agents).find((a) => ref !== null && a.holds(ref)) ?? this.agent;
+  }
 
   private async report(event: ProviderEvent): Promise<void> {
     const outcome = await this.host.ingest(ProviderEvent.parse(event));
@@ -94,6 +122,11 @@ class ScriptedAdapter implements ThreadAdapter {
     const providerThreadId = p.providerThreadId;
     if (!providerThreadId) throw new Error('a turn start without its provider thread');
     const onThread = { threadId: this.threadId };
+    this.agent = this.agentNamed(p.acpAgent);
+    // An agent cannot take up another agent's session: Baton must never ask it to.
+    const bound = this.host.nativeThreadRef(providerThreadId);
+    if (bound !== null && !this.agent.holds(bound))
+      this.agent.problems.push(`${this.agent.acpAgent ?? this.agent.id} was asked to take up ${bound}, not its own`);
     // Resumed by the native ref bound to the provider thread, else a new conversation, bound as it loads.
     let conversation = this.agent.conversationOf(this.host, providerThreadId);
     if (!conversation) {
@@ -135,7 +168,7 @@ class ScriptedAdapter implements ThreadAdapter {
       const ordinal = runs.get(t.runId)?.ordinal ?? null;
       return ordinal === null || ordinal > p.runOrdinal;
     };
-    const conversation = this.agent.conversationOf(this.host, p.providerThreadId);
+    const conversation = this.agentHolding(p.providerThreadId).conversationOf(this.host, p.providerThreadId);
     const all = conversation?.turns ?? [];
     const cut = all.findIndex(later);
     const remaining = cut < 0 ? all : all.slice(0, cut);
@@ -165,11 +198,12 @@ const normalizer = (scope: NormalizerScope): ProviderNormalizer => ({
   },
 });
 
-/** The effect handlers of an agent, through the real `ThreadAdapters` (seeds included). */
-export function scriptedHandlers(agent: ScriptedAgent, runtime: ProviderRuntime): Provider['handlers'] {
+/** The effect handlers of a provider's agents, through the real `ThreadAdapters` (seeds included). */
+export function scriptedHandlers(agents: Agents, runtime: ProviderRuntime): Provider['handlers'] {
+  const agent = agents instanceof ScriptedAgent ? agents : Object.values(agents)[0]!;
   const host = runtime.providerHost(agent.id);
   const adapters = new ThreadAdapters({
-    make: (threadId) => new ScriptedAdapter(agent, host, threadId),
+    make: (threadId) => new ScriptedAdapter(agents, host, threadId),
     activeRunId: (threadId) => host.activeRunId(threadId),
     maxHandoffChars: 100_000,
   });
@@ -179,8 +213,17 @@ export function scriptedHandlers(agent: ScriptedAgent, runtime: ProviderRuntime)
   return adapters.handlers(kinds);
 }
 
-/** A whole provider for a scripted agent (not Codex: the harness registers Codex with the handlers it is given). */
-export function scriptedProvider(agent: ScriptedAgent, runtime: ProviderRuntime, agents?: string[]): Provider {
+/**
+ * A whole provider for a scripted agent (not Codex: the harness registers Codex with the
+ * handlers it is given); for ACP, its agents by name.
+ */
+export function scriptedProvider(
+  agent: ScriptedAgent,
+  runtime: ProviderRuntime,
+  agents?: string[] | Record<string, ScriptedAgent>,
+): Provider {
+  const named = agents && !Array.isArray(agents) ? agents : null;
+  const names = agents === undefined ? undefined : Array.isArray(agents) ? agents : Object.keys(agents);
   return {
     id: agent.id,
     capabilities: ProviderCapabilities.parse({
@@ -188,10 +231,10 @@ export function scriptedProvider(agent: ScriptedAgent, runtime: ProviderRuntime,
       version: `${agent.id}-scripted/1`,
       threads: { ...codexCapabilities.threads, canRollbackThread: agent.canRollbackThread },
     }),
-    handlers: scriptedHandlers(agent, runtime),
+    handlers: scriptedHandlers(named ?? agent, runtime),
     // The ACP provider carries the agent a thread names; nothing else is applied.
-    appliedSettings: agents ? ['acpAgent'] : [],
-    ...(agents ? { agents } : {}),
+    appliedSettings: names ? ['acpAgent'] : [],
+    ...(names ? { agents: names } : {}),
     createNormalizer: normalizer,
   };
 }
