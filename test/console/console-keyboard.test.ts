@@ -65,6 +65,8 @@ describe('the console by keyboard', () => {
     await everyControlReached();
     await page.goto(`${rig.baton.url}/#/thread/${threadId}/charts`);
     await page.locator('.sc-actor').first().waitFor();
+    // The chart is laid out on a worker: its own controls appear once it is drawn.
+    await page.locator('svg.sc-chart').first().waitFor();
     await everyControlReached();
     expect(rig.browser.problems).toEqual([]);
   });

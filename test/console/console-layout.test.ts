@@ -94,6 +94,8 @@ describe.each([
 
     await page.goto(`${rig.baton.url}/#/thread/${threadId}/charts`);
     await page.locator('.sc-actor').first().waitFor();
+    // Checked once the chart is drawn (it is laid out on a worker).
+    await page.locator('svg.sc-chart').first().waitFor();
     await fits();
     expect(await onScreen(page.locator('.sc-actor').first())).toBe(true);
     expect(rig.browser.problems).toEqual([]);
