@@ -1,5 +1,7 @@
 import type { CommandOf, CommandType, Command } from '../domain/commands.js';
 import { BatonError } from '../domain/errors.js';
+import { refuseUnfitAnswers } from '../domain/answers.js';
+import type { Question } from '../domain/entities.js';
 import { targetsActiveRun } from '../machines/thread-supervisor.machine.js';
 import { isSettled } from '../machines/status-actions.js';
 import { dispatchCapabilities } from './policy.js';
@@ -151,7 +153,7 @@ export const commandHandlers: { [K in CommandType]: Handler<K> } = {
     return { threadId: thread.threadId, queueHeld: true };
   },
 
-  'runtime-request.respond': (thread, c) => {
+  'runtime-request.respond': (thread, c, env) => {
     const ctx = thread.require({ kind: 'runtime_request', id: c.requestId }).context;
     if (ctx.notResumableReason !== null) {
       throw new BatonError(
@@ -162,14 +164,18 @@ export const commandHandlers: { [K in CommandType]: Handler<K> } = {
     }
     if (ctx.status !== 'pending')
       throw new BatonError('conflict', `request ${c.requestId} is already ${ctx.status}`, { status: ctx.status });
-    const wantsAnswers = ctx.kind === 'user_input';
-    if (wantsAnswers ? !c.answers || c.decision : !c.decision || c.answers) {
-      throw new BatonError(
-        'invalid_command',
-        wantsAnswers
-          ? `request ${c.requestId} asks questions: send answers (and no decision)`
-          : `request ${c.requestId} needs a decision (and no answers)`,
-      );
+    if (ctx.kind === 'user_input') {
+      // Questions are answered, or declined (decline, cancel): the agent is told no answer comes.
+      const declined = c.decision === 'decline' || c.decision === 'cancel';
+      if (c.answers ? c.decision : !declined)
+        throw new BatonError(
+          'invalid_command',
+          `request ${c.requestId} asks questions: send answers, or the decision decline or cancel (not both)`,
+        );
+      const asked = askedQuestions(env.store, ctx.threadId, ctx.nodeId);
+      if (c.answers && asked) refuseUnfitAnswers(asked, c.answers);
+    } else if (!c.decision || c.answers) {
+      throw new BatonError('invalid_command', `request ${c.requestId} needs a decision (and no answers)`);
     }
     thread.deliver(
       { kind: 'runtime_request', id: c.requestId },
@@ -302,5 +308,13 @@ function stopAgentWork(thread: StepContext, env: HandlerEnv): void {
       payload: { attemptId: null, reason: 'stop_subagents' },
     },
     sup.provider,
+  );
+}
+
+/** The questions a request asked (its node's questions artifact); null when its agent sent no structured questions. */
+function askedQuestions(store: HandlerEnv['store'], threadId: string, nodeId: string): Question[] | null {
+  return (
+    store.projections.list('plans', threadId).find((p) => p.kind === 'questions' && p.nodeId === nodeId)?.questions ??
+    null
   );
 }

@@ -288,6 +288,12 @@ export const Question = z.object({
   isOther: z.boolean().optional(),
   /** The agent asks that the answer be kept out of sight (a password): the console masks it. */
   isSecret: z.boolean().optional(),
+  /** The question must be answered (absent: the agent did not say). */
+  required: z.boolean().optional(),
+  /** Several options may be chosen, answered as a list (absent: the agent did not say). */
+  multiple: z.boolean().optional(),
+  /** An answer of one's own must be a number (`number`) or a whole number (`integer`); absent: any text. */
+  answerType: z.enum(['number', 'integer']).optional(),
 });
 export type Question = z.infer<typeof Question>;
 

@@ -27,6 +27,7 @@ import type {
   RuntimeMode,
   RuntimeRequestKind,
 } from '../domain/statuses.js';
+import type { Answers } from '../domain/answers.js';
 
 /**
  * What each entity machine is started with (its input) and what it takes (its events),
@@ -268,7 +269,7 @@ export interface RuntimeRequestInput {
   outlivesRun?: boolean;
 }
 
-export type Answers = Record<string, string | string[]>;
+export type { Answers };
 
 export type RuntimeRequestEvent =
   | { type: 'RESPOND'; decision: ApprovalDecision | null; answers: Answers | null }

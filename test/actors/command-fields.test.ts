@@ -286,7 +286,7 @@ describe("the other commands' fields", () => {
     expect(h.store.projections.get('threads', other)).toMatchObject({ queueHeld: false });
   });
 
-  it('runtime-request.respond: an approval takes a decision and no answers; questions take answers and no decision', async () => {
+  it('runtime-request.respond: an approval takes a decision and no answers; questions take answers, or a decline or cancel', async () => {
     const h = open();
     const threadId = await h.thread();
     await send(h, threadId, 'one');
@@ -323,12 +323,19 @@ describe("the other commands' fields", () => {
       details: {},
       providerSessionId: 'psess_1',
     });
-    await refused(
-      h,
-      { type: 'runtime-request.respond', requestId: 'req_q', decision: 'accept', answers: { q: 'yes' } },
-      'invalid_command',
-      /no decision/,
-    );
+    for (const wrong of [
+      { decision: 'accept', answers: { q: 'yes' } },
+      { decision: 'decline', answers: { q: 'yes' } },
+      { decision: 'accept' },
+      { decision: 'acceptForSession' },
+      {},
+    ])
+      await refused(
+        h,
+        { type: 'runtime-request.respond', requestId: 'req_q', ...wrong },
+        'invalid_command',
+        /answers, or the decision decline or cancel/,
+      );
     await ok(h, { type: 'runtime-request.respond', requestId: 'req_q', answers: { q: 'yes' } });
   });
 

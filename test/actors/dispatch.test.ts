@@ -236,7 +236,7 @@ describe('runtime requests', () => {
     expect(h.store.lastSequence()).toBe(before);
   });
 
-  it('a question needs answers, not a decision', async () => {
+  it('a question needs answers (or a decline), not an approval', async () => {
     const h = withNativeSteering();
     await withRequest(h, 'user_input');
     expect(await h.command({ type: 'runtime-request.respond', requestId: 'req_1', decision: 'accept' })).toMatchObject({

@@ -172,4 +172,46 @@ describe('Claude asks through Baton, live', () => {
       expect(h.store.projections.get('requests', request.id)!.status).not.toBe('pending');
     },
   );
+
+  it(
+    'a declined question: the agent is told the user declined to answer, and the turn goes on',
+    { timeout: 60_000 },
+    async () => {
+      const { h, cwd, model } = await setup((request) =>
+        toolResults(request).length
+          ? { kind: 'text', text: 'Then I will pick myself.' }
+          : {
+              kind: 'tool_use',
+              name: 'AskUserQuestion',
+              id: 'toolu_decline',
+              input: {
+                questions: [
+                  {
+                    question: 'Which one?',
+                    header: 'Pick',
+                    options: [
+                      { label: 'A', description: 'first' },
+                      { label: 'B', description: 'second' },
+                    ],
+                    multiSelect: false,
+                  },
+                ],
+              },
+            },
+      );
+      const threadId = await h.thread({ threadId: 'thr_ask_decline', cwd });
+      const runId = await h.send(threadId, 'ask me');
+      await h.until(() => requests(h, threadId).some((r) => r.status === 'pending'));
+      const request = requests(h, threadId)[0]!;
+      expect(
+        await h.command({ type: 'runtime-request.respond', requestId: request.id, decision: 'decline' }),
+      ).toMatchObject({
+        ok: true,
+      });
+      await h.until(() => status(h, runId) === 'completed');
+      expect(h.store.projections.get('requests', request.id)!.status).toBe('resolved');
+      const told = toolResults(model.messageRequests.at(-1)!);
+      expect(JSON.stringify(told)).toContain('The user declined to answer.');
+    },
+  );
 });

@@ -185,6 +185,8 @@ export class ClaudePermissions {
         behavior: 'allow',
         updatedInput: { ...pending.input, answers: claudeAnswers(pending.questions, answers) },
       });
+    } else if (pending.questions && decision === 'decline') {
+      pending.answer(denied('The user declined to answer.'));
     } else if (pending.questions && decision !== 'cancel') {
       throw new BatonError('invalid_payload', `request ${requestId} asks questions: answer them`);
     } else if (decision === 'accept' || decision === 'acceptForSession') {
