@@ -49,7 +49,7 @@ export const commandExamples: Record<
     example: { commandId: 'cmd_5', type: 'runtime-request.respond', requestId: 'req_01', decision: 'accept' },
     result: { requestId: 'req_01', status: 'answering' },
     notes:
-      '`decision` is `accept`, `acceptForSession`, `decline` or `cancel`; questions take `answers: { [questionId]: string | string[] }` (an approval with `answers`, or questions with a `decision`, are `invalid_command`). A request whose provider callback is gone fails with `not_resumable`. The answer is `answering` until the provider takes it: then `runtime-request.resolved`, or `runtime-request.cancelled` with the reason.',
+      "`decision` is `accept`, `acceptForSession`, `decline` or `cancel`; questions (`kind: user_input`) take `answers: { [questionId]: string | string[] }`, or the decision `decline` or `cancel` to answer none (an approval with `answers`, questions with both or with `accept`, are `invalid_command`). Answers are checked against the questions asked (the request node's `questions` artifact) and refused `invalid_payload` when they do not fit: an id no question has, a `required` question left open, several answers where `multiple` is false, a choice that is not an option where `isOther` is false, an answer that is not the number `answerType` asks for. A request whose provider callback is gone fails with `not_resumable`. The answer is `answering` until the provider takes it: then `runtime-request.resolved`, or `runtime-request.cancelled` with the reason.",
   },
   'queued-run.reorder': {
     example: { commandId: 'cmd_6', type: 'queued-run.reorder', threadId: 'thr_01', order: ['run_03', 'run_02'] },

@@ -73,6 +73,39 @@ describe('the thread view, beyond send and answer', () => {
     expect(rig.browser.problems).toEqual([]);
   });
 
+  it("answers an MCP server's form in place (a choice, several, a number, an optional field left open), and declines one", async () => {
+    const page = await rig.browser.page();
+    await openConsole(page, rig.baton.consoleUrl);
+    await createThread(page, rig.baton.workspace());
+    await sendMessage(page, '[form] book a stay');
+    const form = page.locator('.request.questions.status-pending');
+    await form.waitFor({ timeout: agentWait });
+    const answer = form.getByRole('button', { name: 'Answer' });
+    expect(await answer.isDisabled()).toBe(true);
+    await form.getByRole('radio', { name: 'Europe (west)' }).check();
+    await form.getByRole('spinbutton', { name: 'Nights' }).fill('3');
+    await form.getByRole('checkbox', { name: 'parking' }).check();
+    await form.getByRole('checkbox', { name: 'late checkout' }).check();
+    expect(await form.locator('legend', { hasText: 'Note' }).textContent()).toContain('(optional)');
+    // Region and nights are required; the rest may stay open.
+    expect(await answer.isDisabled()).toBe(false);
+    await answer.click();
+    const done = page.locator('.request.questions.status-resolved');
+    await done.waitFor({ timeout: agentWait });
+    expect(await done.locator('p.muted', { hasText: 'Answered' }).allTextContents()).toEqual(
+      expect.arrayContaining(['Answered: Europe (west)', 'Answered: 3', 'Answered: parking, late checkout']),
+    );
+    await runStatus(page, 1, 'completed');
+
+    await sendMessage(page, '[form] another');
+    const second = page.locator('.request.questions.status-pending');
+    await second.waitFor({ timeout: agentWait });
+    await second.getByRole('button', { name: 'Decline' }).click();
+    await page.locator('.request.questions.status-resolved').nth(1).waitFor({ timeout: agentWait });
+    await runStatus(page, 2, 'completed');
+    expect(rig.browser.problems).toEqual([]);
+  });
+
   it('forks from a run into a new thread with the history up to it', async () => {
     const page = await rig.browser.page();
     await openConsole(page, rig.baton.consoleUrl);

@@ -205,7 +205,7 @@ export class CodexThreadAdapter {
     if (!pending || !session || session.rpc.isClosed)
       throw new BatonError('not_resumable', `the Codex callback for request ${requestId} is gone`);
     this.normalizer?.requests.delete(requestId);
-    await session.reply(pending.rpcId, codexReply(pending.method, decision, answers));
+    await session.reply(pending.rpcId, codexReply(pending, decision, answers));
     this.turnActivity();
   }
 

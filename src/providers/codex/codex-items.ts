@@ -32,6 +32,8 @@ interface ItemIds {
 
 export class CodexItems {
   private readonly items = new Map<string, ItemIds>();
+  /** MCP tool calls running, by item id: their server, and their node (an elicitation of the server asks under it). */
+  private readonly mcpCalls = new Map<string, { server: string; nodeId: NodeId }>();
 
   constructor(
     private readonly threadId: ThreadId,
@@ -41,6 +43,11 @@ export class CodexItems {
   /** The node of a native item, if it has one. */
   nodeOf(itemId: string): NodeId | undefined {
     return this.items.get(itemId)?.nodeId;
+  }
+
+  /** The node of the latest MCP tool call of `server` still running, if one is. */
+  runningMcpCall(server: string): NodeId | undefined {
+    return [...this.mcpCalls.values()].findLast((c) => c.server === server)?.nodeId;
   }
 
   messageOf(itemId: string): MessageId {
@@ -63,9 +70,12 @@ export class CodexItems {
     if (item.type === 'plan') return this.plan(started, item, ref);
     if (item.type !== 'reasoning' && !toolTypes.has(item.type)) return [];
     const kind = item.type === 'reasoning' ? 'reasoning' : 'tool_call';
+    if (item.type === 'mcpToolCall' && !started) this.mcpCalls.delete(item.id);
     if (started) {
       const nodeId = this.ids.next('node');
       this.items.set(item.id, { nodeId });
+      const server = item.type === 'mcpToolCall' ? itemFrames.mcpToolCall.safeParse(item).data?.server : undefined;
+      if (server !== undefined) this.mcpCalls.set(item.id, { server, nodeId });
       const begun: ProviderEvent = {
         type: 'node.started',
         ...on,

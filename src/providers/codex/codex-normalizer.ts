@@ -1,12 +1,11 @@
 import type { z } from 'zod';
-import { Question } from '../../domain/entities.js';
-import type { PlanArtifactId, ProviderSessionId, RuntimeRequestId, ThreadId } from '../../domain/ids.js';
+import type { PlanArtifactId, ProviderSessionId, ThreadId } from '../../domain/ids.js';
 import type { ProviderEvent } from '../../domain/provider-events.js';
 import type { IdSource } from '../../domain/sources.js';
-import type { RuntimeRequestKind } from '../../domain/statuses.js';
 import type { NormalizerScope, ProviderNormalizer } from '../provider.js';
 import type { RpcId } from '../transport/json-rpc.js';
-import { inboundFrame, notificationFrames, requestFrames, type RequestMethod } from './codex-frames.js';
+import { inboundFrame, notificationFrames } from './codex-frames.js';
+import { CodexRequests, type PendingRequest } from './codex-requests.js';
 import { CodexItems, summarySeparator, type TurnRef } from './codex-items.js';
 import { CodexSessionStatusTracker } from './codex-session-status.js';
 import { CodexSubagents } from './codex-subagents.js';
@@ -20,15 +19,7 @@ import { serverNotificationMethods } from './protocol-methods.js';
  */
 
 export type { TurnRef } from './codex-items.js';
-
-export interface PendingRequest {
-  requestId: RuntimeRequestId;
-  rpcId: RpcId;
-  method: RequestMethod;
-}
-
-/** Codex's questions, as Baton keeps them (with `isOther`, which Codex always sets: it adds "Other" itself). */
-const AskedQuestions = Question.extend({ options: Question.shape.options.default(null) }).array();
+export type { PendingRequest } from './codex-requests.js';
 
 const turnStatus = (s: string): 'completed' | 'interrupted' | 'failed' =>
   s === 'completed' ? 'completed' : s === 'interrupted' ? 'interrupted' : 'failed';
@@ -50,7 +41,8 @@ export class CodexNormalizer implements ProviderNormalizer {
   /** The subagents Codex runs for our turns, each a child thread on this connection. */
   readonly subagents: CodexSubagents;
   private readonly plans = new Map<string, PlanArtifactId>();
-  readonly requests = new Map<string, PendingRequest>();
+  /** Its server requests waiting on the user, by Baton's request id. */
+  private readonly asks: CodexRequests;
   private readonly statuses = new CodexSessionStatusTracker();
   /** Frames that were valid JSON-RPC but not understood. */
   unknown = 0;
@@ -62,6 +54,18 @@ export class CodexNormalizer implements ProviderNormalizer {
     this.ids = scope.ids;
     this.items = new CodexItems(scope.threadId, scope.ids);
     this.subagents = new CodexSubagents(scope.threadId, scope.ids, this);
+    const normalizer = this;
+    this.asks = new CodexRequests(scope, this.items, this.subagents, {
+      get nativeThreadId() {
+        return normalizer.nativeThreadId;
+      },
+      turn: (nativeTurnId) => this.turn(nativeTurnId),
+    });
+  }
+
+  /** The server requests waiting on the user, by Baton's request id (the adapter answers and forgets them). */
+  get requests(): Map<string, PendingRequest> {
+    return this.asks.pending;
   }
 
   /** The attempt of a native turn of our thread, if it is bound (a subagent's turns name their root turn). */
@@ -310,81 +314,11 @@ export class CodexNormalizer implements ProviderNormalizer {
     }
   }
 
-  /** A server request (approval, question) -> a runtime request, remembering its live callback. */
+  /** A server request (approval, question, an MCP server's form) -> a runtime request, remembering its live callback. */
   serverRequest(rpcId: RpcId, method: string, params: unknown): ProviderEvent[] {
-    switch (method) {
-      case 'item/commandExecution/requestApproval': {
-        const p = requestFrames[method].safeParse(params);
-        if (p.success)
-          return this.opened(rpcId, method, 'command', p.data, p.data.command ?? p.data.reason ?? 'Allow command?');
-        break;
-      }
-      case 'item/fileChange/requestApproval': {
-        const p = requestFrames[method].safeParse(params);
-        if (p.success) return this.opened(rpcId, method, 'file_change', p.data, p.data.reason ?? 'Allow file change?');
-        break;
-      }
-      case 'item/tool/requestUserInput': {
-        const p = requestFrames[method].safeParse(params);
-        if (p.success)
-          return this.opened(
-            rpcId,
-            method,
-            'user_input',
-            p.data,
-            p.data.questions[0]?.question ?? 'The agent has questions',
-            p.data.questions,
-          );
-        break;
-      }
-    }
+    const events = this.asks.serverRequest(rpcId, method, params);
+    if (events) return events;
     this.unknown += 1;
     return [];
-  }
-
-  /** A runtime request on a node of its own under the item (or turn) that asked; structured questions are also an artifact. */
-  private opened(
-    rpcId: RpcId,
-    method: RequestMethod,
-    kind: RuntimeRequestKind,
-    details: { threadId: string; turnId: string; itemId: string } & Record<string, unknown>,
-    prompt: string,
-    questions?: unknown[],
-  ): ProviderEvent[] {
-    // A subagent's ask is on its node (or its item's); ours on the item's node, else the turn's.
-    const child = this.subagents.requestAt(details.threadId, details.turnId, details.itemId);
-    const ours = this.nativeThreadId === null || details.threadId === this.nativeThreadId;
-    const ref = child?.ref ?? (ours ? this.turn(details.turnId) : null);
-    if (!ref) return [];
-    const requestId = this.ids.next('request');
-    this.requests.set(requestId, { requestId, rpcId, method });
-    const parentNodeId = child?.parentNodeId ?? this.items.nodeOf(details.itemId) ?? ref.rootNodeId;
-    const nodeId = this.ids.next('node');
-    const on = { threadId: this.threadId, runId: ref.runId };
-    const opened: ProviderEvent = {
-      type: 'request.opened',
-      ...on,
-      requestId,
-      nodeId,
-      parentNodeId,
-      kind,
-      prompt,
-      details,
-      providerSessionId: this.sessionId,
-    };
-    if (!questions) return [opened];
-    return [
-      opened,
-      {
-        type: 'plan.updated',
-        ...on,
-        nodeId,
-        planId: this.ids.next('plan'),
-        kind: 'questions',
-        text: prompt,
-        steps: [],
-        questions: AskedQuestions.safeParse(questions).data ?? [],
-      },
-    ];
   }
 }

@@ -4,8 +4,10 @@ import type {
   CommandExecutionRequestApprovalResponse,
   FileChangeApprovalDecision,
   FileChangeRequestApprovalResponse,
+  McpServerElicitationRequestResponse,
   ToolRequestUserInputResponse,
 } from '../../../vendor/codex-protocol/v2/index.js';
+import { elicitationReply, type ElicitationForm } from './codex-elicitation.js';
 import type { RequestMethod } from './codex-frames.js';
 
 /**
@@ -14,7 +16,13 @@ import type { RequestMethod } from './codex-frames.js';
  * one Codex drops, fails `tsc`.
  */
 export type CodexReply =
-  CommandExecutionRequestApprovalResponse | FileChangeRequestApprovalResponse | ToolRequestUserInputResponse;
+  | CommandExecutionRequestApprovalResponse
+  | FileChangeRequestApprovalResponse
+  | ToolRequestUserInputResponse
+  | McpServerElicitationRequestResponse;
+
+/** The server requests Baton answers: the ones it reads as frames, and an MCP server's form (codex-elicitation.ts). */
+export type ReplyMethod = RequestMethod | 'mcpServer/elicitation/request';
 
 const commandDecisions: Record<ApprovalDecision, CommandExecutionApprovalDecision> = {
   accept: 'accept',
@@ -32,13 +40,16 @@ const fileChangeDecisions: Record<ApprovalDecision, FileChangeApprovalDecision> 
 
 /**
  * The reply to a request of `method`. Commands make sure an approval carries a decision and
- * a question its answers; one without is declined (an approval) or answered with nothing.
+ * a question its answers (or a decline); one without is declined (an approval) or answered
+ * with nothing (a question: declined questions get no answers). A form's answers go back
+ * typed as `form` asks.
  */
 export function codexReply(
-  method: RequestMethod,
+  pending: { method: ReplyMethod; form?: ElicitationForm['requestedSchema'] },
   decision: ApprovalDecision | null,
   answers: Record<string, string | string[]> | null,
 ): CodexReply {
+  const { method } = pending;
   switch (method) {
     case 'item/commandExecution/requestApproval':
       return { decision: commandDecisions[decision ?? 'decline'] };
@@ -50,5 +61,9 @@ export function codexReply(
           Object.entries(answers ?? {}).map(([id, a]) => [id, { answers: Array.isArray(a) ? a : [a] }]),
         ),
       };
+    case 'mcpServer/elicitation/request':
+      return pending.form
+        ? elicitationReply(pending.form, decision, answers)
+        : { action: 'decline', content: null, _meta: null };
   }
 }
