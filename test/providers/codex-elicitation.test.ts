@@ -1,9 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  ElicitationForm,
-  elicitationQuestions,
-  elicitationReply,
-} from '../../src/providers/codex/codex-elicitation.js';
+import { elicitationReply } from '../../src/providers/codex/codex-elicitation.js';
+import { formQuestions, McpForm } from '../../src/providers/mcp-forms.js';
 import { CodexNormalizer } from '../../src/providers/codex/codex-normalizer.js';
 import { codexReply } from '../../src/providers/codex/codex-replies.js';
 import { SequentialIds } from '../../src/domain/sources.js';
@@ -13,7 +10,7 @@ import { ProviderSessionId, ThreadId } from '../../src/domain/ids.js';
  * An MCP server's form as Codex passes it on, read on its own: its fields as questions and
  * the reply to it. The real Codex and a real MCP server ask one in test/server/mcp-elicitation.test.ts.
  */
-const schema = ElicitationForm.shape.requestedSchema.parse({
+const schema = McpForm.parse({
   type: 'object',
   properties: {
     plan: { type: 'string', title: 'Plan', enum: ['free', 'pro'], enumNames: ['Free', 'Pro'] },
@@ -27,7 +24,7 @@ const schema = ElicitationForm.shape.requestedSchema.parse({
 
 describe('an MCP form (Codex mcpServer/elicitation/request)', () => {
   it('its fields are questions: choices by their titles, yes/no for a boolean, a number for a number', () => {
-    const qs = elicitationQuestions(schema);
+    const qs = formQuestions(schema);
     expect(qs.map((q) => [q.id, q.header, q.question, q.options?.map((o) => o.label) ?? null, q.isOther])).toEqual([
       ['plan', 'Plan', 'Plan', ['Free', 'Pro'], false],
       ['seats', 'seats', 'How many seats', null, true],

@@ -5,11 +5,12 @@ import { startBaton, type BatonApp } from '../../src/app/baton-app.js';
 import { loadConfig } from '../../src/config.js';
 import type { ModelTurn } from '../../src/providers/model/scripted-model-server.js';
 import { codexModel } from '../providers/codex-scenarios.js';
+import { ScriptedMessagesServer } from '../../src/providers/model/scripted-messages-server.js';
 import { TempFolders } from '../support/temp.js';
 
 /**
  * An MCP server's form (`elicitation/create`) reaches the user as questions: the real Codex
- * runs the user's MCP server (BATON_MCP_SERVERS, test/fixtures/mcp/form-server.mjs), whose
+ * (and the real Claude agent) runs the user's MCP server (BATON_MCP_SERVERS, test/fixtures/mcp/form-server.mjs), whose
  * tool asks for a form; Baton shows it as a question request under the tool's node, refuses
  * answers that do not fit the form, and sends the form's content back typed as the form asks,
  * or declined. The server's tool result is the reply it got, so the test reads what Codex
@@ -28,13 +29,14 @@ const book: ModelTurn[] = codexModel([
   { kind: 'text', text: 'Booked.' },
 ]);
 
-async function baton(): Promise<{ app: BatonApp; turns: ModelTurn[] }> {
+async function baton(claudeBaseUrl?: string): Promise<{ app: BatonApp; turns: ModelTurn[] }> {
   const env = { BATON_MCP_SERVERS: JSON.stringify({ form: { command: process.execPath, args: [formServer] } }) };
   const config = loadConfig(env, {
     dataDir: folders.make('baton-elicit-'),
     port: 0,
     token: 'elicitation-test-token-0123456789',
-    model: 'scripted',
+    // Codex's offline model (scripted below); Claude's is the test's when it gives one.
+    ...(claudeBaseUrl ? { claudeBaseUrl } : { model: 'scripted' }),
   });
   const turns: ModelTurn[] = [];
   const app = await startBaton(config, pino({ level: 'silent' }), {
@@ -210,5 +212,64 @@ describe("an MCP server's form (elicitation), through the real Codex", () => {
     ).toMatchObject({ ok: true });
     await ended();
     expect(JSON.parse(reply()!.replace(/^reply: /, ''))).toMatchObject({ action: 'decline' });
+  }, 120_000);
+
+  it('through the real Claude agent too: asked under its tool call, answered, sent back typed', async () => {
+    const model = await new ScriptedMessagesServer(undefined, {
+      isSideRequest: (r) => r.body.max_tokens === 1,
+    }).start();
+    cleanups.push(() => model.stop());
+    model.enqueue(
+      { kind: 'tool_use', name: 'mcp__form__book', id: 'toolu_book', input: {} },
+      { kind: 'text', text: 'Booked.' },
+    );
+    const { app } = await baton(model.baseUrl);
+    const created = await command(app, {
+      type: 'thread.create',
+      cwd: folders.make('baton-elicit-ws-'),
+      provider: 'claude',
+    });
+    if (!created.ok) throw new Error(JSON.stringify(created.error));
+    const threadId = (created.result as { threadId: string }).threadId;
+    const sent = await command(app, { type: 'thread.message.send', threadId, text: 'book a stay' });
+    if (!sent.ok) throw new Error(JSON.stringify(sent.error));
+    const runId = (sent.result as { runId: string }).runId;
+    const store = app.runtime.store;
+    const pending = () => store.projections.list('requests', threadId).find((r) => r.status === 'pending');
+    // Claude asks before it calls an MCP server's tool; then the server asks its form.
+    await when(app, () => pending() !== undefined, 'the ask to call the tool');
+    expect(
+      await command(app, { type: 'runtime-request.respond', requestId: pending()!.id, decision: 'accept' }),
+    ).toMatchObject({ ok: true });
+    await when(app, () => pending()?.kind === 'user_input', 'the form to be asked');
+    const form = pending()!;
+    expect(form.prompt).toBe('Book a stay');
+    const parent = store.projections
+      .list('graph_nodes', threadId)
+      .find(
+        (x) => x.id === store.projections.list('graph_nodes', threadId).find((n) => n.id === form.nodeId)?.parentNodeId,
+      );
+    expect(parent).toMatchObject({ kind: 'tool_call', title: 'form/book' });
+    // Claude hands the form on in the server's order.
+    const asked = store.projections
+      .list('plans', threadId)
+      .find((p) => p.kind === 'questions' && p.nodeId === form.nodeId);
+    expect(asked?.questions?.map((q) => q.id)).toEqual(['region', 'nights', 'breakfast', 'extras', 'note']);
+    expect(
+      await command(app, {
+        type: 'runtime-request.respond',
+        requestId: form.id,
+        answers: { region: 'US (east)', nights: '2', breakfast: 'No', extras: ['parking'] },
+      }),
+    ).toMatchObject({ ok: true });
+    await when(app, () => store.projections.get('runs', runId)?.status === 'completed', 'the run to end');
+    const tool = store.projections
+      .list('graph_nodes', threadId)
+      .find((x) => x.kind === 'tool_call' && x.runId === runId);
+    const text = (tool?.detail?.result as { content?: { text?: string }[] } | undefined)?.content?.[0]?.text ?? '';
+    expect(JSON.parse(text.replace(/^reply: /, ''))).toEqual({
+      action: 'accept',
+      content: { region: 'us-east', nights: 2, breakfast: false, extras: ['parking'] },
+    });
   }, 120_000);
 });

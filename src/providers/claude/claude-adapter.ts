@@ -174,6 +174,7 @@ export class ClaudeThreadAdapter {
         mcpServers: this.options.mcpServers,
         forward: (events) => this.forward(events),
         canUseTool: (state) => this.permissions.canUseTool(state),
+        onElicitation: (state) => this.permissions.onElicitation(state),
         adopt: (session) => {
           this.session = session;
           return this.pump(session);

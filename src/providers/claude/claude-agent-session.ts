@@ -1,4 +1,11 @@
-import { query, type CanUseTool, type Options, type Query, type SDKUserMessage } from '@anthropic-ai/claude-agent-sdk';
+import {
+  query,
+  type CanUseTool,
+  type OnElicitation,
+  type Options,
+  type Query,
+  type SDKUserMessage,
+} from '@anthropic-ai/claude-agent-sdk';
 import type { ProviderSessionId, ProviderThreadId, ThreadId } from '../../domain/ids.js';
 import type { ResumeWatch } from './claude-conversation.js';
 import type { ClaudeNormalizer } from './claude-normalizer.js';
@@ -39,6 +46,8 @@ export interface AgentSessionInput {
   options: Options;
   /** Built from the session's state, so a permission ask knows the session it came from. */
   canUseTool: (state: AgentState) => CanUseTool;
+  /** The same for an MCP server's form. */
+  onElicitation: (state: AgentState) => OnElicitation;
   processFor?: AgentProcessFactory | undefined;
 }
 
@@ -69,6 +78,7 @@ export function startAgentSession(input: AgentSessionInput): AgentSession {
     options: {
       ...input.options,
       canUseTool: input.canUseTool(state),
+      onElicitation: input.onElicitation(state),
       spawnClaudeCodeProcess: (spawnOptions) => {
         const real = () => spawnAgent(spawnOptions);
         const child = input.processFor

@@ -177,6 +177,11 @@ export class ClaudeNormalizer implements ProviderNormalizer {
    * which may outlive the turn that spawned it; else the active turn's; an own turn's not bound
    * yet, once it is. Null when none (the ask is denied).
    */
+  /** The running call (its tool_use id) of a tool of MCP server `server` in this turn, if one runs: a form it asks is asked there. */
+  runningMcpCall(server: string): string | null {
+    return this.items.runningMcpCall(server);
+  }
+
   async askPlace(toolUseId: string, agentId: string | undefined): Promise<AskPlace | null> {
     const inSubagent = this.subagents.askContext(toolUseId, agentId);
     if (inSubagent) return inSubagent;

@@ -1,11 +1,19 @@
-import type { CanUseTool, PermissionResult, PermissionUpdate } from '@anthropic-ai/claude-agent-sdk';
+import type {
+  CanUseTool,
+  ElicitationResult,
+  OnElicitation,
+  PermissionResult,
+  PermissionUpdate,
+} from '@anthropic-ai/claude-agent-sdk';
 import type { ProviderHost } from '../../actors/provider-host.js';
 import type { Question } from '../../domain/entities.js';
 import { BatonError } from '../../domain/errors.js';
-import type { ProviderSessionId, RuntimeRequestId, ThreadId } from '../../domain/ids.js';
+import type { NodeId, ProviderSessionId, RuntimeRequestId, ThreadId } from '../../domain/ids.js';
 import type { ProviderEvent } from '../../domain/provider-events.js';
 import type { ApprovalDecision, RuntimeRequestKind } from '../../domain/statuses.js';
+import { formQuestions, formReply, McpForm, type FormReply } from '../mcp-forms.js';
 import type { ClaudeNormalizer } from './claude-normalizer.js';
+import type { AskPlace } from './claude-subagents.js';
 import { batonQuestions, claudeAnswers } from './claude-questions.js';
 
 /** The session a permission ask comes from, as the permissions see it. */
@@ -25,6 +33,8 @@ interface PendingAsk {
   /** What an accept for session lets through without asking (see `sessionKey`). */
   key: string;
   answer(result: PermissionResult): void;
+  /** An MCP server's form (`onElicitation`): answered with its content, or declined. */
+  form?: { schema: McpForm; reply(reply: FormReply): void };
 }
 
 export interface ClaudePermissionsOptions {
@@ -138,36 +148,102 @@ export class ClaudePermissions {
           },
           { once: true },
         );
-        const opened: ProviderEvent = {
-          type: 'request.opened',
-          ...on,
-          requestId,
-          nodeId,
-          parentNodeId: at.parentNodeId,
+        this.opened(session, at, requestId, nodeId, questions, {
           kind: questions ? 'user_input' : requestKind(toolName),
           prompt: questions ? questions[0]!.question : (command ?? `Allow ${toolName}?`),
           details: { toolName, toolUseId: toolUseID, input, ...(agentID ? { agentId: agentID } : {}) },
-          providerSessionId: session.sessionId,
-          ...(at.outlivesRun ? { outlivesRun: true } : {}),
-        };
-        // Structured questions are also an artifact, on the request's node (as Codex's are).
-        const asked: ProviderEvent[] = questions
-          ? [
-              {
-                type: 'plan.updated',
-                ...on,
-                nodeId,
-                planId: host.ids.next('plan'),
-                kind: 'questions',
-                text: questions[0]!.question,
-                steps: [],
-                questions,
-              },
-            ]
-          : [];
-        this.options.forward([opened, ...asked, sessionStatus(threadId, session.sessionId, 'waiting')]);
+        });
       });
     };
+  }
+
+  /**
+   * The `onElicitation` callback of one session: an MCP server's form (mcp-forms.ts) is a
+   * question request under the server's running tool call (else the turn), answered with the
+   * form's content or declined. A form of another mode (a URL to visit), or with no run to ask
+   * on, is declined.
+   */
+  onElicitation(session: PermissionSession): OnElicitation {
+    return async (request, { signal }) => {
+      const form = request.mode === 'url' ? null : McpForm.safeParse(request.requestedSchema);
+      if (!form?.success) return { action: 'decline' };
+      const toolUseId = session.normalizer.runningMcpCall(request.serverName);
+      const at = await session.normalizer.askPlace(toolUseId ?? '', undefined);
+      if (!at || !this.options.isCurrent(session) || signal.aborted) return { action: 'decline' };
+      const { host } = this.options;
+      const requestId = host.ids.next('request');
+      const nodeId = host.ids.next('node');
+      return new Promise<ElicitationResult>((resolve) => {
+        const settle = (reply: FormReply) => {
+          if (this.asks.delete(requestId)) resolve(reply.content ? reply : { action: reply.action });
+        };
+        this.asks.set(requestId, {
+          session,
+          input: {},
+          questions: null,
+          suggestions: [],
+          key: '',
+          answer: () => settle({ action: 'cancel', content: null }),
+          form: { schema: form.data, reply: settle },
+        });
+        signal.addEventListener('abort', () => this.withdrawn(requestId), { once: true });
+        const { serverName, message } = request;
+        this.opened(session, at, requestId, nodeId, formQuestions(form.data), {
+          kind: 'user_input',
+          prompt: message,
+          details: { serverName, message, requestedSchema: form.data, ...(toolUseId ? { toolUseId } : {}) },
+        });
+      });
+    };
+  }
+
+  /** An ask the agent withdrew (its signal aborted): denied, and its request closed. */
+  private withdrawn(requestId: RuntimeRequestId): void {
+    const pending = this.asks.get(requestId);
+    if (!pending) return;
+    pending.answer(denied('The request was aborted.'));
+    const { threadId } = this.options;
+    this.options.forward([
+      { type: 'request.closed', threadId, requestId, reason: 'the Claude agent withdrew the request' },
+    ]);
+  }
+
+  /** A request on a node of its own under the ask's place; structured questions are also an artifact (as Codex's are). */
+  private opened(
+    session: PermissionSession,
+    at: AskPlace,
+    requestId: RuntimeRequestId,
+    nodeId: NodeId,
+    questions: Question[] | null,
+    request: { kind: RuntimeRequestKind; prompt: string; details: Record<string, unknown> },
+  ): void {
+    const { host, threadId } = this.options;
+    const on = { threadId, runId: at.runId };
+    const opened: ProviderEvent = {
+      type: 'request.opened',
+      ...on,
+      requestId,
+      nodeId,
+      parentNodeId: at.parentNodeId,
+      ...request,
+      providerSessionId: session.sessionId,
+      ...(at.outlivesRun ? { outlivesRun: true } : {}),
+    };
+    const asked: ProviderEvent[] = questions
+      ? [
+          {
+            type: 'plan.updated',
+            ...on,
+            nodeId,
+            planId: host.ids.next('plan'),
+            kind: 'questions',
+            text: request.prompt,
+            steps: [],
+            questions,
+          },
+        ]
+      : [];
+    this.options.forward([opened, ...asked, sessionStatus(threadId, session.sessionId, 'waiting')]);
   }
 
   /** The user's answer to a pending ask: a decision, or the answers to its questions. */
@@ -180,7 +256,9 @@ export class ClaudePermissions {
     const pending = this.asks.get(requestId);
     if (!pending || !session || pending.session !== session)
       throw new BatonError('not_resumable', `the Claude permission callback for request ${requestId} is gone`);
-    if (pending.questions && answers) {
+    if (pending.form) {
+      pending.form.reply(formReply(pending.form.schema, decision, answers));
+    } else if (pending.questions && answers) {
       pending.answer({
         behavior: 'allow',
         updatedInput: { ...pending.input, answers: claudeAnswers(pending.questions, answers) },

@@ -1,4 +1,4 @@
-import type { CanUseTool } from '@anthropic-ai/claude-agent-sdk';
+import type { CanUseTool, OnElicitation } from '@anthropic-ai/claude-agent-sdk';
 import type { ProviderSessionId, ProviderThreadId, ThreadId } from '../../domain/ids.js';
 import type { ProviderEvent } from '../../domain/provider-events.js';
 import { startAgentSession, type AgentSession, type AgentState } from './claude-agent-session.js';
@@ -23,6 +23,7 @@ export interface SessionStart extends ConversationScope {
   /** Reports events (in order, through the adapter). */
   forward(events: ProviderEvent[]): void;
   canUseTool(state: AgentState): CanUseTool;
+  onElicitation(state: AgentState): OnElicitation;
   /** The started session becomes the adapter's; settles once its messages are read to the end. */
   adopt(session: AgentSession): Promise<void>;
 }
@@ -70,6 +71,7 @@ export function startThreadSession(o: SessionStart, providerThreadId: ProviderTh
       ...start,
     },
     canUseTool: (state) => o.canUseTool(state),
+    onElicitation: (state) => o.onElicitation(state),
     processFor: o.processFor,
   });
   session.pumped = o.adopt(session).finally(() => mcp?.revoke());

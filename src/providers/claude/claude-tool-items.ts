@@ -74,8 +74,8 @@ export class ClaudeItems {
   private readonly thinking: OpenThinking[] = [];
   /** tool_use id -> its node. */
   private readonly tools = new Map<string, NodeId>();
-  /** Tool uses of an MCP server's tool: their results are MCP results. */
-  private readonly mcpCalls = new Set<string>();
+  /** Tool uses of an MCP server's tool, by tool_use id: their server (their results are MCP results). */
+  private readonly mcpCalls = new Map<string, string>();
   /** TodoWrite uses waiting on their result: the list they set. */
   private readonly todos = new Map<string, z.infer<typeof TodoInput>>();
   /** Planning tool uses: their results make no node events. */
@@ -91,6 +91,11 @@ export class ClaudeItems {
   /** The node of a tool use, if it has one. */
   toolNode(toolUseId: string): NodeId | null {
     return this.tools.get(toolUseId) ?? null;
+  }
+
+  /** The latest call of a tool of MCP server `server` still running (its tool_use id), if one is. */
+  runningMcpCall(server: string): string | null {
+    return [...this.mcpCalls].findLast(([, s]) => s === server)?.[0] ?? null;
   }
 
   private on(ref: ItemTurn) {
@@ -140,7 +145,7 @@ export class ClaudeItems {
     const mcp = mcpCallNamed(name, input);
     const [nodeId, event] = this.started(ref, 'tool_call', mcp ? mcpTitle(mcp) : name);
     this.tools.set(id, nodeId);
-    if (mcp) this.mcpCalls.add(id);
+    if (mcp) this.mcpCalls.set(id, mcp.server);
     const detail = mcp ? { ...mcpDetail(mcp, null), toolUseId: id } : { tool: name, toolUseId: id, input };
     return [event, { type: 'node.detail', ...this.on(ref), nodeId, text: null, detail }];
   }

@@ -6,7 +6,8 @@ import type { RuntimeRequestKind } from '../../domain/statuses.js';
 import type { NormalizerScope } from '../provider.js';
 import type { RpcId } from '../transport/json-rpc.js';
 import { requestFrames, type RequestMethod } from './codex-frames.js';
-import { ElicitationForm, elicitationQuestions } from './codex-elicitation.js';
+import { ElicitationForm } from './codex-elicitation.js';
+import { formQuestions } from '../mcp-forms.js';
 import type { CodexItems, TurnRef } from './codex-items.js';
 import type { ReplyMethod } from './codex-replies.js';
 import type { CodexSubagents } from './codex-subagents.js';
@@ -106,7 +107,7 @@ export class CodexRequests {
       'user_input',
       { threadId, turnId, serverName, message, requestedSchema },
       message,
-      elicitationQuestions(requestedSchema),
+      formQuestions(requestedSchema),
     );
   }
 
