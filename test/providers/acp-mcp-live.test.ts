@@ -1,7 +1,6 @@
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import type { McpServers } from '../../src/providers/mcp-servers.js';
 import { useLiveAcp, type LiveAcpRun } from '../support/live-acp.js';
+import { echoedCall, echoServers } from '../support/mcp-echo.js';
 import type { Harness } from '../support/runtime.js';
 import type { ModelStep } from '../support/scenario-kit/model-steps.js';
 import { claudeModel } from './claude-model.js';
@@ -15,12 +14,7 @@ import { codexModel } from './codex-scenarios.js';
  */
 const acp = useLiveAcp();
 
-const mcpServers: McpServers = {
-  echo: {
-    command: process.execPath,
-    args: [fileURLToPath(new URL('../fixtures/mcp/echo-server.mjs', import.meta.url))],
-  },
-};
+const mcpServers = echoServers;
 const echoCall = (callId: string): ModelStep[] => [
   { kind: 'mcp_call', server: 'echo', tool: 'echo', args: { text: callId }, callId },
   { kind: 'text', text: 'Echoed.' },
@@ -51,19 +45,6 @@ async function runGranting(h: Harness, threadId: string, text: string): Promise<
 const mcpNode = (h: Harness, threadId: string, runId: string) =>
   h.store.projections.list('graph_nodes', threadId).find((n) => n.kind === 'tool_call' && n.runId === runId);
 
-const echoed = (text: string) => ({
-  title: 'echo/echo',
-  status: 'completed',
-  detail: expect.objectContaining({
-    tool: 'mcp',
-    server: 'echo',
-    name: 'echo',
-    arguments: { text },
-    result: expect.objectContaining({ content: [{ type: 'text', text: `echo: ${text}` }] }),
-    error: null,
-  }),
-});
-
 describe('ACP MCP servers beyond session/new, live', () => {
   for (const agent of ['claude-agent-acp', 'codex-acp'] as const) {
     it(`${agent}: the session taken up after a restart has the server`, { timeout: 90_000 }, async () => {
@@ -78,7 +59,7 @@ describe('ACP MCP servers beyond session/new, live', () => {
       await runGranting(run.h, threadId, 'note this');
       const h2 = await acp.restart(run.h);
       const two = await runGranting(h2, threadId, 'echo it through MCP');
-      expect(mcpNode(h2, threadId, two)).toMatchObject(echoed('after_restart'));
+      expect(mcpNode(h2, threadId, two)).toMatchObject(echoedCall('after_restart'));
     });
   }
 
@@ -103,6 +84,6 @@ describe('ACP MCP servers beyond session/new, live', () => {
     const two = await runGranting(h, 'thr_mcp_fork', 'echo it through MCP');
     const resolved = h.store.events.readThreadAfter('thr_mcp_fork', 0).find((e) => e.type === 'thread.fork-resolved');
     expect((resolved?.payload as { strategy?: string }).strategy).toBe('native_fork');
-    expect(mcpNode(h, 'thr_mcp_fork', two)).toMatchObject(echoed('in_fork'));
+    expect(mcpNode(h, 'thr_mcp_fork', two)).toMatchObject(echoedCall('in_fork'));
   });
 });

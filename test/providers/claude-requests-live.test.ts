@@ -24,6 +24,21 @@ const planFile = (request: MessagesRequest): string => {
   return path;
 };
 
+/** An AskUserQuestion's input: one question, two options. */
+const pickOne = {
+  questions: [
+    {
+      question: 'Which one?',
+      header: 'Pick',
+      options: [
+        { label: 'A', description: 'first' },
+        { label: 'B', description: 'second' },
+      ],
+      multiSelect: false,
+    },
+  ],
+};
+
 describe('Claude asks through Baton, live', () => {
   it(
     "plan mode: the plan ExitPlanMode reads from the agent's plan file is a final proposed plan; Baton answers it and the run completes",
@@ -147,19 +162,7 @@ describe('Claude asks through Baton, live', () => {
         kind: 'tool_use',
         name: 'AskUserQuestion',
         id: 'toolu_wait',
-        input: {
-          questions: [
-            {
-              question: 'Which one?',
-              header: 'Pick',
-              options: [
-                { label: 'A', description: 'first' },
-                { label: 'B', description: 'second' },
-              ],
-              multiSelect: false,
-            },
-          ],
-        },
+        input: pickOne,
       }));
       const threadId = await h.thread({ threadId: 'thr_ask_interrupt', cwd });
       const runId = await h.send(threadId, 'ask me');
@@ -184,19 +187,7 @@ describe('Claude asks through Baton, live', () => {
               kind: 'tool_use',
               name: 'AskUserQuestion',
               id: 'toolu_decline',
-              input: {
-                questions: [
-                  {
-                    question: 'Which one?',
-                    header: 'Pick',
-                    options: [
-                      { label: 'A', description: 'first' },
-                      { label: 'B', description: 'second' },
-                    ],
-                    multiSelect: false,
-                  },
-                ],
-              },
+              input: pickOne,
             },
       );
       const threadId = await h.thread({ threadId: 'thr_ask_decline', cwd });

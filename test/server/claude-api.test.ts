@@ -1,11 +1,11 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { ScriptedMessagesServer, type MessagesTurn } from '../../src/providers/model/scripted-messages-server.js';
 import { userTexts } from '../support/messages-request.js';
 import { processesIn } from '../support/processes.js';
 import { useApiBatons } from '../support/api-batons.js';
+import { echoedCall, echoServers } from '../support/mcp-echo.js';
 import { until } from '../support/poll.js';
 import type { ServeProcess } from '../support/serve-process.js';
 import { assistantTexts, ok, type ThreadClient } from '../support/thread-client.js';
@@ -196,10 +196,9 @@ describe('Socket.IO API with provider "claude" (the real Claude agent)', () => {
 
   it("the user's MCP servers (BATON_MCP_SERVERS) reach the agent: its call of one is an MCP tool node", async () => {
     const model = await scriptedModel();
-    const echoServer = fileURLToPath(new URL('../fixtures/mcp/echo-server.mjs', import.meta.url));
     const baton = await api.serve(folders.make('baton-claude-api-mcp-'), {
       BATON_CLAUDE_BASE_URL: model.baseUrl,
-      BATON_MCP_SERVERS: JSON.stringify({ echo: { command: process.execPath, args: [echoServer] } }),
+      BATON_MCP_SERVERS: JSON.stringify(echoServers),
     });
     const t = await claudeThread(baton.url, workspace());
     model.enqueue({ kind: 'tool_use', name: 'mcp__echo__echo', input: { text: 'hi' } }, text('Echoed.'));
@@ -216,18 +215,7 @@ describe('Socket.IO API with provider "claude" (the real Claude agent)', () => {
       }
     ).snapshot.nodes;
     const tool = nodes.find((n) => n.kind === 'tool_call');
-    expect(tool).toMatchObject({
-      title: 'echo/echo',
-      status: 'completed',
-      detail: {
-        tool: 'mcp',
-        server: 'echo',
-        name: 'echo',
-        arguments: { text: 'hi' },
-        result: { content: [{ type: 'text', text: 'echo: hi' }] },
-        error: null,
-      },
-    });
+    expect(tool).toMatchObject(echoedCall('hi'));
     t.client.close();
     const stopped = new Promise((resolve) => baton.child.once('exit', resolve));
     baton.child.kill('SIGTERM');

@@ -1,108 +1,72 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { fileURLToPath } from 'node:url';
-import { pino } from 'pino';
-import { startBaton, type BatonApp } from '../../src/app/baton-app.js';
-import { loadConfig } from '../../src/config.js';
 import type { ModelTurn } from '../../src/providers/model/scripted-model-server.js';
-import { codexModel } from '../providers/codex-scenarios.js';
 import { ScriptedMessagesServer } from '../../src/providers/model/scripted-messages-server.js';
-import { TempFolders } from '../support/temp.js';
+import { codexModel } from '../providers/codex-scenarios.js';
+import { useInProcessBaton, type InProcessBaton } from '../support/in-process-baton.js';
 
 /**
  * An MCP server's form (`elicitation/create`) reaches the user as questions: the real Codex
- * (and the real Claude agent) runs the user's MCP server (BATON_MCP_SERVERS, test/fixtures/mcp/form-server.mjs), whose
- * tool asks for a form; Baton shows it as a question request under the tool's node, refuses
- * answers that do not fit the form, and sends the form's content back typed as the form asks,
- * or declined. The server's tool result is the reply it got, so the test reads what Codex
- * passed on. Real Baton, real Codex, the scripted Responses model.
+ * and the real Claude agent run the user's MCP server (BATON_MCP_SERVERS,
+ * test/fixtures/mcp/form-server.mjs), whose tool asks for a form; Baton shows it as a
+ * question request under the tool's node, refuses answers that do not fit the form, and
+ * sends the form's content back typed as the form asks, or declined. The server's tool
+ * result is the reply it got, so the test reads what the agent passed on. Real Baton, real
+ * agents, scripted models.
  */
-const folders = new TempFolders();
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-  folders.removeAll();
-});
-
+const batons = useInProcessBaton('baton-elicit');
 const formServer = fileURLToPath(new URL('../fixtures/mcp/form-server.mjs', import.meta.url));
+const env = { BATON_MCP_SERVERS: JSON.stringify({ form: { command: process.execPath, args: [formServer] } }) };
 const book: ModelTurn[] = codexModel([
   { kind: 'mcp_call', server: 'form', tool: 'book', args: {}, callId: 'call_book' },
   { kind: 'text', text: 'Booked.' },
 ]);
 
-async function baton(claudeBaseUrl?: string): Promise<{ app: BatonApp; turns: ModelTurn[] }> {
-  const env = { BATON_MCP_SERVERS: JSON.stringify({ form: { command: process.execPath, args: [formServer] } }) };
-  const config = loadConfig(env, {
-    dataDir: folders.make('baton-elicit-'),
-    port: 0,
-    token: 'elicitation-test-token-0123456789',
-    // Codex's offline model (scripted below); Claude's is the test's when it gives one.
-    ...(claudeBaseUrl ? { claudeBaseUrl } : { model: 'scripted' }),
-  });
-  const turns: ModelTurn[] = [];
-  const app = await startBaton(config, pino({ level: 'silent' }), {
-    responder: () => turns.shift() ?? { kind: 'text', text: 'ok' },
-  });
-  cleanups.push(() => app.stop());
-  return { app, turns };
-}
-
-/** Resolves once `condition` holds, checked after each committed batch of events. */
-function when(app: BatonApp, condition: () => boolean, what: string, timeoutMs = 60_000): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => (off(), reject(new Error(`timed out waiting for ${what}`))), timeoutMs);
-    const check = () => {
-      if (!condition()) return;
-      clearTimeout(timer);
-      off();
-      resolve();
-    };
-    const off = app.runtime.onEvents(check);
-    check();
-  });
-}
-
-let n = 0;
-const command = (app: BatonApp, cmd: Record<string, unknown>) =>
-  app.runtime.dispatch({ commandId: `cmd_elicit_${++n}`, ...cmd });
-
-async function newThread(app: BatonApp): Promise<string> {
-  const created = await command(app, { type: 'thread.create', cwd: folders.make('baton-elicit-ws-') });
-  if (!created.ok) throw new Error(JSON.stringify(created.error));
-  return (created.result as { threadId: string }).threadId;
-}
-
-async function bookingRun(app: BatonApp, turns: ModelTurn[], threadId: string) {
-  turns.push(...book);
-  const sent = await command(app, { type: 'thread.message.send', threadId, text: 'book a stay' });
-  if (!sent.ok) throw new Error(JSON.stringify(sent.error));
-  const runId = (sent.result as { runId: string }).runId;
-  const store = app.runtime.store;
+/**
+ * A thread's run that calls the form's tool, up to the form being asked (on Claude, the
+ * agent's ask to call the tool granted first): the form's request, where it hangs, and the
+ * reply the server got once the run ends.
+ */
+async function bookingRun(b: InProcessBaton, provider: 'codex' | 'claude') {
+  const store = b.app.runtime.store;
+  const cwd = batons.folders.make('baton-elicit-ws-');
+  const { threadId } = await b.ok<{ threadId: string }>({ type: 'thread.create', cwd, provider });
+  if (provider === 'codex') b.turns.push(...book);
+  const { runId } = await b.ok<{ runId: string }>({ type: 'thread.message.send', threadId, text: 'book a stay' });
   const pending = () => store.projections.list('requests', threadId).find((r) => r.status === 'pending');
-  await when(app, () => pending() !== undefined, 'the form to be asked');
+  if (provider === 'claude') {
+    // Claude asks before it calls an MCP server's tool.
+    await b.until(() => pending() !== undefined, 'the ask to call the tool');
+    await b.ok({ type: 'runtime-request.respond', requestId: pending()!.id, decision: 'accept' });
+  }
+  await b.until(() => pending()?.kind === 'user_input', 'the form to be asked');
   const request = pending()!;
-  const reply = () => {
-    const tool = store.projections
-      .list('graph_nodes', threadId)
-      .find((x) => x.kind === 'tool_call' && x.runId === runId);
-    const content = (tool?.detail?.result as { content?: { text?: string }[] } | undefined)?.content;
-    return content?.[0]?.text ?? null;
+  const nodes = () => store.projections.list('graph_nodes', threadId);
+  const node = nodes().find((x) => x.id === request.nodeId);
+  const tool = () => nodes().find((x) => x.kind === 'tool_call' && x.runId === runId);
+  return {
+    request,
+    parent: nodes().find((x) => x.id === node?.parentNodeId),
+    asked: store.projections.list('plans', threadId).find((p) => p.kind === 'questions' && p.nodeId === request.nodeId),
+    respond: (answer: Record<string, unknown>) =>
+      b.command({ type: 'runtime-request.respond', requestId: request.id, ...answer }),
+    ended: () => b.until(() => store.projections.get('runs', runId)?.status === 'completed', 'the run to end'),
+    /** What the server was sent, as its tool answered. */
+    reply: (): unknown => {
+      const content = (tool()?.detail?.result as { content?: { text?: string }[] } | undefined)?.content;
+      return JSON.parse((content?.[0]?.text ?? '').replace(/^reply: /, ''));
+    },
   };
-  const ended = () => when(app, () => store.projections.get('runs', runId)?.status === 'completed', 'the run to end');
-  return { runId, request, reply, ended };
 }
 
-describe("an MCP server's form (elicitation), through the real Codex", () => {
-  it('is asked as questions under the tool call; answers that do not fit are refused; the fitting ones go back typed', async () => {
-    const { app, turns } = await baton();
-    const threadId = await newThread(app);
-    const { request, reply, ended } = await bookingRun(app, turns, threadId);
-    const store = app.runtime.store;
-
-    expect(request).toMatchObject({ kind: 'user_input', prompt: 'Book a stay' });
-    const tool = store.projections.list('graph_nodes', threadId).find((x) => x.id === request.nodeId);
-    const parent = store.projections.list('graph_nodes', threadId).find((x) => x.id === tool?.parentNodeId);
-    expect(parent).toMatchObject({ kind: 'tool_call', title: 'form/book' });
-    const asked = store.projections.list('plans', threadId).find((p) => p.kind === 'questions');
+describe("an MCP server's form (elicitation)", () => {
+  it('through the real Codex: asked as questions under the tool call; answers that do not fit are refused; the fitting ones go back typed', async () => {
+    const b = await batons.start(env);
+    const store = b.app.runtime.store;
+    const run = await bookingRun(b, 'codex');
+    expect(run.request).toMatchObject({ kind: 'user_input', prompt: 'Book a stay' });
+    expect(run.parent).toMatchObject({ kind: 'tool_call', title: 'form/book' });
+    const asked = run.asked;
     // In Codex's order: it hands the form on with its fields sorted by name.
     expect(asked?.questions).toEqual([
       {
@@ -168,8 +132,6 @@ describe("an MCP server's form (elicitation), through the real Codex", () => {
     ]);
 
     // Answers that do not fit the form are refused, typed, and the form stays asked.
-    const respond = (answers: Record<string, string | string[]>) =>
-      command(app, { type: 'runtime-request.respond', requestId: request.id, answers });
     const before = store.lastSequence();
     const unfit: [Record<string, string | string[]>, RegExp][] = [
       [{ region: 'Mars', nights: '2' }, /not one of the options/],
@@ -178,96 +140,50 @@ describe("an MCP server's form (elicitation), through the real Codex", () => {
       [{ region: ['Europe (west)', 'US (east)'], nights: '2' }, /takes one answer/],
       [{ region: 'US (east)', nights: '2', pool: 'yes' }, /no question was asked with the id 'pool'/],
     ];
-    for (const [answers, says] of unfit) {
-      const ack = await respond(answers);
-      expect(ack, JSON.stringify(answers)).toMatchObject({
+    for (const [answers, says] of unfit)
+      expect(await run.respond({ answers }), JSON.stringify(answers)).toMatchObject({
         ok: false,
         error: { code: 'invalid_payload', message: expect.stringMatching(says) },
       });
-    }
     expect(store.lastSequence()).toBe(before);
 
-    expect(
-      await respond({ region: 'Europe (west)', nights: '3', breakfast: 'Yes', extras: ['parking', 'late checkout'] }),
-    ).toMatchObject({ ok: true });
-    await ended();
-    expect(JSON.parse(reply()!.replace(/^reply: /, ''))).toEqual({
+    const answers = { region: 'Europe (west)', nights: '3', breakfast: 'Yes', extras: ['parking', 'late checkout'] };
+    expect(await run.respond({ answers })).toMatchObject({ ok: true });
+    await run.ended();
+    expect(run.reply()).toEqual({
       action: 'accept',
       content: { region: 'eu-west', nights: 3, breakfast: true, extras: ['parking', 'late checkout'] },
     });
-    expect(store.projections.get('requests', request.id)).toMatchObject({ status: 'resolved' });
+    expect(store.projections.get('requests', run.request.id)).toMatchObject({ status: 'resolved' });
   }, 120_000);
 
   it('declined, the server is told so and the turn goes on; a question needs answers or a decline, not an approval', async () => {
-    const { app, turns } = await baton();
-    const threadId = await newThread(app);
-    const { request, reply, ended } = await bookingRun(app, turns, threadId);
+    const run = await bookingRun(await batons.start(env), 'codex');
     for (const wrong of [{ decision: 'accept' }, { decision: 'decline', answers: { nights: '1' } }, {}])
-      expect(await command(app, { type: 'runtime-request.respond', requestId: request.id, ...wrong })).toMatchObject({
-        ok: false,
-        error: { code: 'invalid_command' },
-      });
-    expect(
-      await command(app, { type: 'runtime-request.respond', requestId: request.id, decision: 'decline' }),
-    ).toMatchObject({ ok: true });
-    await ended();
-    expect(JSON.parse(reply()!.replace(/^reply: /, ''))).toMatchObject({ action: 'decline' });
+      expect(await run.respond(wrong)).toMatchObject({ ok: false, error: { code: 'invalid_command' } });
+    expect(await run.respond({ decision: 'decline' })).toMatchObject({ ok: true });
+    await run.ended();
+    expect(run.reply()).toMatchObject({ action: 'decline' });
   }, 120_000);
 
-  it('through the real Claude agent too: asked under its tool call, answered, sent back typed', async () => {
+  it("through the real Claude agent too: asked under its tool call (in the server's order), answered, sent back typed", async () => {
     const model = await new ScriptedMessagesServer(undefined, {
       isSideRequest: (r) => r.body.max_tokens === 1,
     }).start();
-    cleanups.push(() => model.stop());
+    batons.onCleanup(() => model.stop());
     model.enqueue(
       { kind: 'tool_use', name: 'mcp__form__book', id: 'toolu_book', input: {} },
       { kind: 'text', text: 'Booked.' },
     );
-    const { app } = await baton(model.baseUrl);
-    const created = await command(app, {
-      type: 'thread.create',
-      cwd: folders.make('baton-elicit-ws-'),
-      provider: 'claude',
-    });
-    if (!created.ok) throw new Error(JSON.stringify(created.error));
-    const threadId = (created.result as { threadId: string }).threadId;
-    const sent = await command(app, { type: 'thread.message.send', threadId, text: 'book a stay' });
-    if (!sent.ok) throw new Error(JSON.stringify(sent.error));
-    const runId = (sent.result as { runId: string }).runId;
-    const store = app.runtime.store;
-    const pending = () => store.projections.list('requests', threadId).find((r) => r.status === 'pending');
-    // Claude asks before it calls an MCP server's tool; then the server asks its form.
-    await when(app, () => pending() !== undefined, 'the ask to call the tool');
-    expect(
-      await command(app, { type: 'runtime-request.respond', requestId: pending()!.id, decision: 'accept' }),
-    ).toMatchObject({ ok: true });
-    await when(app, () => pending()?.kind === 'user_input', 'the form to be asked');
-    const form = pending()!;
-    expect(form.prompt).toBe('Book a stay');
-    const parent = store.projections
-      .list('graph_nodes', threadId)
-      .find(
-        (x) => x.id === store.projections.list('graph_nodes', threadId).find((n) => n.id === form.nodeId)?.parentNodeId,
-      );
-    expect(parent).toMatchObject({ kind: 'tool_call', title: 'form/book' });
-    // Claude hands the form on in the server's order.
-    const asked = store.projections
-      .list('plans', threadId)
-      .find((p) => p.kind === 'questions' && p.nodeId === form.nodeId);
-    expect(asked?.questions?.map((q) => q.id)).toEqual(['region', 'nights', 'breakfast', 'extras', 'note']);
-    expect(
-      await command(app, {
-        type: 'runtime-request.respond',
-        requestId: form.id,
-        answers: { region: 'US (east)', nights: '2', breakfast: 'No', extras: ['parking'] },
-      }),
-    ).toMatchObject({ ok: true });
-    await when(app, () => store.projections.get('runs', runId)?.status === 'completed', 'the run to end');
-    const tool = store.projections
-      .list('graph_nodes', threadId)
-      .find((x) => x.kind === 'tool_call' && x.runId === runId);
-    const text = (tool?.detail?.result as { content?: { text?: string }[] } | undefined)?.content?.[0]?.text ?? '';
-    expect(JSON.parse(text.replace(/^reply: /, ''))).toEqual({
+    // Codex's offline model stays; Claude's is the test's.
+    const run = await bookingRun(await batons.start(env, { claudeBaseUrl: model.baseUrl }), 'claude');
+    expect(run.request.prompt).toBe('Book a stay');
+    expect(run.parent).toMatchObject({ kind: 'tool_call', title: 'form/book' });
+    expect(run.asked?.questions?.map((q) => q.id)).toEqual(['region', 'nights', 'breakfast', 'extras', 'note']);
+    const answers = { region: 'US (east)', nights: '2', breakfast: 'No', extras: ['parking'] };
+    expect(await run.respond({ answers })).toMatchObject({ ok: true });
+    await run.ended();
+    expect(run.reply()).toEqual({
       action: 'accept',
       content: { region: 'us-east', nights: 2, breakfast: false, extras: ['parking'] },
     });
