@@ -191,6 +191,53 @@ describe("Codex's subagents, as the normalizer maps them", () => {
     expect(n.subagents.runningTurns()).toEqual([]);
   });
 
+  it("an MCP server's form asked in a child's turn is a question request under the child's call of that server", () => {
+    const n = started();
+    const activity = {
+      type: 'subAgentActivity',
+      id: 'call_spawn',
+      kind: 'started',
+      agentThreadId: child,
+      agentPath: '/root/helper',
+    };
+    note(n, 'item/started', item(root, 'nturn_root', activity));
+    note(n, 'turn/started', turnOf(child, 'nturn_child'));
+    const call = {
+      type: 'mcpToolCall',
+      id: 'call_book',
+      server: 'form',
+      tool: 'book',
+      status: 'inProgress',
+      arguments: {},
+      result: null,
+      error: null,
+      durationMs: null,
+    };
+    expect(note(n, 'item/started', item(child, 'nturn_child', call))).toMatchObject([
+      { type: 'node.started', nodeId: 'node_t3', parentNodeId: 'node_t2', title: 'form/book' },
+      { type: 'node.detail' },
+    ]);
+    const form = { type: 'object', properties: { ok: { type: 'boolean', title: 'OK?' } }, required: ['ok'] };
+    const asked = n.serverRequest(7, 'mcpServer/elicitation/request', {
+      threadId: child,
+      turnId: 'nturn_child',
+      serverName: 'form',
+      mode: 'form',
+      _meta: null,
+      message: 'Go on?',
+      requestedSchema: form,
+    });
+    expect(asked).toMatchObject([
+      { type: 'request.opened', ...on, kind: 'user_input', prompt: 'Go on?', parentNodeId: 'node_t3' },
+      {
+        type: 'plan.updated',
+        kind: 'questions',
+        questions: [{ id: 'ok', options: [{ label: 'Yes' }, { label: 'No' }] }],
+      },
+    ]);
+    expect([...n.requests.values()]).toMatchObject([{ rpcId: 7, method: 'mcpServer/elicitation/request', form }]);
+  });
+
   it('a child waiting on an approval makes the session wait (as codex 0.169.0 says it: the parent stays active); its answer lets it run again', () => {
     const n = started();
     const activity = {

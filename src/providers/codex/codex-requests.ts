@@ -91,19 +91,21 @@ export class CodexRequests {
   }
 
   /**
-   * An MCP server's form, on a turn of our thread: questions under the server's running
-   * tool call (else the turn). Null for what Baton does not ask (another mode, a subagent's
-   * server, no turn to ask on): the adapter then answers that it does not handle it.
+   * An MCP server's form, on a turn of our thread or of a subagent's: questions under the
+   * server's running tool call (else the turn, or the subagent's node). Null for what Baton
+   * does not ask (another mode, no turn to ask on): the adapter then answers that it does
+   * not handle it.
    */
   private elicitation(rpcId: RpcId, params: unknown): ProviderEvent[] | null {
     const form = ElicitationForm.safeParse(params);
-    if (!form.success || form.data.threadId !== this.host.nativeThreadId || !form.data.turnId) return null;
-    const ref = this.host.turn(form.data.turnId);
-    if (!ref) return null;
+    if (!form.success || !form.data.turnId) return null;
     const { threadId, turnId, serverName, message, requestedSchema } = form.data;
+    const child = this.subagents.formAt(threadId, turnId, serverName);
+    const ref = child?.ref ?? (threadId === this.host.nativeThreadId ? this.host.turn(turnId) : null);
+    if (!ref) return null;
     return this.open(
       { rpcId, method: 'mcpServer/elicitation/request', form: requestedSchema },
-      { ref, parentNodeId: this.items.runningMcpCall(serverName) ?? ref.rootNodeId },
+      { ref, parentNodeId: child?.parentNodeId ?? this.items.runningMcpCall(serverName) ?? ref.rootNodeId },
       'user_input',
       { threadId, turnId, serverName, message, requestedSchema },
       message,

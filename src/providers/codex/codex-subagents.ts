@@ -224,6 +224,13 @@ export class CodexSubagents {
     return { ref: child.ref, parentNodeId: child.items.nodeOf(itemId) ?? child.nodeId };
   }
 
+  /** Where a child's MCP server asks its form: under the child's running call of that server, else its node. */
+  formAt(threadId: string, turnId: string, server: string): { ref: TurnRef; parentNodeId: NodeId } | null {
+    const child = this.byThread.get(threadId);
+    if (!child || !child.turns.has(turnId)) return null;
+    return { ref: child.ref, parentNodeId: child.items.runningMcpCall(server) ?? child.nodeId };
+  }
+
   /** The children's turns still running (an interrupt of the run stops them too: Codex does not). */
   runningTurns(): { threadId: string; turnId: string }[] {
     return this.all.flatMap((c) =>
