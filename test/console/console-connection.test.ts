@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { copyFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { launchBrowser } from '../support/browser.js';
 import { startConsoleBaton, type ConsoleBaton } from '../support/console-baton.js';
 import { tempDir } from '../support/temp.js';
@@ -11,6 +13,8 @@ import { agentWait, createThread, openConsole, runStatus, sendMessage } from './
 
 const data = tempDir('baton-console-restart-');
 const workspace = tempDir('baton-console-restart-ws-');
+const fresh = tempDir('baton-console-fresh-');
+const third = tempDir('baton-console-third-');
 let baton: ConsoleBaton;
 let browser: Awaited<ReturnType<typeof launchBrowser>>;
 beforeAll(async () => {
@@ -22,6 +26,8 @@ afterAll(async () => {
   await baton?.stop();
   workspace.cleanup();
   data.cleanup();
+  fresh.cleanup();
+  third.cleanup();
 });
 
 describe('the console when Baton stops and starts again', () => {
@@ -61,6 +67,36 @@ describe('the console when Baton stops and starts again', () => {
       'Youbefore the restart',
       'Youwhile Baton is away',
     ]);
+    expect(browser.problems.filter((p) => !/WebSocket connection .* failed/.test(p))).toEqual([]);
+  });
+
+  it('a Baton whose log is not the one the view was made from (a fresh data dir, the same token): the view starts afresh, live', async () => {
+    const page = await browser.page();
+    await openConsole(page, baton.consoleUrl);
+    await createThread(page, workspace.dir, 'Before the other Baton');
+    await page.goto(`${baton.url}/#/threads`);
+    const rows = page.locator('.thread-row');
+    await rows.filter({ hasText: 'Before the other Baton' }).waitFor();
+    const port = Number(new URL(baton.url).port);
+    await baton.stop();
+    // Another data dir, its log empty: the console's cursor is past its end, so no resume can be made.
+    copyFileSync(join(data.dir, 'token'), join(fresh.dir, 'token'));
+    baton = await startConsoleBaton({ dataDir: fresh.dir, port });
+    await page.locator('.connection[data-state="connected"]').waitFor({ timeout: 20_000 });
+    await rows.filter({ hasText: 'Before the other Baton' }).waitFor({ state: 'detached', timeout: 10_000 });
+    await page.getByText('No threads yet: create one.').waitFor();
+    await createThread(page, workspace.dir, 'On the fresh Baton');
+    await page.goto(`${baton.url}/#/threads`);
+    await rows.filter({ hasText: 'On the fresh Baton' }).waitFor();
+
+    // The same from a reload: the view it kept (and its cursor) is of a log this Baton does not have.
+    await baton.stop();
+    copyFileSync(join(data.dir, 'token'), join(third.dir, 'token'));
+    baton = await startConsoleBaton({ dataDir: third.dir, port });
+    await page.reload();
+    await page.locator('.connection[data-state="connected"]').waitFor({ timeout: 20_000 });
+    await rows.filter({ hasText: 'On the fresh Baton' }).waitFor({ state: 'detached', timeout: 10_000 });
+    await page.getByText('No threads yet: create one.').waitFor();
     expect(browser.problems.filter((p) => !/WebSocket connection .* failed/.test(p))).toEqual([]);
   });
 });

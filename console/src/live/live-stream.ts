@@ -47,40 +47,68 @@ export class LiveStream extends FrameNotifier {
     this.tables = new MemoryTables(new Set(spec.kept));
   }
 
+  /**
+   * Subscribes: after the cursor a reload left, or from a new snapshot. A cursor this Baton
+   * refuses (its log is not the one the view was made from: another data dir, say) is
+   * dropped, and the view starts afresh from a new snapshot.
+   */
   async open(client: BatonClient): Promise<void> {
     const restored = this.restore();
     try {
-      const { subscription, snapshot, snapshotSequence } = await client.subscribe(
-        restored ? { ...this.spec.request, afterSequence: this.cursor } : this.spec.request,
-        (event, sequence) => this.receive(event, sequence),
-        (error) => this.lost(error),
-      );
-      this.subscription = subscription;
-      if (this.closed) return void subscription.close();
-      if (!restored) {
-        this.extras = this.spec.load(snapshot, this.tables);
-        this.cursor = snapshotSequence;
-      }
-      this.status = this.extras.missing ? 'missing' : 'live';
-      const early = this.early ?? [];
-      this.early = null;
-      for (const e of early) this.receive(e.event, e.sequence);
+      await this.subscribe(client, restored);
     } catch (error) {
-      this.status = 'error';
-      // A zod error's message is its issues as JSON: a person gets a sentence instead.
-      this.error =
-        error instanceof z.ZodError
-          ? 'Baton answered with a snapshot the console cannot read (is the console older than Baton?); reload the page'
-          : `Baton refused to show this: ${error instanceof Error ? error.message : String(error)}`;
+      if (restored && !this.closed) await this.afresh(client);
+      else this.failed(error);
     }
     this.changed();
   }
 
-  /** The subscription could not resume after a reconnect: what is shown is no longer live. */
-  private lost(error: Error): void {
-    this.status = 'error';
-    this.error = `Lost the live view when Baton came back (${error.message}); reload the page`;
+  private async subscribe(client: BatonClient, resume: boolean): Promise<void> {
+    const { subscription, snapshot, snapshotSequence } = await client.subscribe(
+      resume ? { ...this.spec.request, afterSequence: this.cursor } : this.spec.request,
+      (event, sequence) => this.receive(event, sequence),
+      () => void this.afresh(client),
+    );
+    this.subscription = subscription;
+    if (this.closed) return void subscription.close();
+    if (!resume) {
+      this.extras = this.spec.load(snapshot, this.tables);
+      this.cursor = snapshotSequence;
+    }
+    this.status = this.extras.missing ? 'missing' : 'live';
+    this.error = null;
+    const early = this.early ?? [];
+    this.early = null;
+    for (const e of early) this.receive(e.event, e.sequence);
+  }
+
+  /**
+   * The view could not go on from its cursor (a reload's, or a reconnect's to a Baton whose
+   * log is not the one the view was made from): it is dropped and made again from a new snapshot.
+   */
+  private async afresh(client: BatonClient): Promise<void> {
+    if (this.closed) return;
+    this.tables = new MemoryTables(new Set(this.spec.kept));
+    this.extras = { inherited: [], missing: false };
+    this.cursor = -1;
+    this.early = [];
+    this.status = 'loading';
     this.changed();
+    try {
+      await this.subscribe(client, false);
+    } catch (error) {
+      this.failed(error);
+    }
+    this.changed();
+  }
+
+  private failed(error: unknown): void {
+    this.status = 'error';
+    // A zod error's message is its issues as JSON: a person gets a sentence instead.
+    this.error =
+      error instanceof z.ZodError
+        ? 'Baton answered with a snapshot the console cannot read (is the console older than Baton?); reload the page'
+        : `Baton refused to show this: ${error instanceof Error ? error.message : String(error)}`;
   }
 
   /** Unsubscribes and keeps the state for a later visit (or a reload). */
