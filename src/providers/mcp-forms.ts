@@ -8,7 +8,8 @@ import type { ApprovalDecision } from '../domain/statuses.js';
  * booleans, single and multiple choices) <-> Baton's questions, whichever agent passes it on.
  * Each field becomes a question (a choice's options are its titles; a yes/no field's are Yes
  * and No; a number's answer must be one); answers go back as the form's content, typed as it
- * asks; a declined question is the form declined (or cancelled).
+ * asks; a declined question is the form declined (or cancelled). A URL request (URL mode:
+ * open a link, to sign in, say) is an approval to open it: accepted, the user opens it.
  */
 
 const Choice = z.object({ const: z.string(), title: z.string() });
@@ -100,4 +101,20 @@ function content(form: McpForm, answers: Answers): { [field: string]: FormValue 
 export function formReply(form: McpForm, decision: ApprovalDecision | null, answers: Answers | null): FormReply {
   if (answers && decision === null) return { action: 'accept', content: content(form, answers) };
   return { action: decision === 'cancel' ? 'cancel' : 'decline', content: null };
+}
+
+/** A URL request's link: only a web address is shown to open. */
+export const McpUrl = z.string().regex(/^https?:\/\/\S+$/i, 'an http(s) URL');
+
+/** The reply to a URL request: accepted (the user opens it), declined or cancelled. */
+export type UrlReply = { action: 'accept' | 'decline' | 'cancel'; content: null };
+
+/** Either reply to an MCP server's request. */
+export type McpReply = FormReply | UrlReply;
+
+/** A URL request's reply from the user's decision: an accept (for the session too) opens it. */
+export function urlReply(decision: ApprovalDecision | null): UrlReply {
+  const action =
+    decision === 'accept' || decision === 'acceptForSession' ? 'accept' : decision === 'cancel' ? 'cancel' : 'decline';
+  return { action, content: null };
 }

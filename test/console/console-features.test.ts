@@ -106,6 +106,22 @@ describe('the thread view, beyond send and answer', () => {
     expect(rig.browser.problems).toEqual([]);
   });
 
+  it('shows the link an MCP server asks to open, as an approval', async () => {
+    const page = await rig.browser.page();
+    await openConsole(page, rig.baton.consoleUrl);
+    await createThread(page, rig.baton.workspace());
+    await sendMessage(page, '[signin] sign me in');
+    const ask = page.locator('.request.approval.status-pending');
+    await ask.waitFor({ timeout: agentWait });
+    const link = ask.getByRole('link', { name: 'https://booking.example/signin?session=42' });
+    expect(await link.getAttribute('href')).toBe('https://booking.example/signin?session=42');
+    expect(await link.getAttribute('rel')).toBe('noopener noreferrer');
+    await ask.getByRole('button', { name: 'Approve', exact: true }).click();
+    await page.locator('.request.approval.status-resolved').waitFor({ timeout: agentWait });
+    await runStatus(page, 1, 'completed');
+    expect(rig.browser.problems).toEqual([]);
+  });
+
   it('forks from a run into a new thread with the history up to it', async () => {
     const page = await rig.browser.page();
     await openConsole(page, rig.baton.consoleUrl);

@@ -4,7 +4,7 @@ import { formQuestions, McpForm } from '../../src/providers/mcp-forms.js';
 import { CodexNormalizer } from '../../src/providers/codex/codex-normalizer.js';
 import { codexReply } from '../../src/providers/codex/codex-replies.js';
 import { SequentialIds } from '../../src/domain/sources.js';
-import { ProviderSessionId, ThreadId } from '../../src/domain/ids.js';
+import { NodeId, ProviderSessionId, RunAttemptId, RunId, ThreadId } from '../../src/domain/ids.js';
 
 /**
  * An MCP server's form as Codex passes it on, read on its own: its fields as questions and
@@ -61,7 +61,7 @@ describe('an MCP form (Codex mcpServer/elicitation/request)', () => {
     });
   });
 
-  it('a form Baton does not ask (a URL to visit, another thread, no turn) is left to the adapter to refuse', () => {
+  it("a request Baton does not ask (OpenAI's own mode, a URL that is not a web address, another thread, no turn) is left to the adapter to refuse", () => {
     const n = new CodexNormalizer({
       threadId: ThreadId.parse('thr_form'),
       sessionId: ProviderSessionId.parse('psess_form'),
@@ -87,8 +87,22 @@ describe('an MCP form (Codex mcpServer/elicitation/request)', () => {
       url: 'http://127.0.0.1:1/',
       elicitationId: 'e',
     };
-    for (const params of [url, { ...form, threadId: 'native-child' }, { ...form, turnId: null }, form])
-      expect(n.serverRequest(1, 'mcpServer/elicitation/request', params)).toEqual([]);
+    n.pendingStart = {
+      runId: RunId.parse('run_f'),
+      attemptId: RunAttemptId.parse('att_f'),
+      rootNodeId: NodeId.parse('node_f'),
+    };
+    const refused = [
+      { ...form, mode: 'openai/form', requestedSchema: {} },
+      { ...url, url: 'javascript:alert(1)' },
+      { ...form, threadId: 'native-child' },
+      { ...form, turnId: null },
+    ];
+    for (const params of refused) expect(n.serverRequest(1, 'mcpServer/elicitation/request', params)).toEqual([]);
     expect(n.unknown).toBe(4);
+    // On a turn of ours, a web address to open is asked as an approval to open it.
+    expect(n.serverRequest(2, 'mcpServer/elicitation/request', url)).toMatchObject([
+      { type: 'request.opened', kind: 'auth_refresh', prompt: 'm', details: { url: 'http://127.0.0.1:1/' } },
+    ]);
   });
 });

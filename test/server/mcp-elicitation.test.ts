@@ -17,21 +17,28 @@ import { useInProcessBaton, type InProcessBaton } from '../support/in-process-ba
 const batons = useInProcessBaton('baton-elicit');
 const formServer = fileURLToPath(new URL('../fixtures/mcp/form-server.mjs', import.meta.url));
 const env = { BATON_MCP_SERVERS: JSON.stringify({ form: { command: process.execPath, args: [formServer] } }) };
-const book: ModelTurn[] = codexModel([
-  { kind: 'mcp_call', server: 'form', tool: 'book', args: {}, callId: 'call_book' },
-  { kind: 'text', text: 'Booked.' },
-]);
+const call = (tool: string): ModelTurn[] =>
+  codexModel([
+    { kind: 'mcp_call', server: 'form', tool, args: {}, callId: `call_${tool}` },
+    { kind: 'text', text: 'Done.' },
+  ]);
+const book = call('book');
+const signin = call('signin');
 
 /**
  * A thread's run that calls the form's tool, up to the form being asked (on Claude, the
  * agent's ask to call the tool granted first): the form's request, where it hangs, and the
  * reply the server got once the run ends.
  */
-async function bookingRun(b: InProcessBaton, provider: 'codex' | 'claude') {
+async function bookingRun(
+  b: InProcessBaton,
+  provider: 'codex' | 'claude',
+  asks: 'user_input' | 'auth_refresh' = 'user_input',
+) {
   const store = b.app.runtime.store;
   const cwd = batons.folders.make('baton-elicit-ws-');
   const { threadId } = await b.ok<{ threadId: string }>({ type: 'thread.create', cwd, provider });
-  if (provider === 'codex') b.turns.push(...book);
+  if (provider === 'codex') b.turns.push(...(asks === 'user_input' ? book : signin));
   const { runId } = await b.ok<{ runId: string }>({ type: 'thread.message.send', threadId, text: 'book a stay' });
   const pending = () => store.projections.list('requests', threadId).find((r) => r.status === 'pending');
   if (provider === 'claude') {
@@ -39,7 +46,7 @@ async function bookingRun(b: InProcessBaton, provider: 'codex' | 'claude') {
     await b.until(() => pending() !== undefined, 'the ask to call the tool');
     await b.ok({ type: 'runtime-request.respond', requestId: pending()!.id, decision: 'accept' });
   }
-  await b.until(() => pending()?.kind === 'user_input', 'the form to be asked');
+  await b.until(() => pending()?.kind === asks, `the server's ${asks} request`);
   const request = pending()!;
   const nodes = () => store.projections.list('graph_nodes', threadId);
   const node = nodes().find((x) => x.id === request.nodeId);
@@ -187,5 +194,44 @@ describe("an MCP server's form (elicitation)", () => {
       action: 'accept',
       content: { region: 'us-east', nights: 2, breakfast: false, extras: ['parking'] },
     });
+  }, 120_000);
+
+  it('a URL to open (URL mode) is an approval to open it, under the tool call: accepted through Codex, declined through Claude', async () => {
+    const onCodex = await bookingRun(await batons.start(env), 'codex', 'auth_refresh');
+    expect(onCodex.request).toMatchObject({
+      kind: 'auth_refresh',
+      prompt: 'Sign in to the booking service',
+      details: { serverName: 'form', url: 'https://booking.example/signin?session=42', elicitationId: 'signin-42' },
+    });
+    expect(onCodex.parent).toMatchObject({ kind: 'tool_call', title: 'form/signin' });
+    expect(await onCodex.respond({ answers: { x: 'y' } })).toMatchObject({
+      ok: false,
+      error: { code: 'invalid_command' },
+    });
+    expect(await onCodex.respond({ decision: 'accept' })).toMatchObject({ ok: true });
+    await onCodex.ended();
+    expect(onCodex.reply()).toMatchObject({ action: 'accept' });
+
+    const model = await new ScriptedMessagesServer(undefined, {
+      isSideRequest: (r) => r.body.max_tokens === 1,
+    }).start();
+    batons.onCleanup(() => model.stop());
+    model.enqueue(
+      { kind: 'tool_use', name: 'mcp__form__signin', id: 'toolu_signin', input: {} },
+      { kind: 'text', text: 'Not signed in.' },
+    );
+    const onClaude = await bookingRun(
+      await batons.start(env, { claudeBaseUrl: model.baseUrl }),
+      'claude',
+      'auth_refresh',
+    );
+    expect(onClaude.request).toMatchObject({
+      kind: 'auth_refresh',
+      details: { url: 'https://booking.example/signin?session=42' },
+    });
+    expect(onClaude.parent).toMatchObject({ kind: 'tool_call', title: 'form/signin' });
+    expect(await onClaude.respond({ decision: 'decline' })).toMatchObject({ ok: true });
+    await onClaude.ended();
+    expect(onClaude.reply()).toMatchObject({ action: 'decline' });
   }, 120_000);
 });

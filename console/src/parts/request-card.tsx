@@ -29,6 +29,8 @@ export function ApprovalCard({ item }: { item: TurnItemView }) {
   const d = item.data as { requestKind?: string; details?: Record<string, unknown> };
   const details = d.details ?? {};
   const reason = typeof details.reason === 'string' ? details.reason : null;
+  // A link an MCP server asks the user to open (to sign in, say): only a web address is made a link.
+  const link = typeof details.url === 'string' && /^https?:\/\//i.test(details.url) ? details.url : null;
   const answer = async (decision: ApprovalDecision) => {
     setBusy(true);
     await send(client, 'runtime-request.respond', { requestId: RuntimeRequestId.parse(item.id), decision });
@@ -42,6 +44,13 @@ export function ApprovalCard({ item }: { item: TurnItemView }) {
       </div>
       <code class="command">{item.text}</code>
       {reason && <p class="muted">{reason}</p>}
+      {link && (
+        <p>
+          <a href={link} target="_blank" rel="noopener noreferrer">
+            {link}
+          </a>
+        </p>
+      )}
       {item.status === 'pending' && (
         <div class="row wrap actions" role="group" aria-label="Answer the approval">
           {decisions.map(([decision, label]) => (

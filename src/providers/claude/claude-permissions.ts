@@ -11,7 +11,7 @@ import { BatonError } from '../../domain/errors.js';
 import type { NodeId, ProviderSessionId, RuntimeRequestId, ThreadId } from '../../domain/ids.js';
 import type { ProviderEvent } from '../../domain/provider-events.js';
 import type { ApprovalDecision, RuntimeRequestKind } from '../../domain/statuses.js';
-import { formQuestions, formReply, McpForm, type FormReply } from '../mcp-forms.js';
+import { formQuestions, formReply, McpForm, McpUrl, urlReply, type McpReply } from '../mcp-forms.js';
 import type { ClaudeNormalizer } from './claude-normalizer.js';
 import type { AskPlace } from './claude-subagents.js';
 import { batonQuestions, claudeAnswers } from './claude-questions.js';
@@ -33,8 +33,11 @@ interface PendingAsk {
   /** What an accept for session lets through without asking (see `sessionKey`). */
   key: string;
   answer(result: PermissionResult): void;
-  /** An MCP server's form (`onElicitation`): answered with its content, or declined. */
-  form?: { schema: McpForm; reply(reply: FormReply): void };
+  /**
+   * An MCP server's request (`onElicitation`): a form answered with its content (`schema`), or
+   * a URL to open answered by the decision (no schema); either declined.
+   */
+  form?: { schema: McpForm | null; reply(reply: McpReply): void };
 }
 
 export interface ClaudePermissionsOptions {
@@ -158,23 +161,25 @@ export class ClaudePermissions {
   }
 
   /**
-   * The `onElicitation` callback of one session: an MCP server's form (mcp-forms.ts) is a
-   * question request under the server's running tool call (else the turn), answered with the
-   * form's content or declined. A form of another mode (a URL to visit), or with no run to ask
-   * on, is declined.
+   * The `onElicitation` callback of one session: an MCP server's request under the server's
+   * running tool call (else the turn): a form (mcp-forms.ts) as questions, answered with its
+   * content; a URL to open (an http(s) one) as an approval to open it. Either may be declined;
+   * one with no run to ask on is declined.
    */
   onElicitation(session: PermissionSession): OnElicitation {
     return async (request, { signal }) => {
       const form = request.mode === 'url' ? null : McpForm.safeParse(request.requestedSchema);
-      if (!form?.success) return { action: 'decline' };
+      const url = request.mode === 'url' ? McpUrl.safeParse(request.url) : null;
+      if (!form?.success && !url?.success) return { action: 'decline' };
       const toolUseId = session.normalizer.runningMcpCall(request.serverName);
       const at = await session.normalizer.askPlace(toolUseId ?? '', undefined);
       if (!at || !this.options.isCurrent(session) || signal.aborted) return { action: 'decline' };
       const { host } = this.options;
       const requestId = host.ids.next('request');
       const nodeId = host.ids.next('node');
+      const schema = form?.success ? form.data : null;
       return new Promise<ElicitationResult>((resolve) => {
-        const settle = (reply: FormReply) => {
+        const settle = (reply: McpReply) => {
           if (this.asks.delete(requestId)) resolve(reply.content ? reply : { action: reply.action });
         };
         this.asks.set(requestId, {
@@ -184,15 +189,23 @@ export class ClaudePermissions {
           suggestions: [],
           key: '',
           answer: () => settle({ action: 'cancel', content: null }),
-          form: { schema: form.data, reply: settle },
+          form: { schema, reply: settle },
         });
         signal.addEventListener('abort', () => this.withdrawn(requestId), { once: true });
         const { serverName, message } = request;
-        this.opened(session, at, requestId, nodeId, formQuestions(form.data), {
-          kind: 'user_input',
-          prompt: message,
-          details: { serverName, message, requestedSchema: form.data, ...(toolUseId ? { toolUseId } : {}) },
-        });
+        const on = { serverName, message, ...(toolUseId ? { toolUseId } : {}) };
+        if (schema)
+          this.opened(session, at, requestId, nodeId, formQuestions(schema), {
+            kind: 'user_input',
+            prompt: message,
+            details: { ...on, requestedSchema: schema },
+          });
+        else
+          this.opened(session, at, requestId, nodeId, null, {
+            kind: 'auth_refresh',
+            prompt: message,
+            details: { ...on, url: request.url, elicitationId: request.elicitationId ?? null },
+          });
       });
     };
   }
@@ -257,7 +270,8 @@ export class ClaudePermissions {
     if (!pending || !session || pending.session !== session)
       throw new BatonError('not_resumable', `the Claude permission callback for request ${requestId} is gone`);
     if (pending.form) {
-      pending.form.reply(formReply(pending.form.schema, decision, answers));
+      const { schema, reply } = pending.form;
+      reply(schema ? formReply(schema, decision, answers) : urlReply(decision));
     } else if (pending.questions && answers) {
       pending.answer({
         behavior: 'allow',

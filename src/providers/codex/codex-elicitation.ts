@@ -5,13 +5,13 @@ import type {
   McpServerElicitationRequestParams,
   McpServerElicitationRequestResponse,
 } from '../../../vendor/codex-protocol/v2/index.js';
-import { formReply, McpForm } from '../mcp-forms.js';
+import { formReply, McpForm, McpUrl, urlReply } from '../mcp-forms.js';
 
 /**
  * An MCP server's request for input (`elicitation/create`), as Codex passes it on:
- * `mcpServer/elicitation/request`. A form (mcp-forms.ts) is asked as questions; other modes
- * (a URL to visit, OpenAI's own) are not questions Baton can ask: Codex is told Baton does
- * not handle them, which it takes as declined.
+ * `mcpServer/elicitation/request`. A form (mcp-forms.ts) is asked as questions, a URL to
+ * open as an approval to open it; OpenAI's own modes are not requests Baton can ask: Codex
+ * is told Baton does not handle them, which it takes as declined.
  */
 export const ElicitationForm = z.looseObject({
   threadId: z.string(),
@@ -23,16 +23,30 @@ export const ElicitationForm = z.looseObject({
 });
 export type ElicitationForm = z.infer<typeof ElicitationForm>;
 
+/** A URL request (URL mode): the user is asked to open a link. */
+export const ElicitationUrl = z.looseObject({
+  threadId: z.string(),
+  turnId: z.string().nullable(),
+  serverName: z.string(),
+  mode: z.literal('url'),
+  message: z.string(),
+  url: McpUrl,
+  elicitationId: z.string(),
+});
+type ProtocolUrl = Extract<McpServerElicitationRequestParams, { mode: 'url' }>;
+const urlIsProtocols = (request: ProtocolUrl): z.input<typeof ElicitationUrl> => request;
+void urlIsProtocols;
+
 // The form as Codex's protocol has it must read as one: a change there breaks the build.
 type ProtocolForm = Extract<McpServerElicitationRequestParams, { mode: 'form' }>;
 const formIsProtocols = (form: ProtocolForm): z.input<typeof ElicitationForm> => form;
 void formIsProtocols;
 
-/** Codex's reply to the form: its content (the answers), or declined / cancelled. */
+/** Codex's reply: a form's content (the answers), a URL accepted, or either declined / cancelled. */
 export function elicitationReply(
-  form: McpForm,
+  form: McpForm | null,
   decision: ApprovalDecision | null,
   answers: Answers | null,
 ): McpServerElicitationRequestResponse {
-  return { ...formReply(form, decision, answers), _meta: null };
+  return { ...(form ? formReply(form, decision, answers) : urlReply(decision)), _meta: null };
 }

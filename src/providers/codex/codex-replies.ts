@@ -62,8 +62,6 @@ export function codexReply(
         ),
       };
     case 'mcpServer/elicitation/request':
-      return pending.form
-        ? elicitationReply(pending.form, decision, answers)
-        : { action: 'decline', content: null, _meta: null };
+      return elicitationReply(pending.form ?? null, decision, answers);
   }
 }

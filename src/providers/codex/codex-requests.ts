@@ -6,7 +6,7 @@ import type { RuntimeRequestKind } from '../../domain/statuses.js';
 import type { NormalizerScope } from '../provider.js';
 import type { RpcId } from '../transport/json-rpc.js';
 import { requestFrames, type RequestMethod } from './codex-frames.js';
-import { ElicitationForm } from './codex-elicitation.js';
+import { ElicitationForm, ElicitationUrl } from './codex-elicitation.js';
 import { formQuestions } from '../mcp-forms.js';
 import type { CodexItems, TurnRef } from './codex-items.js';
 import type { ReplyMethod } from './codex-replies.js';
@@ -91,21 +91,36 @@ export class CodexRequests {
   }
 
   /**
-   * An MCP server's form, on a turn of our thread or of a subagent's: questions under the
-   * server's running tool call (else the turn, or the subagent's node). Null for what Baton
-   * does not ask (another mode, no turn to ask on): the adapter then answers that it does
-   * not handle it.
+   * An MCP server's request, on a turn of our thread or of a subagent's, under the server's
+   * running tool call (else the turn, or the subagent's node): a form as questions, a URL as
+   * an approval to open it. Null for what Baton does not ask (another mode, no turn to ask
+   * on): the adapter then answers that it does not handle it.
    */
   private elicitation(rpcId: RpcId, params: unknown): ProviderEvent[] | null {
     const form = ElicitationForm.safeParse(params);
-    if (!form.success || !form.data.turnId) return null;
-    const { threadId, turnId, serverName, message, requestedSchema } = form.data;
+    const url = form.success ? null : ElicitationUrl.safeParse(params);
+    const request = form.success ? form.data : url?.success ? url.data : null;
+    if (!request?.turnId) return null;
+    const { threadId, turnId, serverName, message } = request;
     const child = this.subagents.formAt(threadId, turnId, serverName);
     const ref = child?.ref ?? (threadId === this.host.nativeThreadId ? this.host.turn(turnId) : null);
     if (!ref) return null;
+    const at = { ref, parentNodeId: child?.parentNodeId ?? this.items.runningMcpCall(serverName) ?? ref.rootNodeId };
+    const method = 'mcpServer/elicitation/request';
+    if (request.mode === 'url') {
+      const { url: link, elicitationId } = request;
+      return this.open(
+        { rpcId, method },
+        at,
+        'auth_refresh',
+        { threadId, turnId, serverName, message, url: link, elicitationId },
+        message,
+      );
+    }
+    const { requestedSchema } = request;
     return this.open(
-      { rpcId, method: 'mcpServer/elicitation/request', form: requestedSchema },
-      { ref, parentNodeId: child?.parentNodeId ?? this.items.runningMcpCall(serverName) ?? ref.rootNodeId },
+      { rpcId, method, form: requestedSchema },
+      at,
       'user_input',
       { threadId, turnId, serverName, message, requestedSchema },
       message,
