@@ -44,6 +44,20 @@ const collab = (id: string, tool: string, status: string, receivers: string[], e
   ...extra,
 });
 
+/** `started()` with a v2 child spawned in its root turn (`/root/helper`, on thread `child`). */
+function withHelper(): CodexNormalizer {
+  const n = started();
+  const activity = {
+    type: 'subAgentActivity',
+    id: 'call_spawn',
+    kind: 'started',
+    agentThreadId: child,
+    agentPath: '/root/helper',
+  };
+  note(n, 'item/started', item(root, 'nturn_root', activity));
+  return n;
+}
+
 describe("Codex's subagents, as the normalizer maps them", () => {
   it("a v1 spawn: a subagent node under the root turn, bound to its child thread; the child's items, plan, approval and end are its node's", () => {
     const n = started();
@@ -192,15 +206,7 @@ describe("Codex's subagents, as the normalizer maps them", () => {
   });
 
   it("an MCP server's form asked in a child's turn is a question request under the child's call of that server", () => {
-    const n = started();
-    const activity = {
-      type: 'subAgentActivity',
-      id: 'call_spawn',
-      kind: 'started',
-      agentThreadId: child,
-      agentPath: '/root/helper',
-    };
-    note(n, 'item/started', item(root, 'nturn_root', activity));
+    const n = withHelper();
     note(n, 'turn/started', turnOf(child, 'nturn_child'));
     const call = {
       type: 'mcpToolCall',
@@ -239,15 +245,7 @@ describe("Codex's subagents, as the normalizer maps them", () => {
   });
 
   it('a child waiting on an approval makes the session wait (as codex 0.169.0 says it: the parent stays active); its answer lets it run again', () => {
-    const n = started();
-    const activity = {
-      type: 'subAgentActivity',
-      id: 'call_spawn',
-      kind: 'started',
-      agentThreadId: child,
-      agentPath: '/root/helper',
-    };
-    note(n, 'item/started', item(root, 'nturn_root', activity));
+    const n = withHelper();
     const status = (thread: string, s: Record<string, unknown>) =>
       note(n, 'thread/status/changed', { threadId: thread, status: s }).map(
         (e) => e.type === 'session.status' && e.status,

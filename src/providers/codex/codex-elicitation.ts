@@ -13,23 +13,16 @@ import { formReply, McpForm, McpUrl, urlReply } from '../mcp-forms.js';
  * open as an approval to open it; OpenAI's own modes are not requests Baton can ask: Codex
  * is told Baton does not handle them, which it takes as declined.
  */
-export const ElicitationForm = z.looseObject({
-  threadId: z.string(),
-  turnId: z.string().nullable(),
-  serverName: z.string(),
-  mode: z.literal('form'),
-  message: z.string(),
-  requestedSchema: McpForm,
-});
+/** Where a request comes from and what it says, in either mode. */
+const asked = { threadId: z.string(), turnId: z.string().nullable(), serverName: z.string(), message: z.string() };
+
+export const ElicitationForm = z.looseObject({ ...asked, mode: z.literal('form'), requestedSchema: McpForm });
 export type ElicitationForm = z.infer<typeof ElicitationForm>;
 
 /** A URL request (URL mode): the user is asked to open a link. */
 export const ElicitationUrl = z.looseObject({
-  threadId: z.string(),
-  turnId: z.string().nullable(),
-  serverName: z.string(),
+  ...asked,
   mode: z.literal('url'),
-  message: z.string(),
   url: McpUrl,
   elicitationId: z.string(),
 });
