@@ -13,27 +13,21 @@ import { formReply, McpForm, McpUrl, urlReply } from '../mcp-forms.js';
  * open as an approval to open it; OpenAI's own modes are not requests Baton can ask: Codex
  * is told Baton does not handle them, which it takes as declined.
  */
+
 /** Where a request comes from and what it says, in either mode. */
 const asked = { threadId: z.string(), turnId: z.string().nullable(), serverName: z.string(), message: z.string() };
+const ElicitationForm = z.looseObject({ ...asked, mode: z.literal('form'), requestedSchema: McpForm });
+const ElicitationUrl = z.looseObject({ ...asked, mode: z.literal('url'), url: McpUrl, elicitationId: z.string() });
 
-export const ElicitationForm = z.looseObject({ ...asked, mode: z.literal('form'), requestedSchema: McpForm });
-export type ElicitationForm = z.infer<typeof ElicitationForm>;
+/** A request Baton asks the user: a form, or a URL to open. */
+export const ElicitationRequest = z.discriminatedUnion('mode', [ElicitationForm, ElicitationUrl]);
 
-/** A URL request (URL mode): the user is asked to open a link. */
-export const ElicitationUrl = z.looseObject({
-  ...asked,
-  mode: z.literal('url'),
-  url: McpUrl,
-  elicitationId: z.string(),
-});
-type ProtocolUrl = Extract<McpServerElicitationRequestParams, { mode: 'url' }>;
-const urlIsProtocols = (request: ProtocolUrl): z.input<typeof ElicitationUrl> => request;
-void urlIsProtocols;
-
-// The form as Codex's protocol has it must read as one: a change there breaks the build.
-type ProtocolForm = Extract<McpServerElicitationRequestParams, { mode: 'form' }>;
-const formIsProtocols = (form: ProtocolForm): z.input<typeof ElicitationForm> => form;
+// Each mode as Codex's protocol has it must read as one: a change there breaks the build.
+type Protocol<M> = Extract<McpServerElicitationRequestParams, { mode: M }>;
+const formIsProtocols = (form: Protocol<'form'>): z.input<typeof ElicitationForm> => form;
+const urlIsProtocols = (request: Protocol<'url'>): z.input<typeof ElicitationUrl> => request;
 void formIsProtocols;
+void urlIsProtocols;
 
 /** Codex's reply: a form's content (the answers), a URL accepted, or either declined / cancelled. */
 export function elicitationReply(

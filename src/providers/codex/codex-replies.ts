@@ -7,7 +7,8 @@ import type {
   McpServerElicitationRequestResponse,
   ToolRequestUserInputResponse,
 } from '../../../vendor/codex-protocol/v2/index.js';
-import { elicitationReply, type ElicitationForm } from './codex-elicitation.js';
+import { elicitationReply } from './codex-elicitation.js';
+import type { McpForm } from '../mcp-forms.js';
 import type { RequestMethod } from './codex-frames.js';
 
 /**
@@ -45,7 +46,7 @@ const fileChangeDecisions: Record<ApprovalDecision, FileChangeApprovalDecision> 
  * typed as `form` asks.
  */
 export function codexReply(
-  pending: { method: ReplyMethod; form?: ElicitationForm['requestedSchema'] },
+  pending: { method: ReplyMethod; form?: McpForm },
   decision: ApprovalDecision | null,
   answers: Record<string, string | string[]> | null,
 ): CodexReply {

@@ -6,8 +6,8 @@ import type { RuntimeRequestKind } from '../../domain/statuses.js';
 import type { NormalizerScope } from '../provider.js';
 import type { RpcId } from '../transport/json-rpc.js';
 import { requestFrames, type RequestMethod } from './codex-frames.js';
-import { ElicitationForm, ElicitationUrl } from './codex-elicitation.js';
-import { formQuestions } from '../mcp-forms.js';
+import { ElicitationRequest } from './codex-elicitation.js';
+import { formQuestions, type McpForm } from '../mcp-forms.js';
 import type { CodexItems, TurnRef } from './codex-items.js';
 import type { ReplyMethod } from './codex-replies.js';
 import type { CodexSubagents } from './codex-subagents.js';
@@ -24,7 +24,7 @@ export interface PendingRequest {
   rpcId: RpcId;
   method: ReplyMethod;
   /** An MCP server's form: its answers are sent back typed as it asks. */
-  form?: ElicitationForm['requestedSchema'];
+  form?: McpForm;
 }
 
 /** What the requests need of the normalizer: the thread it drives and the attempts of its turns. */
@@ -97,35 +97,24 @@ export class CodexRequests {
    * on): the adapter then answers that it does not handle it.
    */
   private elicitation(rpcId: RpcId, params: unknown): ProviderEvent[] | null {
-    const form = ElicitationForm.safeParse(params);
-    const url = form.success ? null : ElicitationUrl.safeParse(params);
-    const request = form.success ? form.data : url?.success ? url.data : null;
-    if (!request?.turnId) return null;
-    const { threadId, turnId, serverName, message } = request;
+    const parsed = ElicitationRequest.safeParse(params);
+    const request = parsed.success ? parsed.data : null;
+    const turnId = request?.turnId;
+    if (!request || !turnId) return null;
+    const { threadId, serverName, message } = request;
     const child = this.subagents.formAt(threadId, turnId, serverName);
     const ref = child?.ref ?? (threadId === this.host.nativeThreadId ? this.host.turn(turnId) : null);
     if (!ref) return null;
     const at = { ref, parentNodeId: child?.parentNodeId ?? this.items.runningMcpCall(serverName) ?? ref.rootNodeId };
     const method = 'mcpServer/elicitation/request';
+    const asked = { threadId, turnId, serverName, message };
     if (request.mode === 'url') {
-      const { url: link, elicitationId } = request;
-      return this.open(
-        { rpcId, method },
-        at,
-        'auth_refresh',
-        { threadId, turnId, serverName, message, url: link, elicitationId },
-        message,
-      );
+      const details = { ...asked, url: request.url, elicitationId: request.elicitationId };
+      return this.open({ rpcId, method }, at, 'auth_refresh', details, message);
     }
-    const { requestedSchema } = request;
-    return this.open(
-      { rpcId, method, form: requestedSchema },
-      at,
-      'user_input',
-      { threadId, turnId, serverName, message, requestedSchema },
-      message,
-      formQuestions(requestedSchema),
-    );
+    const form = request.requestedSchema;
+    const details = { ...asked, requestedSchema: form };
+    return this.open({ rpcId, method, form }, at, 'user_input', details, message, formQuestions(form));
   }
 
   /** A request of an item of a turn: a subagent's ask is on its node (or its item's); ours on the item's node, else the turn's. */
