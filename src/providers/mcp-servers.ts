@@ -6,7 +6,7 @@ import { z } from 'zod';
  * each session it opens. Each is a stdio server the agent runs itself, so each agent gets
  * the same ones under the same names.
  */
-export const McpServerSpec = z
+const McpServerSpec = z
   .object({
     /** The program: an absolute path, or a name found on the agent's PATH. */
     command: z.string().min(1),
@@ -25,7 +25,6 @@ export const McpServerSpec = z
       .default({}),
   })
   .strict();
-export type McpServerSpec = z.infer<typeof McpServerSpec>;
 
 /** What the providers take: a server's args and env may be left out. */
 export type McpServers = Record<string, { command: string; args: string[]; env?: Record<string, string> }>;
@@ -35,7 +34,7 @@ export type McpServers = Record<string, { command: string; args: string[]; env?:
  * middle of `mcp__NAME__TOOL`, so letters, digits, `-` and single `_`. `baton` is Baton's own
  * orchestrator server, given to every session already.
  */
-export const McpServerName = z
+const McpServerName = z
   .string()
   .regex(/^[A-Za-z0-9](?:[A-Za-z0-9-]|_(?!_))*$/, 'an MCP server name is letters, digits, - and single _')
   .refine((name) => name !== 'baton', 'the MCP server name baton is Baton\u2019s own');

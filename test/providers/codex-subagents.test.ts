@@ -44,17 +44,19 @@ const collab = (id: string, tool: string, status: string, receivers: string[], e
   ...extra,
 });
 
-/** `started()` with a v2 child spawned in its root turn (`/root/helper`, on thread `child`). */
+/** A v2 spawn of the child `/root/helper`, on thread `child`, as the root turn's item. */
+const helperSpawn = {
+  type: 'subAgentActivity',
+  id: 'call_spawn',
+  kind: 'started',
+  agentThreadId: child,
+  agentPath: '/root/helper',
+};
+
+/** `started()` with the helper spawned in its root turn. */
 function withHelper(): CodexNormalizer {
   const n = started();
-  const activity = {
-    type: 'subAgentActivity',
-    id: 'call_spawn',
-    kind: 'started',
-    agentThreadId: child,
-    agentPath: '/root/helper',
-  };
-  note(n, 'item/started', item(root, 'nturn_root', activity));
+  note(n, 'item/started', item(root, 'nturn_root', helperSpawn));
   return n;
 }
 
@@ -172,15 +174,7 @@ describe("Codex's subagents, as the normalizer maps them", () => {
 
   it('a v2 spawn names its thread at once; an interrupt finds its running turn; a lost session ends it interrupted, and its provider thread lost', () => {
     const n = started();
-    const activity = {
-      type: 'subAgentActivity',
-      id: 'call_spawn',
-      kind: 'started',
-      agentThreadId: child,
-      agentPath: '/root/helper',
-      model: 'gpt-5.1-codex',
-      reasoningEffort: 'medium',
-    };
+    const activity = { ...helperSpawn, model: 'gpt-5.1-codex', reasoningEffort: 'medium' };
     const thread = { ...on, nodeId: 'node_t2', providerThreadId: 'pthr_t1', nativeThreadRef: child };
     expect(note(n, 'item/started', item(root, 'nturn_root', activity))).toMatchObject([
       { type: 'node.started', nodeId: 'node_t2', parentNodeId: 'node_t1', kind: 'subagent', title: '/root/helper' },
