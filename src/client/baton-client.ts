@@ -46,6 +46,8 @@ export interface ClientSubscription {
   readonly request: StreamRequest;
   /** The sequence of the last event received (or of the snapshot). */
   readonly lastSequence: number;
+  /** The event log that sequence is in (null: a Baton that names none). */
+  readonly logId: string | null;
   close(): Promise<void>;
 }
 
@@ -123,12 +125,12 @@ export class BatonClient {
     request: StreamRequest,
     onEvent: (event: DomainEvent, sequence: number) => void,
     onLost?: (error: Error) => void,
-  ): Promise<{ subscription: ClientSubscription; snapshot: unknown; snapshotSequence: number }> {
+  ): Promise<{ subscription: ClientSubscription; snapshot: unknown; snapshotSequence: number; logId: string | null }> {
     const sub = new LiveSubscription(this.socket, request, onEvent, (s) => this.subscriptions.delete(s), onLost);
     this.subscriptions.add(sub);
     try {
       const { snapshot, snapshotSequence } = await sub.open();
-      return { subscription: sub, snapshot, snapshotSequence };
+      return { subscription: sub, snapshot, snapshotSequence, logId: sub.logId };
     } catch (error) {
       // Never opened, so never resumed either (it would resume from the log's start).
       this.subscriptions.delete(sub);
@@ -146,6 +148,8 @@ class LiveSubscription implements ClientSubscription {
   /** Messages that arrive between the server's ack and our reading of it. */
   private early: StreamMessage[] = [];
   lastSequence = 0;
+  /** The log the cursor is in (the server's answer names it): a resume names it back. */
+  logId: string | null;
 
   constructor(
     private readonly socket: Socket,
@@ -153,20 +157,27 @@ class LiveSubscription implements ClientSubscription {
     private readonly onEvent: (event: DomainEvent, sequence: number) => void,
     private readonly forget: (s: LiveSubscription) => void,
     private readonly onLost?: (error: Error) => void,
-  ) {}
+  ) {
+    this.logId = request.logId ?? null;
+  }
 
   async open(afterSequence?: number): Promise<{ snapshot: unknown; snapshotSequence: number }> {
-    const req = afterSequence === undefined ? this.request : { ...this.request, afterSequence };
+    const req =
+      afterSequence === undefined
+        ? this.request
+        : { ...this.request, afterSequence, ...(this.logId === null ? {} : { logId: this.logId }) };
     const ack = (await this.socket.timeout(30_000).emitWithAck('subscribe', req)) as {
       ok: boolean;
       subscriptionId: string;
       snapshot: unknown;
       snapshotSequence: number;
+      logId?: string;
       error?: ErrorInfo;
     };
     if (!ack.ok) throw new Error(`subscribe refused: ${ack.error?.code}: ${ack.error?.message}`);
     this.id = ack.subscriptionId;
     this.lastSequence = ack.snapshotSequence;
+    this.logId = ack.logId ?? this.logId;
     const early = this.early;
     this.early = [];
     for (const msg of early) this.receive(msg);

@@ -38,6 +38,11 @@ export const eventRow: RowShape = {
  * write transaction, so the sequence is gap-free: a rolled-back unit leaves no number used.
  */
 export class EventLog {
+  /**
+   * This log's own name, made when its file was: a cursor (a sequence) means something only
+   * in the log that gave it, so a client resuming says which log that was.
+   */
+  readonly id: string;
   private readonly insert: MultiRowInsert;
   private readonly last: Statement<[], { s: number | null }>;
   private readonly after: Statement<[number, number], EventRow>;
@@ -47,6 +52,7 @@ export class EventLog {
   private stagedLast: number | null = null;
 
   constructor(db: Db) {
+    this.id = db.prepare<[], string>('SELECT id FROM event_log_identity').pluck().get()!;
     this.insert = new MultiRowInsert(db, eventRow);
     this.last = db.prepare('SELECT max(sequence) AS s FROM events');
     this.after = db.prepare('SELECT * FROM events WHERE sequence > ? ORDER BY sequence LIMIT ?');

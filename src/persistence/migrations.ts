@@ -138,6 +138,15 @@ CREATE INDEX proj_text_chunks_row ON proj_text_chunks (projection, row_id, chunk
     name: "entities by thread (the console's actors query)",
     sql: 'CREATE INDEX entities_thread ON entities (thread_id);',
   },
+  {
+    version: 7,
+    // Sequences name positions, not facts: sequence 40 of another data dir's log is another
+    // event. A client resuming names the log its cursor is in, and another log refuses it.
+    name: "the event log's identity",
+    sql: `
+CREATE TABLE event_log_identity (id TEXT NOT NULL);
+INSERT INTO event_log_identity (id) VALUES ('log_' || lower(hex(randomblob(16))));`,
+  },
 ];
 
 export const latestSchemaVersion = migrations[migrations.length - 1]!.version;

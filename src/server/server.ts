@@ -17,7 +17,8 @@ import type { PageRoute } from './console-route.js';
 import { answerHttp, originChecked, refuseStrayUpgrade, type HttpRoute } from './http-routes.js';
 import { TRANSPORT_MAX_BYTES, oversize } from './limits.js';
 import { originPolicy } from './origin-policy.js';
-import { StreamRequest } from '../domain/stream-request.js';
+import { LogId, StreamRequest } from '../domain/stream-request.js';
+import { unplaceable } from './unplaceable-cursor.js';
 import { encodeSubscriptionId, frameCache, type StreamFrame } from './stream-frame.js';
 import { streamMatches, streamSnapshot } from './streams.js';
 import { catchUp } from './catch-up.js';
@@ -54,6 +55,7 @@ const Query = z.discriminatedUnion('type', [
   z.object({
     type: z.literal('events'),
     afterSequence: z.number().int().nonnegative(),
+    logId: LogId.optional(),
     limit: z.number().int().positive().max(10_000).optional(),
     threadId: z.string().optional(),
   }),
@@ -63,20 +65,6 @@ const Query = z.discriminatedUnion('type', [
 ]);
 
 type Ack = (response: unknown) => void;
-
-/**
- * A resume from a sequence this log never reached: the cursor is another Baton's (a data dir
- * started afresh). Accepted, it would send nothing until the log passed it, then events the
- * client could not place.
- */
-function pastTheLog(req: StreamRequest, lastSequence: number): BatonError | null {
-  if (req.afterSequence === undefined || req.afterSequence <= lastSequence) return null;
-  return new BatonError(
-    'not_found',
-    `afterSequence ${req.afterSequence} is past the end of this Baton's event log (${lastSequence}): subscribe afresh, without it`,
-    { afterSequence: req.afterSequence, lastSequence },
-  );
-}
 
 /**
  * The public API: Socket.IO over HTTP (an Origin allow-list at the HTTP handshake, token
@@ -206,8 +194,9 @@ export class BatonServer {
       const parsed = StreamRequest.safeParse(raw);
       if (!parsed.success)
         return ack({ ok: false, error: fromZodError('invalid_payload', 'subscription', parsed.error).toInfo() });
-      const beyond = pastTheLog(parsed.data, this.options.runtime.store.lastSequence());
-      if (beyond) return ack({ ok: false, error: beyond.toInfo() });
+      const { store } = this.options.runtime;
+      const refused = unplaceable(parsed.data, { id: store.events.id, lastSequence: store.lastSequence() });
+      if (refused) return ack({ ok: false, error: refused.toInfo() });
       const { response, catchUp } = this.subscribe(socket, subs, parsed.data);
       ack(response);
       catchUp();
@@ -241,7 +230,12 @@ export class BatonServer {
             ack({ ok: false, error: toErrorInfo(error) });
           },
         );
-      ack({ ok: true, result: this.query(q) });
+      try {
+        ack({ ok: true, result: this.query(q) });
+      } catch (error) {
+        if (!(error instanceof BatonError)) throw error;
+        ack({ ok: false, error: error.toInfo() });
+      }
     });
   }
 
@@ -304,22 +298,38 @@ export class BatonServer {
         this.maxBufferedPackets,
       );
     return {
-      response: { ok: true, subscriptionId: id, snapshot, snapshotSequence },
+      response: { ok: true, subscriptionId: id, snapshot, snapshotSequence, logId: store.events.id },
       catchUp: resumed ? start : () => {},
     };
   }
 
   private query(q: Exclude<z.infer<typeof Query>, CheckpointDiffQuery>): unknown {
     const store = this.options.runtime.store;
+    const log = { id: store.events.id, lastSequence: store.lastSequence() };
     switch (q.type) {
-      case 'snapshot':
-        return { snapshot: streamSnapshot(store, q.request), snapshotSequence: store.lastSequence() };
-      case 'events':
+      case 'snapshot': {
+        if (q.request.afterSequence !== undefined)
+          throw new BatonError(
+            'invalid_payload',
+            'a snapshot query takes no afterSequence: subscribe with it to resume',
+            {
+              afterSequence: q.request.afterSequence,
+            },
+          );
+        const refused = unplaceable(q.request, log);
+        if (refused) throw refused;
+        return { snapshot: streamSnapshot(store, q.request), snapshotSequence: log.lastSequence, logId: log.id };
+      }
+      case 'events': {
+        const refused = unplaceable({ logId: q.logId }, log);
+        if (refused) throw refused;
         return {
           events: q.threadId
             ? store.events.readThreadAfter(q.threadId, q.afterSequence, q.limit ?? 1_000)
             : store.events.readAfter(q.afterSequence, q.limit ?? 1_000),
+          logId: log.id,
         };
+      }
       case 'receipt':
         return { receipt: store.receipts.get(q.commandId) };
       case 'actors':

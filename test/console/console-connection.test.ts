@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { BatonClient } from '../../src/client/baton-client.js';
 import { launchBrowser } from '../support/browser.js';
 import { startConsoleBaton, type ConsoleBaton } from '../support/console-baton.js';
 import { tempDir } from '../support/temp.js';
@@ -15,6 +16,7 @@ const data = tempDir('baton-console-restart-');
 const workspace = tempDir('baton-console-restart-ws-');
 const fresh = tempDir('baton-console-fresh-');
 const third = tempDir('baton-console-third-');
+const longer = tempDir('baton-console-longer-');
 let baton: ConsoleBaton;
 let browser: Awaited<ReturnType<typeof launchBrowser>>;
 beforeAll(async () => {
@@ -28,7 +30,20 @@ afterAll(async () => {
   data.cleanup();
   fresh.cleanup();
   third.cleanup();
+  longer.cleanup();
 });
+
+/** The sequence a Baton's event log ends at (a subscription's snapshot is taken there). */
+async function logEnd(of: ConsoleBaton): Promise<number> {
+  const client = await BatonClient.connect(of.url, of.token);
+  try {
+    const { subscription, snapshotSequence } = await client.subscribe({ stream: 'threads' }, () => undefined);
+    await subscription.close();
+    return snapshotSequence;
+  } finally {
+    client.close();
+  }
+}
 
 describe('the console when Baton stops and starts again', () => {
   it('shows offline, refuses a message in words, and reconnects to the new Baton', async () => {
@@ -97,6 +112,38 @@ describe('the console when Baton stops and starts again', () => {
     await page.locator('.connection[data-state="connected"]').waitFor({ timeout: 20_000 });
     await rows.filter({ hasText: 'On the fresh Baton' }).waitFor({ state: 'detached', timeout: 10_000 });
     await page.getByText('No threads yet: create one.').waitFor();
+    expect(browser.problems.filter((p) => !/WebSocket connection .* failed/.test(p))).toEqual([]);
+  });
+
+  it("a Baton whose log has passed the view's cursor, met by a view kept in the tab: the cursor names its log, so the view starts afresh", async () => {
+    const page = await browser.page();
+    await openConsole(page, baton.consoleUrl);
+    await createThread(page, workspace.dir, 'Before the longer log');
+    await page.goto(`${baton.url}/#/threads`);
+    const rows = page.locator('.thread-row');
+    await rows.filter({ hasText: 'Before the longer log' }).waitFor();
+    // Another data dir whose log is already longer than the whole of this one's.
+    copyFileSync(join(data.dir, 'token'), join(longer.dir, 'token'));
+    const lastOfThisLog = await logEnd(baton);
+    const other = await startConsoleBaton({ dataDir: longer.dir });
+    const client = await BatonClient.connect(other.url, other.token);
+    let created = 0;
+    while ((await logEnd(other)) <= lastOfThisLog + 1) {
+      const ack = await client.command('thread.create', { cwd: workspace.dir, title: `Elsewhere ${++created}` });
+      expect(ack.ok).toBe(true);
+    }
+    client.close();
+    await other.stop();
+    // The page goes (its view and cursor kept in the tab) before the other Baton takes the port.
+    await page.goto('about:blank');
+    const port = Number(new URL(baton.url).port);
+    await baton.stop();
+    baton = await startConsoleBaton({ dataDir: longer.dir, port });
+    await page.goto(`${baton.url}/#/threads`);
+    await page.locator('.connection[data-state="connected"]').waitFor({ timeout: 20_000 });
+    await rows.filter({ hasText: 'Before the longer log' }).waitFor({ state: 'detached', timeout: 10_000 });
+    await rows.filter({ hasText: 'Elsewhere 1' }).waitFor();
+    expect(await rows.count()).toBe(created);
     expect(browser.problems.filter((p) => !/WebSocket connection .* failed/.test(p))).toEqual([]);
   });
 });

@@ -52,6 +52,28 @@ describe('migrations', () => {
     store.close();
   });
 
+  it('give each event log a name of its own once, kept across reopens and upgrades', () => {
+    const path = dbPath();
+    // A database from before the log had a name (schema v6), with an event in its log.
+    const db = openDatabase(path);
+    migrate(db, 1, migrations.slice(0, 6));
+    db.prepare(
+      "INSERT INTO events (sequence, event_id, thread_id, type, payload, at) VALUES (1, 'evt_1', 'thr_1', 'thread.created', '{}', 1)",
+    ).run();
+    db.close();
+    const upgraded = Store.open(path);
+    const logId = upgraded.events.id;
+    expect(logId).toMatch(/^log_[0-9a-f]{32}$/);
+    expect(upgraded.lastSequence()).toBe(1);
+    upgraded.close();
+    const reopened = Store.open(path);
+    expect(reopened.events.id).toBe(logId);
+    reopened.close();
+    const another = Store.open(dbPath());
+    expect(another.events.id).not.toBe(logId);
+    another.close();
+  });
+
   it('apply only the newer migrations, forward only', () => {
     const db = openDatabase(dbPath());
     migrate(db, 1);

@@ -144,4 +144,51 @@ describe('a subscription resumed from far back', () => {
       ok: true,
     });
   });
+
+  it('names its log in every answer, and refuses a cursor named for another log even where this log is longer', async () => {
+    const h = harness();
+    const threadId = await h.thread();
+    const reader = await connect(await serve(h.runtime));
+    const seen = collectSequences(reader);
+    const logId = h.store.events.id;
+    expect(logId).toMatch(/^log_[0-9a-f]{32}$/);
+    expect(await reader.emitWithAck('subscribe', { stream: 'threads' })).toMatchObject({ ok: true, logId });
+    const afterSequence = h.store.lastSequence() - 1;
+    const other = 'log_00000000000000000000000000000000';
+    expect(await reader.emitWithAck('subscribe', { stream: 'threads', afterSequence, logId: other })).toMatchObject({
+      ok: false,
+      error: { code: 'not_found', details: { logId: other, thisLogId: logId } },
+    });
+    // Named for no log at all, or for this one, the same cursor resumes.
+    expect(await reader.emitWithAck('subscribe', { stream: 'thread', threadId, afterSequence, logId })).toMatchObject({
+      ok: true,
+      snapshot: null,
+      logId,
+    });
+    await seen.reached(afterSequence + 1);
+    expect(seen.sequences).toEqual([afterSequence + 1]);
+
+    // The queries that give sequences name the log too, and take a cursor only in it.
+    const snapshot = { type: 'snapshot', request: { stream: 'threads' } };
+    expect(await reader.emitWithAck('query', snapshot)).toMatchObject({
+      ok: true,
+      result: { snapshotSequence: h.store.lastSequence(), logId },
+    });
+    for (const request of [
+      { stream: 'threads', logId: other },
+      { stream: 'threads', afterSequence: 0 },
+    ])
+      expect(await reader.emitWithAck('query', { ...snapshot, request })).toMatchObject({
+        ok: false,
+        error: { code: request.logId ? 'not_found' : 'invalid_payload' },
+      });
+    expect(await reader.emitWithAck('query', { type: 'events', afterSequence, logId })).toMatchObject({
+      ok: true,
+      result: { events: [{ sequence: afterSequence + 1 }], logId },
+    });
+    expect(await reader.emitWithAck('query', { type: 'events', afterSequence, logId: other })).toMatchObject({
+      ok: false,
+      error: { code: 'not_found', details: { logId: other, thisLogId: logId } },
+    });
+  });
 });

@@ -15,17 +15,16 @@ const { start, onCleanup } = useRuntimeServer();
 describe('a subscription that cannot resume', () => {
   const harness = useRuntime();
 
-  it('is lost, and says why, when the Baton it reconnects to never wrote what it saw', async () => {
-    const first = harness();
+  /** A client subscribed to the first Baton, which has seen one event of its own. */
+  async function subscribedTo(first: ReturnType<ReturnType<typeof useRuntime>>) {
     const threadId = ThreadId.parse(await first.thread());
     const a = await start(first.runtime);
     const client = await BatonClient.connect(a.url, runtimeServerToken);
     onCleanup(() => client.close());
-
     let lostWith: Error | null = null;
     let resolveLost = () => undefined as void;
     const lost = new Promise<void>((resolve) => (resolveLost = resolve));
-    await client.subscribe(
+    const { subscription } = await client.subscribe(
       { stream: 'threads' },
       () => undefined,
       (error) => {
@@ -38,16 +37,39 @@ describe('a subscription that cannot resume', () => {
     );
     await first.command({ type: 'thread.settings.update', threadId, title: 'seen by the client' });
     expect(await seen).toBeGreaterThan(0);
+    expect(subscription.logId).toBe(first.store.events.id);
+    return {
+      subscription,
+      /** The first Baton goes, another starts on its port, and the client connects to it. */
+      async reconnectTo(second: ReturnType<ReturnType<typeof useRuntime>>): Promise<Error> {
+        // After a server's own disconnect Socket.IO waits to be told to connect again.
+        const gone = new Promise<void>((resolve) => client.socket.once('disconnect', () => resolve()));
+        await a.close();
+        await gone;
+        await start(second.runtime, { port: a.port });
+        client.socket.connect();
+        await within(lost, 20_000, 'the subscription was not lost');
+        return lostWith!;
+      },
+    };
+  }
 
-    // Another Baton, with a log of its own that has not reached that sequence, on the same
-    // port; the client connects again (after a server's own disconnect Socket.IO waits to be told).
-    const gone = new Promise<void>((resolve) => client.socket.once('disconnect', () => resolve()));
-    await a.close();
-    await gone;
+  it('is lost, and says why, when the Baton it reconnects to never wrote what it saw', async () => {
+    const first = harness();
+    const { reconnectTo } = await subscribedTo(first);
+    // Another Baton, with a log of its own that has not reached that sequence.
+    const lostWith = await reconnectTo(harness());
+    expect(String(lostWith)).toContain(`not_found: logId ${first.store.events.id} is another Baton's event log`);
+  });
+
+  it("is lost too when the other Baton's log has passed that sequence: the cursor names its log", async () => {
+    const first = harness();
+    const { subscription, reconnectTo } = await subscribedTo(first);
     const second = harness();
-    await start(second.runtime, { port: a.port });
-    client.socket.connect();
-    await within(lost, 20_000, 'the subscription was not lost');
-    expect(String(lostWith)).toMatch(/not_found: afterSequence \d+ is past the end/);
+    const other = ThreadId.parse(await second.thread());
+    while (second.store.lastSequence() <= subscription.lastSequence)
+      await second.command({ type: 'thread.settings.update', threadId: other, title: "not the client's" });
+    const lostWith = await reconnectTo(second);
+    expect(String(lostWith)).toContain(`not_found: logId ${first.store.events.id} is another Baton's event log`);
   });
 });

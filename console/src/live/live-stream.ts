@@ -11,8 +11,9 @@ import { validRow, type Extras, type StreamSpec } from './stream-specs.js';
 export type StreamStatus = 'loading' | 'live' | 'missing' | 'error';
 
 const Stored = z.object({
-  v: z.literal(1),
+  v: z.literal(2),
   cursor: z.number().int().nonnegative(),
+  logId: z.string().nullable(),
   tables: z.partialRecord(
     z.enum(projectionNames as [ProjectionName, ...ProjectionName[]]),
     z.array(z.tuple([z.string(), z.string().nullable(), z.number(), z.unknown()])),
@@ -35,6 +36,8 @@ export class LiveStream extends FrameNotifier {
   error: string | null = null;
   /** The sequence of the last event applied (or of the snapshot). */
   cursor = -1;
+  /** The event log the cursor is in: a resume names it, so another Baton's log refuses it. */
+  private logId: string | null = null;
   private subscription: ClientSubscription | null = null;
   private early: { event: unknown; sequence: number }[] | null = [];
   private closed = false;
@@ -64,8 +67,9 @@ export class LiveStream extends FrameNotifier {
   }
 
   private async subscribe(client: BatonClient, resume: boolean): Promise<void> {
-    const { subscription, snapshot, snapshotSequence } = await client.subscribe(
-      resume ? { ...this.spec.request, afterSequence: this.cursor } : this.spec.request,
+    const cursor = { afterSequence: this.cursor, ...(this.logId === null ? {} : { logId: this.logId }) };
+    const { subscription, snapshot, snapshotSequence, logId } = await client.subscribe(
+      resume ? { ...this.spec.request, ...cursor } : this.spec.request,
       (event, sequence) => this.receive(event, sequence),
       () => void this.afresh(client),
     );
@@ -75,6 +79,7 @@ export class LiveStream extends FrameNotifier {
       this.extras = this.spec.load(snapshot, this.tables);
       this.cursor = snapshotSequence;
     }
+    this.logId = logId;
     this.status = this.extras.missing ? 'missing' : 'live';
     this.error = null;
     const early = this.early ?? [];
@@ -91,6 +96,7 @@ export class LiveStream extends FrameNotifier {
     this.tables = new MemoryTables(new Set(this.spec.kept));
     this.extras = { inherited: [], missing: false };
     this.cursor = -1;
+    this.logId = null;
     this.early = [];
     this.status = 'loading';
     this.changed();
@@ -139,8 +145,9 @@ export class LiveStream extends FrameNotifier {
   save(): void {
     if (this.status !== 'live' && this.status !== 'missing') return;
     const state = {
-      v: 1,
+      v: 2,
       cursor: this.cursor,
+      logId: this.logId,
       tables: this.tables.dump(),
       inherited: this.extras.inherited,
       missing: this.extras.missing,
@@ -174,6 +181,7 @@ export class LiveStream extends FrameNotifier {
       }
     this.tables = tables;
     this.cursor = stored.data.cursor;
+    this.logId = stored.data.logId;
     this.extras = { inherited: stored.data.inherited, missing: stored.data.missing };
     return true;
   }
