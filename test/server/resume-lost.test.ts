@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { BatonClient } from '../../src/client/baton-client.js';
 import { ThreadId } from '../../src/domain/ids.js';
-import { useRuntime } from '../support/runtime.js';
+import { useRuntime, type Harness } from '../support/runtime.js';
 import { runtimeServerToken, useRuntimeServer } from '../support/runtime-server.js';
 import { within } from '../support/within.js';
 
@@ -16,7 +16,7 @@ describe('a subscription that cannot resume', () => {
   const harness = useRuntime();
 
   /** A client subscribed to the first Baton, which has seen one event of its own. */
-  async function subscribedTo(first: ReturnType<ReturnType<typeof useRuntime>>) {
+  async function subscribedTo(first: Harness) {
     const threadId = ThreadId.parse(await first.thread());
     const a = await start(first.runtime);
     const client = await BatonClient.connect(a.url, runtimeServerToken);
@@ -41,7 +41,7 @@ describe('a subscription that cannot resume', () => {
     return {
       subscription,
       /** The first Baton goes, another starts on its port, and the client connects to it. */
-      async reconnectTo(second: ReturnType<ReturnType<typeof useRuntime>>): Promise<Error> {
+      async reconnectTo(second: Harness): Promise<Error> {
         // After a server's own disconnect Socket.IO waits to be told to connect again.
         const gone = new Promise<void>((resolve) => client.socket.once('disconnect', () => resolve()));
         await a.close();
