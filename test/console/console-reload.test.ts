@@ -32,8 +32,14 @@ describe('the console across a reload', () => {
     expect(await page.locator('.message.assistant').count()).toBe(1);
     expect(await page.locator('.message.user').count()).toBe(1);
     expect(await page.locator('.run-header').count()).toBe(1);
-    // It came back from the state it kept when it went away, asking only for what followed its cursor.
-    expect(subscribes).toContainEqual({ stream: 'thread', threadId, afterSequence: expect.any(Number) });
+    // It came back from the state it kept when it went away, asking only for what followed its
+    // cursor in the log it had it from.
+    expect(subscribes).toContainEqual({
+      stream: 'thread',
+      threadId,
+      afterSequence: expect.any(Number),
+      logId: expect.stringMatching(/^log_[0-9a-f]{32}$/),
+    });
     expect(subscribes.filter((s) => s.stream === 'thread' && s.afterSequence === undefined)).toEqual([]);
     expect(rig.browser.problems).toEqual([]);
   });
