@@ -98,8 +98,34 @@ export async function clientCommand(command: string, args: string[], flags: Flag
   try {
     await run(client, parsed);
   } finally {
-    if (parsed.name !== 'tail') client.close();
+    client.close();
   }
+}
+
+/**
+ * Prints a thread's events as they come, until Ctrl-C. Across a restart of Baton (which closes
+ * this connection itself, so Socket.IO would not come back on its own) it connects again and
+ * goes on after the last event it printed; a Baton whose event log is another one (another
+ * data dir at the address) cannot place that event, and ends it with the reason.
+ */
+function follow(client: BatonClient, threadId: ThreadId): Promise<never> {
+  const { socket } = client;
+  return new Promise<never>((_, reject) => {
+    socket.on('disconnect', (reason) => {
+      if (reason !== 'io server disconnect') return;
+      console.error('Baton closed the connection; connecting again...');
+      socket.connect();
+    });
+    const lost = (error: Error) =>
+      reject(new BatonError('not_found', `stopped following ${threadId}: ${error.message}`));
+    const print = (event: DomainEvent) => {
+      const line = describeEvent(event);
+      if (line) process.stdout.write(line);
+    };
+    client
+      .subscribe({ stream: 'thread', threadId }, print, lost)
+      .then(() => console.error(`following ${threadId} (Ctrl-C to stop)`), reject);
+  });
 }
 
 async function run(client: BatonClient, command: ClientCommand): Promise<void> {
@@ -140,15 +166,8 @@ async function run(client: BatonClient, command: ClientCommand): Promise<void> {
       console.log(`${result.dispatched}: run ${result.runId} (message ${result.messageId})`);
       return;
     }
-    case 'tail': {
-      await client.subscribe({ stream: 'thread', threadId: command.threadId }, (event: DomainEvent) => {
-        const line = describeEvent(event);
-        if (line) process.stdout.write(line);
-      });
-      console.error(`following ${command.threadId} (Ctrl-C to stop)`);
-      await new Promise(() => undefined);
-      return;
-    }
+    case 'tail':
+      return follow(client, command.threadId);
     case 'approve': {
       accepted(
         await client.command('runtime-request.respond', { requestId: command.requestId, decision: command.decision }),

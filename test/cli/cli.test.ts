@@ -1,10 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
 import { loadConfig } from '../../src/config.js';
 import { startBaton } from '../../src/app/baton-app.js';
 import { tempDir } from '../support/temp.js';
+import { within } from '../support/within.js';
 
 const main = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -71,6 +72,62 @@ describe('the baton CLI', () => {
     expect(unreachable.code).toBe(1);
     expect(unreachable.stderr.trim().split('\n')).toHaveLength(1);
     expect(unreachable.stderr).toMatch(/^baton: .*cannot reach Baton at http:\/\/127\.0\.0\.1:9/);
+  }, 120_000);
+
+  it('tail follows a thread across a restart of Baton, and stops, saying why, at another Baton on its address', async () => {
+    const data = tempDir('baton-cli-tail-');
+    const other = tempDir('baton-cli-tail-other-');
+    const ws = tempDir('baton-cli-tail-ws-');
+    cleanups.push(data.cleanup, other.cleanup, ws.cleanup);
+    const serve = async (dataDir: string, port = 0) => {
+      const app = await startBaton(
+        loadConfig({}, { dataDir, port, token: 'cli-test-token-0123456789', model: 'scripted' }),
+        pino({ level: 'silent' }),
+      );
+      cleanups.push(() => app.stop());
+      return app;
+    };
+    let app = await serve(data.dir);
+    const port = Number(new URL(app.url).port);
+    const env = { BATON_URL: app.url, BATON_TOKEN: app.token };
+    const threadId = (await baton(['new', ws.dir, 'Tailed'], env)).stdout.trim();
+    expect(threadId).toMatch(/^thr_/);
+
+    const tail = spawn(process.execPath, ['--import', 'tsx', main, 'tail', threadId], {
+      env: { ...process.env, ...env },
+    });
+    cleanups.push(() => void tail.kill('SIGKILL'));
+    let out = '';
+    let err = '';
+    let wake = () => undefined as void;
+    tail.stdout.on('data', (c: Buffer) => ((out += c.toString()), wake()));
+    tail.stderr.on('data', (c: Buffer) => ((err += c.toString()), wake()));
+    const exited = new Promise<number | null>((resolve) => tail.once('exit', (code) => resolve(code)));
+    const printed = (what: () => boolean, label: string) =>
+      within(
+        new Promise<void>((resolve) => {
+          wake = () => void (what() && resolve());
+          wake();
+        }),
+        30_000,
+        `tail never printed ${label}: ${out}${err}`,
+      );
+    await printed(() => err.includes(`following ${threadId}`), 'that it follows');
+
+    // The same Baton again (its data dir), after a stop that closed the connection itself.
+    await app.stop();
+    app = await serve(data.dir, port);
+    await printed(() => err.includes('connecting again'), 'that it connects again');
+    expect((await baton(['send', threadId, 'after the restart'], env)).code).toBe(0);
+    await printed(() => out.includes('> after the restart') && out.includes('[run completed]'), 'the run');
+
+    // Another Baton at the address, its own data dir: the cursor is in a log it does not have.
+    await app.stop();
+    app = await serve(other.dir, port);
+    expect(await within(exited, 30_000, `tail did not end: ${out}${err}`)).toBe(1);
+    expect(err.trim().split('\n').at(-1)).toMatch(
+      new RegExp(`^baton: not_found: stopped following ${threadId}: .*is another Baton's event log`),
+    );
   }, 120_000);
 
   it('a bad argument is refused before anything is sent: exit code 2 and one line naming the argument', async () => {
