@@ -30,7 +30,7 @@ const lines: string[] = [
   '',
   "Socket.IO over HTTP on `BATON_HOST:BATON_PORT` (default `127.0.0.1:7420`). The handshake must carry the token: `io(url, { auth: { token } })`. Without it, or with a wrong one, the connection is refused with `unauthorized`; from a browser, the page's origin must also be allowed (see [Security](#security)). `GET /healthz` answers `{ ok, lastSequence, liveThreads }`.",
   '',
-  'The typed client (`src/client/`, the package export) does all of this: `BatonClient.connect(url, token)`, `client.command(type, payload)` (a commandId is added), `client.subscribe(request, onEvent)` (resubscribes with `afterSequence` and the `logId` it was given after a reconnect, so `onEvent` sees every event once, in order; a subscription that cannot resume, refused or unanswered, ends and tells its optional `onLost(error)`).',
+  'The typed client (`src/client/`, the package export) does all of this: `BatonClient.connect(url, token, { reconnectAfterServerClose? })` (Socket.IO connects again by itself after a lost connection, and with that option also after one Baton closed: a restart, or a cut-off for falling behind), `client.command(type, payload)` (a commandId is added), `client.subscribe(request, onEvent)` (resubscribes with `afterSequence` and the `logId` it was given after a reconnect, so `onEvent` sees every event once, in order; a subscription that cannot resume, refused or unanswered, ends and tells its optional `onLost(error)`).',
   '',
   '## Commands',
   '',

@@ -27,7 +27,8 @@ export async function connect(token: string, session: Observable<Session>): Prom
   connectionState.set('connecting');
   for (let attempt = 0; ; attempt++) {
     try {
-      const client = await BatonClient.connect(location.origin, token);
+      // Also after Baton closes the connection itself (a restart, or a cut-off for falling behind): the views resume.
+      const client = await BatonClient.connect(location.origin, token, { reconnectAfterServerClose: true });
       watch(client, session);
       connectionState.set('connected');
       session.set({ kind: 'ready', client, streams: new Streams(client, token), token });
@@ -70,10 +71,8 @@ function watch(client: BatonClient, session: Observable<Session>): void {
     failures = 0;
     connectionState.set('connected');
   });
-  socket.on('disconnect', (reason) => {
+  socket.on('disconnect', () => {
     connectionState.set(navigator.onLine ? 'reconnecting' : 'offline');
-    // Baton cut this client off (it fell too far behind): come back; the subscriptions resume.
-    if (reason === 'io server disconnect') socket.connect();
   });
   socket.io.on('reconnect_error', () => {
     failures += 1;

@@ -92,7 +92,9 @@ function tokenFrom(flags: Flags): string {
 export async function clientCommand(command: string, args: string[], flags: Flags): Promise<void> {
   const parsed = parseClientCommand(command, args, flags);
   const url = flags.url ?? process.env.BATON_URL ?? 'http://127.0.0.1:7420';
-  const client = await BatonClient.connect(url, tokenFrom(flags)).catch((error: Error) => {
+  const client = await BatonClient.connect(url, tokenFrom(flags), {
+    reconnectAfterServerClose: parsed.name === 'tail',
+  }).catch((error: Error) => {
     throw new BatonError('provider_error', `cannot reach Baton at ${url}: ${error.message}`);
   });
   try {
@@ -103,18 +105,15 @@ export async function clientCommand(command: string, args: string[], flags: Flag
 }
 
 /**
- * Prints a thread's events as they come, until Ctrl-C. Across a restart of Baton (which closes
- * this connection itself, so Socket.IO would not come back on its own) it connects again and
- * goes on after the last event it printed; a Baton whose event log is another one (another
- * data dir at the address) cannot place that event, and ends it with the reason.
+ * Prints a thread's events as they come, until Ctrl-C. Across a restart of Baton its client
+ * connects again (`reconnectAfterServerClose`) and goes on after the last event it printed; a
+ * Baton whose event log is another one (another data dir at the address) cannot place that
+ * event, and ends it with the reason.
  */
 function follow(client: BatonClient, threadId: ThreadId): Promise<never> {
-  const { socket } = client;
   return new Promise<never>((_, reject) => {
-    socket.on('disconnect', (reason) => {
-      if (reason !== 'io server disconnect') return;
-      console.error('Baton closed the connection; connecting again...');
-      socket.connect();
+    client.socket.on('disconnect', (reason) => {
+      if (reason === 'io server disconnect') console.error('Baton closed the connection; connecting again...');
     });
     const lost = (error: Error) =>
       reject(new BatonError('not_found', `stopped following ${threadId}: ${error.message}`));

@@ -51,6 +51,16 @@ export interface ClientSubscription {
   close(): Promise<void>;
 }
 
+export interface ConnectOptions {
+  /** How long the first connect may take (10 s). */
+  timeoutMs?: number;
+  /**
+   * Connect again when Baton closes the connection itself (it stopped, or cut this client
+   * off for falling behind), as after any other lost connection; the subscriptions resume.
+   */
+  reconnectAfterServerClose?: boolean;
+}
+
 /** What a command carries beyond its type (its id is optional: the client makes one). */
 export type CommandPayload<K extends CommandType> = Omit<CommandOf<K>, 'commandId' | 'type'> & { commandId?: string };
 
@@ -62,10 +72,19 @@ export type CommandPayload<K extends CommandType> = Omit<CommandOf<K>, 'commandI
 export class BatonClient {
   private readonly subscriptions = new Set<LiveSubscription>();
 
-  private constructor(readonly socket: Socket) {
+  private constructor(
+    readonly socket: Socket,
+    options: ConnectOptions,
+  ) {
     socket.on('stream', (msg: StreamMessage) => {
       for (const sub of this.subscriptions) sub.receive(msg);
     });
+    // Socket.IO comes back by itself after a lost connection, never after one the server
+    // closed (Baton stopping, or cutting off a subscriber that fell behind).
+    if (options.reconnectAfterServerClose)
+      socket.on('disconnect', (reason) => {
+        if (reason === 'io server disconnect') socket.connect();
+      });
     // After every later connect (a reconnect, or a connect() after the server cut this
     // socket off) every subscription resumes where it stopped.
     socket.on('connect', () => {
@@ -73,7 +92,7 @@ export class BatonClient {
     });
   }
 
-  static connect(url: string, token: string, options: { timeoutMs?: number } = {}): Promise<BatonClient> {
+  static connect(url: string, token: string, options: ConnectOptions = {}): Promise<BatonClient> {
     const socket = io(url, {
       auth: { token },
       transports: ['websocket'],
@@ -95,7 +114,7 @@ export class BatonClient {
       socket.once('connect', () => {
         clearTimeout(timer);
         socket.off('connect_error', failed);
-        resolve(new BatonClient(socket));
+        resolve(new BatonClient(socket, options));
       });
       socket.once('connect_error', failed);
     });

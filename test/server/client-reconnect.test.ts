@@ -14,14 +14,14 @@ it('the typed client comes back to a Baton restarted on its port after failed re
     startBaton(loadConfig({}, { dataDir: data.dir, port, token, model: 'scripted' }), pino({ level: 'silent' }));
   let app = await start(0);
   const port = Number(new URL(app.url).port);
-  const client = await BatonClient.connect(app.url, token);
+  // A stopping Baton says goodbye (`io server disconnect`), after which Socket.IO waits to be
+  // told: the client is asked to come back then too, as the console and `baton tail` ask.
+  const client = await BatonClient.connect(app.url, token, { reconnectAfterServerClose: true });
   try {
     const seen: string[] = [];
     await client.subscribe({ stream: 'threads' }, (e) => seen.push(e.type));
     // Baton goes away; the client tries again and fails at least once before it is back.
     const failedOnce = new Promise<void>((resolve) => client.socket.io.once('reconnect_error', () => resolve()));
-    // A stopping Baton says goodbye (`io server disconnect`): a GUI asks to come back, as the console does.
-    client.socket.on('disconnect', (reason) => void (reason === 'io server disconnect' && client.socket.connect()));
     await app.stop();
     await failedOnce;
     app = await start(port);
