@@ -26,6 +26,8 @@ export interface AcpAdapterOptions {
   dataDir: string;
   /** A cancel whose prompt has not ended this long kills the agent (default 10 s). */
   interruptTimeoutMs?: number;
+  /** An agent that has not answered `initialize` this long after its spawn is killed (default 30 s). */
+  startTimeoutMs?: number;
   /** The agent's stdio for one of its processes (recordings wrap the spawned one, replays stand in for it). */
   channelFor?: (threadId: string, sessionId: string, spawn: () => LineChannel) => LineChannel;
   /** Told an agent's raw `initialize` answer each time one of its processes answers (the provider's per-agent declaration). */
@@ -182,6 +184,7 @@ export class AcpThreadAdapter {
       normalizer: new AcpNormalizer({ threadId: this.threadId, sessionId, ids: host.ids }),
       terminals: new AcpTerminals(() => cwd, launch.env),
       connection: null,
+      starting: new AbortController(),
       nativeSessionId: null,
       providerThreadId,
       ended: false,
@@ -198,10 +201,16 @@ export class AcpThreadAdapter {
         cwd,
         this.handlers(session, cwd),
         channelFor && ((spawn) => channelFor(this.threadId, sessionId, spawn)),
+        { abort: session.starting.signal, timeoutMs: this.options.startTimeoutMs ?? 30_000 },
       );
     } catch (error) {
       if (this.session === session) this.session = null;
       throw new BatonError('provider_error', `the ACP agent ${agent.name} did not start: ${String(error)}`);
+    }
+    if (session.ended) {
+      // Stopped as its answer came in: no turn may use it.
+      await session.connection.kill('SIGKILL');
+      throw new BatonError('provider_error', `the ACP agent ${agent.name} was stopped as it started`);
     }
     this.options.onInitialized?.(agent.name, session.connection.initialize);
     void session.connection.exited.then(() => this.exited(session));
@@ -344,6 +353,7 @@ export class AcpThreadAdapter {
     if (!session) return;
     this.session = null;
     session.ended = true;
+    session.starting.abort();
     this.permissions.cancelAll('the ACP session was stopped', { answer: false });
     await session.terminals.killAll();
     await session.connection?.kill(signal);

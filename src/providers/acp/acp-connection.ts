@@ -51,6 +51,12 @@ export interface AcpAgentProcess {
  */
 export type AcpChannelHook = (spawn: () => LineChannel) => LineChannel;
 
+/** What ends an agent's start early: Baton stopping it, or `initialize` unanswered for `timeoutMs` (default 30 s). */
+export interface AcpStartLimits {
+  abort?: AbortSignal;
+  timeoutMs?: number;
+}
+
 /** Baton as an ACP client: it reads and writes text files (confined to the thread's cwd) and runs terminals. */
 export const batonClientCapabilities: acp.ClientCapabilities = {
   fs: { readTextFile: true, writeTextFile: true },
@@ -67,7 +73,9 @@ export async function connectAgent(
   cwd: string,
   handlers: AcpClientHandlers,
   channelFor?: AcpChannelHook,
+  start: AcpStartLimits = {},
 ): Promise<AcpAgentConnection> {
+  const { abort, timeoutMs = 30_000 } = start;
   const spawned: { child: ChildProcess | null } = { child: null };
   let stderr = '';
   const spawnAgent = (): LineChannel => {
@@ -139,6 +147,17 @@ export async function connectAgent(
   });
   // Observed by the race below; after a successful initialize the exit is the adapter's to watch.
   failed.catch(() => undefined);
+  // Stopped before it answered (Baton shutting down): it holds nothing yet, and may be hung.
+  const onAbort = () => void kill('SIGKILL');
+  abort?.addEventListener('abort', onAbort, { once: true });
+  if (abort?.aborted) onAbort();
+  let timer: NodeJS.Timeout | undefined;
+  const unanswered = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`the ACP agent did not answer initialize within ${timeoutMs} ms; it was killed`)),
+      timeoutMs,
+    );
+  });
   try {
     const initialize = await Promise.race([
       connection.agent.request('initialize', {
@@ -146,6 +165,7 @@ export async function connectAgent(
         clientCapabilities: batonClientCapabilities,
       }),
       failed,
+      unanswered,
     ]);
     return {
       agent: connection.agent,
@@ -159,6 +179,9 @@ export async function connectAgent(
   } catch (error) {
     await kill('SIGKILL');
     throw error;
+  } finally {
+    clearTimeout(timer);
+    abort?.removeEventListener('abort', onAbort);
   }
 }
 

@@ -17,6 +17,8 @@ export interface AcpSession {
   normalizer: AcpNormalizer;
   terminals: AcpTerminals;
   connection: AcpAgentConnection | null;
+  /** Aborts its start (the agent killed) while `connection` is still being made. */
+  starting: AbortController;
   /** The ACP session id (the native thread), once `session/new`, `resume` or `load` answered. */
   nativeSessionId: string | null;
   providerThreadId: ProviderThreadId | null;

@@ -47,6 +47,8 @@ export interface CodexAdapterOptions {
  */
 export class CodexThreadAdapter {
   private session: CodexSession | null = null;
+  /** A session between its spawn and its handshake's end: a stop meanwhile kills it. */
+  private starting: CodexSession | null = null;
   private nativeThreadId: string | null = null;
   /** The provider thread `nativeThreadId` was loaded for: a replacement is never served the thread it replaced. */
   private loadedFor: string | null = null;
@@ -263,12 +265,19 @@ export class CodexThreadAdapter {
     });
     const cwd = host.threadCwd(this.threadId);
     const channel = this.options.channelFor?.(sessionId, () => spawnCodex(cwd, home, env));
-    const session = await CodexSession.start({ codexHome: home, cwd, log, env, ...(channel ? { channel } : {}) }).catch(
-      (error: unknown) => {
-        mcp?.revoke();
-        throw error;
-      },
-    );
+    const session = CodexSession.open({ codexHome: home, cwd, log, env, ...(channel ? { channel } : {}) });
+    this.starting = session;
+    try {
+      await session.handshake();
+      // Stopped while it started (Baton shutting down): it was killed, and no turn may use it.
+      if (this.starting !== session)
+        throw new BatonError('provider_error', 'the Codex session was stopped as it started');
+    } catch (error) {
+      mcp?.revoke();
+      throw error;
+    } finally {
+      if (this.starting === session) this.starting = null;
+    }
     // The credential lives as long as the process: revoked when it exits, is stopped or is released.
     if (mcp) session.rpc.onClose(() => mcp.revoke());
     session.rpc.onNotification((method, params) => {
@@ -376,6 +385,10 @@ export class CodexThreadAdapter {
    * a new session and resumes the thread instead of writing to the dying one.
    */
   stop(signal?: NodeJS.Signals): void {
+    const starting = this.starting;
+    this.starting = null;
+    // It holds nothing yet, and may not be reading its input (or be frozen, which only SIGKILL ends).
+    starting?.stop('SIGKILL');
     const session = this.session;
     if (!session) return;
     this.session = null;

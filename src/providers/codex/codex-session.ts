@@ -74,7 +74,8 @@ export class CodexSession {
     });
   }
 
-  static async start(options: CodexSessionOptions): Promise<CodexSession> {
+  /** Spawns the binary (or takes the given channel); `handshake` makes the session ready. */
+  static open(options: CodexSessionOptions): CodexSession {
     const channel = options.channel ?? spawnCodex(options.cwd, options.codexHome, options.env);
     // A channel that is not the spawned binary may still name a process (a recording wraps one).
     const pid =
@@ -83,14 +84,28 @@ export class CodexSession {
         : 'pid' in channel && typeof channel.pid === 'number'
           ? channel.pid
           : null;
-    const session = new CodexSession(channel, pid, options);
-    // Baton opts into the experimental API: collaboration modes and structured questions live there.
-    await session.rpc.request('initialize', {
-      clientInfo: { name: 'baton', title: 'Baton', version: '0.1.0' },
-      capabilities: { experimentalApi: true },
-    });
-    await session.rpc.notify('initialized');
+    return new CodexSession(channel, pid, options);
+  }
+
+  static async start(options: CodexSessionOptions): Promise<CodexSession> {
+    const session = CodexSession.open(options);
+    await session.handshake();
     return session;
+  }
+
+  /** The handshake; a Codex that fails it (refuses, times out, exits) is killed, never left running. */
+  async handshake(): Promise<void> {
+    try {
+      // Baton opts into the experimental API: collaboration modes and structured questions live there.
+      await this.rpc.request('initialize', {
+        clientInfo: { name: 'baton', title: 'Baton', version: '0.1.0' },
+        capabilities: { experimentalApi: true },
+      });
+      await this.rpc.notify('initialized');
+    } catch (error) {
+      this.stop(this.pid ? 'SIGKILL' : undefined);
+      throw error;
+    }
   }
 
   async threadStart(cwd: string, model: string | null): Promise<string> {
