@@ -26,8 +26,8 @@ export interface AcpAdapterOptions {
   dataDir: string;
   /** A cancel whose prompt has not ended this long kills the agent (default 10 s). */
   interruptTimeoutMs?: number;
-  /** An agent that has not answered `initialize` this long after its spawn is killed (default 30 s). */
-  startTimeoutMs?: number;
+  /** An agent that leaves a request of Baton's (any but the prompt, `initialize` included) unanswered this long is killed (default 30 s). */
+  requestTimeoutMs?: number;
   /** The agent's stdio for one of its processes (recordings wrap the spawned one, replays stand in for it). */
   channelFor?: (threadId: string, sessionId: string, spawn: () => LineChannel) => LineChannel;
   /** Told an agent's raw `initialize` answer each time one of its processes answers (the provider's per-agent declaration). */
@@ -104,7 +104,10 @@ export class AcpThreadAdapter {
           throw new BatonError('conflict', 'the ACP agent is still running a prompt on this thread');
         const settings = turnSettingsOf(p);
         await applyAcpTurnSettings(agent.name, session.nativeSessionId!, session.settings, settings, {
-          request: (method, params) => session.connection!.agent.request(method, params),
+          request: (method, params) => {
+            const conn = session.connection!;
+            return conn.answered(method, conn.agent.request(method, params));
+          },
         });
         const ref = {
           runId: effect.runId,
@@ -201,11 +204,11 @@ export class AcpThreadAdapter {
         cwd,
         this.handlers(session, cwd),
         channelFor && ((spawn) => channelFor(this.threadId, sessionId, spawn)),
-        { abort: session.starting.signal, timeoutMs: this.options.startTimeoutMs ?? 30_000 },
+        { abort: session.starting.signal, timeoutMs: this.options.requestTimeoutMs ?? 30_000 },
       );
     } catch (error) {
       if (this.session === session) this.session = null;
-      throw new BatonError('provider_error', `the ACP agent ${agent.name} did not start: ${String(error)}`);
+      throw new BatonError(codeOf(error), `the ACP agent ${agent.name} did not start: ${describe(error)}`);
     }
     if (session.ended) {
       // Stopped as its answer came in: no turn may use it.
@@ -343,6 +346,7 @@ export class AcpThreadAdapter {
       return await send();
     } catch (error) {
       await this.stop();
+      if (codeOf(error) === 'timeout') throw error;
       throw new BatonError('provider_error', `the ACP agent ${session.agentName} refused: ${describe(error)}`);
     }
   }
@@ -394,3 +398,7 @@ function describe(error: unknown): string {
   if (error && typeof error === 'object' && 'message' in error) return String(error.message);
   return String(error);
 }
+
+/** A request Baton gave up on is a timeout; anything else the agent did is its error. */
+const codeOf = (error: unknown): 'timeout' | 'provider_error' =>
+  error instanceof BatonError && error.code === 'timeout' ? 'timeout' : 'provider_error';

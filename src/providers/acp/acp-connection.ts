@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { constants } from 'node:os';
 import * as acp from '@agentclientprotocol/sdk';
+import { BatonError } from '../../domain/errors.js';
 import { diesWithParent } from '../dies-with-parent.js';
 import { ChildProcessChannel, type LineChannel } from '../transport/line-channel.js';
 import { lineByteStreams } from '../transport/line-web-streams.js';
@@ -34,6 +35,11 @@ export interface AcpAgentConnection {
   stderr(): string;
   /** Ends the connection and the process (its group: an agent's own children go with it). */
   kill(signal: NodeJS.Signals): Promise<void>;
+  /**
+   * A request of Baton's that the agent must answer in time (every one but the prompt, which
+   * runs as long as its turn): an agent silent past the limit is killed, and it fails saying so.
+   */
+  answered<T>(method: string, request: Promise<T>): Promise<T>;
 }
 
 /** What the adapter sees of the agent process. */
@@ -51,10 +57,23 @@ export interface AcpAgentProcess {
  */
 export type AcpChannelHook = (spawn: () => LineChannel) => LineChannel;
 
-/** What ends an agent's start early: Baton stopping it, or `initialize` unanswered for `timeoutMs` (default 30 s). */
-export interface AcpStartLimits {
+/** What ends an agent early: Baton stopping it as it starts, or a request unanswered for `timeoutMs` (default 30 s). */
+export interface AcpLimits {
   abort?: AbortSignal;
   timeoutMs?: number;
+}
+
+/** `request`'s answer, or a typed `timeout` once `ms` have passed without one (and then `onLate` runs). */
+export function answeredWithin<T>(request: Promise<T>, ms: number, what: string, onLate: () => unknown): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      // The failure first: killing it also fails the request, with a reason that says less.
+      reject(new BatonError('timeout', `the ACP agent did not answer ${what} within ${ms} ms; it was killed`));
+      onLate();
+    }, ms);
+  });
+  return Promise.race([request, late]).finally(() => clearTimeout(timer));
 }
 
 /** Baton as an ACP client: it reads and writes text files (confined to the thread's cwd) and runs terminals. */
@@ -73,9 +92,9 @@ export async function connectAgent(
   cwd: string,
   handlers: AcpClientHandlers,
   channelFor?: AcpChannelHook,
-  start: AcpStartLimits = {},
+  limits: AcpLimits = {},
 ): Promise<AcpAgentConnection> {
-  const { abort, timeoutMs = 30_000 } = start;
+  const { abort, timeoutMs = 30_000 } = limits;
   const spawned: { child: ChildProcess | null } = { child: null };
   let stderr = '';
   const spawnAgent = (): LineChannel => {
@@ -151,22 +170,19 @@ export async function connectAgent(
   const onAbort = () => void kill('SIGKILL');
   abort?.addEventListener('abort', onAbort, { once: true });
   if (abort?.aborted) onAbort();
-  let timer: NodeJS.Timeout | undefined;
-  const unanswered = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new Error(`the ACP agent did not answer initialize within ${timeoutMs} ms; it was killed`)),
-      timeoutMs,
-    );
-  });
+  const answered = <T>(method: string, request: Promise<T>): Promise<T> =>
+    answeredWithin(request, timeoutMs, method, () => kill('SIGKILL'));
   try {
-    const initialize = await Promise.race([
-      connection.agent.request('initialize', {
-        protocolVersion: acp.PROTOCOL_VERSION,
-        clientCapabilities: batonClientCapabilities,
-      }),
-      failed,
-      unanswered,
-    ]);
+    const initialize = await answered(
+      'initialize',
+      Promise.race([
+        connection.agent.request('initialize', {
+          protocolVersion: acp.PROTOCOL_VERSION,
+          clientCapabilities: batonClientCapabilities,
+        }),
+        failed,
+      ]),
+    );
     return {
       agent: connection.agent,
       child: agentProcess,
@@ -175,12 +191,12 @@ export async function connectAgent(
       exited,
       stderr: () => stderr,
       kill,
+      answered,
     };
   } catch (error) {
     await kill('SIGKILL');
     throw error;
   } finally {
-    clearTimeout(timer);
     abort?.removeEventListener('abort', onAbort);
   }
 }

@@ -58,8 +58,9 @@ async function bind(
 
 /** `session/new` in the thread's cwd. */
 export async function openSession(o: SessionOpening, session: AcpSession, cwd: string): Promise<void> {
+  const conn = session.connection!;
   const created = await o.request(session, () =>
-    session.connection!.agent.request('session/new', { cwd, mcpServers: o.mcpServers }),
+    conn.answered('session/new', conn.agent.request('session/new', { cwd, mcpServers: o.mcpServers })),
   );
   session.settings = sessionSettings(created);
   await bind(o, session, created.sessionId);
@@ -87,8 +88,9 @@ export async function forkSession(
     await o.stop();
     throw error;
   }
+  const conn = session.connection!;
   const answer = await o.request(session, () =>
-    session.connection!.agent.request('session/fork', forkParams(point, cwd, o.mcpServers)),
+    conn.answered('session/fork', conn.agent.request('session/fork', forkParams(point, cwd, o.mcpServers))),
   );
   const forked = parseOrThrow(ForkAnswer, answer, 'provider_error', 'the session/fork answer');
   session.settings = sessionSettings(forked);
@@ -110,8 +112,8 @@ export async function takeUpSession(o: SessionOpening, session: AcpSession, nati
   const params = { sessionId: nativeSessionId, cwd, mcpServers: o.mcpServers };
   let answer: unknown;
   try {
-    if (how === 'resume') answer = await conn.agent.request('session/resume', params);
-    else if (how === 'load') answer = await conn.agent.request('session/load', params);
+    if (how === 'resume') answer = await conn.answered('session/resume', conn.agent.request('session/resume', params));
+    else if (how === 'load') answer = await conn.answered('session/load', conn.agent.request('session/load', params));
     else throw new Error('the agent offers neither session/resume nor session/load');
     session.settings = sessionSettings(answer);
     session.nativeSessionId = nativeSessionId;

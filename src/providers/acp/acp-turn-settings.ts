@@ -159,6 +159,7 @@ async function send(agent: string, what: string, request: Promise<unknown>): Pro
   try {
     await request;
   } catch (error) {
+    if (error instanceof BatonError && error.code === 'timeout') throw error;
     const message = error && typeof error === 'object' && 'message' in error ? String(error.message) : String(error);
     throw new BatonError('provider_error', `the ACP agent ${agent} refused ${what}: ${message}`, { agent });
   }
