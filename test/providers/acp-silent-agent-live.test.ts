@@ -86,6 +86,10 @@ describe('ACP, live: an agent gone silent', () => {
         });
         expect(frozen.pids).toHaveLength(1);
         await until(() => acpAgentProcesses().length === 0, 'the agent to be gone', 5_000);
+        // Its session ends too (in error, or stopped when Baton released it after initialize), never left starting.
+        expect(h.store.projections.list('sessions', threadId).map((s) => s.status)).toEqual([
+          method === 'initialize' ? 'error' : 'stopped',
+        ]);
       } finally {
         for (const pid of frozen.pids) signal(pid, 'SIGKILL');
       }

@@ -208,7 +208,9 @@ export class AcpThreadAdapter {
       );
     } catch (error) {
       if (this.session === session) this.session = null;
-      throw new BatonError(codeOf(error), `the ACP agent ${agent.name} did not start: ${describe(error)}`);
+      const reason = `the ACP agent ${agent.name} did not start: ${describe(error)}`;
+      this.forward([this.status(sessionId, 'error', reason)]);
+      throw new BatonError(codeOf(error), reason);
     }
     if (session.ended) {
       // Stopped as its answer came in: no turn may use it.
@@ -382,7 +384,7 @@ export class AcpThreadAdapter {
 
   private status(
     sessionId: ProviderSessionId,
-    status: 'starting' | 'ready' | 'stopped',
+    status: 'starting' | 'ready' | 'stopped' | 'error',
     reason: string | null,
   ): ProviderEvent {
     return { type: 'session.status', threadId: this.threadId, sessionId, provider: 'acp', status, reason };

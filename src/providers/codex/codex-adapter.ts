@@ -37,6 +37,8 @@ export interface CodexAdapterOptions {
   interruptTimeoutMs?: number;
   /** A turn with no word from Codex for this long (and no question waiting on the user) is timed out. */
   turnIdleTimeoutMs?: number;
+  /** How long Codex has to answer each request of Baton's (the handshake included); 30 s by default. */
+  requestTimeoutMs?: number;
 }
 
 /**
@@ -265,7 +267,14 @@ export class CodexThreadAdapter {
     });
     const cwd = host.threadCwd(this.threadId);
     const channel = this.options.channelFor?.(sessionId, () => spawnCodex(cwd, home, env));
-    const session = CodexSession.open({ codexHome: home, cwd, log, env, ...(channel ? { channel } : {}) });
+    const session = CodexSession.open({
+      codexHome: home,
+      cwd,
+      log,
+      env,
+      ...(channel ? { channel } : {}),
+      ...(this.options.requestTimeoutMs !== undefined ? { requestTimeoutMs: this.options.requestTimeoutMs } : {}),
+    });
     this.starting = session;
     try {
       await session.handshake();
@@ -274,6 +283,20 @@ export class CodexThreadAdapter {
         throw new BatonError('provider_error', 'the Codex session was stopped as it started');
     } catch (error) {
       mcp?.revoke();
+      // The session ends here, failed: it is not left `starting` for ever.
+      if (!this.detached) {
+        const reason = `Codex did not start: ${error instanceof Error ? error.message : String(error)}`;
+        await host
+          .emit({
+            type: 'session.status',
+            threadId: this.threadId,
+            sessionId,
+            provider: 'codex',
+            status: 'error',
+            reason,
+          })
+          .catch(() => undefined);
+      }
       throw error;
     } finally {
       if (this.starting === session) this.starting = null;

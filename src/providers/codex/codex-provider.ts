@@ -18,6 +18,8 @@ export interface CodexProviderOptions {
   interruptTimeoutMs?: number;
   /** A turn Codex says nothing about for this long is timed out; 5 min by default. */
   turnIdleTimeoutMs?: number;
+  /** How long Codex has to answer each request of Baton's (the handshake included); 30 s by default. */
+  requestTimeoutMs?: number;
 }
 
 /** Codex's registration, with these effect handlers (tests register Codex with handlers of their own). */
@@ -80,6 +82,7 @@ export class CodexProvider extends AdapterProvider<CodexThreadAdapter> {
           dataDir: options.dataDir,
           ...(options.interruptTimeoutMs !== undefined ? { interruptTimeoutMs: options.interruptTimeoutMs } : {}),
           ...(options.turnIdleTimeoutMs !== undefined ? { turnIdleTimeoutMs: options.turnIdleTimeoutMs } : {}),
+          ...(options.requestTimeoutMs !== undefined ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
           ...(channelFor
             ? { channelFor: (sessionId: string, spawn: () => LineChannel) => channelFor(threadId, sessionId, spawn) }
             : {}),
