@@ -209,7 +209,8 @@ export class AcpThreadAdapter {
     } catch (error) {
       if (this.session === session) this.session = null;
       const reason = `the ACP agent ${agent.name} did not start: ${describe(error)}`;
-      this.forward([this.status(sessionId, 'error', reason)]);
+      // Not left `starting` for ever; one Baton stopped was reported `stopped` by the stop.
+      if (!session.ended) this.forward([this.status(sessionId, 'error', reason)]);
       throw new BatonError(codeOf(error), reason);
     }
     if (session.ended) {

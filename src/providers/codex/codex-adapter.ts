@@ -1,22 +1,15 @@
-import { join } from 'node:path';
 import { BatonError } from '../../domain/errors.js';
 import { effectPayloads, type Effect } from '../../domain/effects.js';
 import { forkOf, payloadOf } from '../effect-payloads.js';
-import type {
-  ProviderSessionId,
-  ProviderThreadId,
-  RunAttemptId,
-  RuntimeRequestId,
-  ThreadId,
-} from '../../domain/ids.js';
+import type { ProviderSessionId, ProviderThreadId, RuntimeRequestId, ThreadId } from '../../domain/ids.js';
 import type { ApprovalDecision } from '../../domain/statuses.js';
 import type { ProviderEvent } from '../../domain/provider-events.js';
-import { FrameLog } from '../transport/diagnostics.js';
 import type { LineChannel } from '../transport/line-channel.js';
-import { BATON_MCP_TOKEN_ENV, ensureCodexHome, type CodexModelEndpoint } from './codex-home.js';
+import type { CodexModelEndpoint } from './codex-home.js';
 import { createCodexNormalizer, type CodexNormalizer, type TurnRef } from './codex-normalizer.js';
 import { codexReply } from './codex-replies.js';
-import { CodexSession, spawnCodex } from './codex-session.js';
+import { CodexSession } from './codex-session.js';
+import { StartingSession, startCodexSession } from './codex-session-start.js';
 import { openNativeThread, revertNativeThread } from './codex-native-thread.js';
 import { codexTurnOverrides } from './codex-turn-settings.js';
 import { turnSettingsOf, type TurnSettings } from '../effect-payloads.js';
@@ -50,7 +43,7 @@ export interface CodexAdapterOptions {
 export class CodexThreadAdapter {
   private session: CodexSession | null = null;
   /** A session between its spawn and its handshake's end: a stop meanwhile kills it. */
-  private starting: CodexSession | null = null;
+  private readonly starting = new StartingSession();
   private nativeThreadId: string | null = null;
   /** The provider thread `nativeThreadId` was loaded for: a replacement is never served the thread it replaced. */
   private loadedFor: string | null = null;
@@ -249,60 +242,19 @@ export class CodexThreadAdapter {
     this.unknownBefore += this.normalizer?.unknown ?? 0;
     const normalizer = createCodexNormalizer({ threadId: this.threadId, sessionId, ids: host.ids });
     this.normalizer = normalizer;
-    // One CODEX_HOME for all of Baton's Codex sessions (never the user's ~/.codex): a thread
-    // stored by one session can be resumed or forked by another.
-    // Baton's MCP server is in the shared home; this session's own credential goes in its process's env.
-    const mcp = host.orchestratorMcp?.(this.threadId) ?? null;
-    const endpoint = mcp ? { ...this.options.endpoint, batonMcpUrl: mcp.url } : this.options.endpoint;
-    const env: Record<string, string> = mcp ? { [BATON_MCP_TOKEN_ENV]: mcp.token } : {};
-    const home = ensureCodexHome(join(this.options.dataDir, 'codex', 'home'), endpoint);
-    const log = new FrameLog({ dir: join(this.options.dataDir, 'codex', this.threadId, 'frames'), name: sessionId });
-    await host.emit({
-      type: 'session.status',
-      threadId: this.threadId,
+    const session = await startCodexSession(
+      {
+        threadId: this.threadId,
+        host,
+        endpoint: this.options.endpoint,
+        dataDir: this.options.dataDir,
+        ...(this.options.channelFor ? { channelFor: this.options.channelFor } : {}),
+        ...(this.options.requestTimeoutMs !== undefined ? { requestTimeoutMs: this.options.requestTimeoutMs } : {}),
+        starting: this.starting,
+        detached: () => this.detached,
+      },
       sessionId,
-      provider: 'codex',
-      status: 'starting',
-      reason: null,
-    });
-    const cwd = host.threadCwd(this.threadId);
-    const channel = this.options.channelFor?.(sessionId, () => spawnCodex(cwd, home, env));
-    const session = CodexSession.open({
-      codexHome: home,
-      cwd,
-      log,
-      env,
-      ...(channel ? { channel } : {}),
-      ...(this.options.requestTimeoutMs !== undefined ? { requestTimeoutMs: this.options.requestTimeoutMs } : {}),
-    });
-    this.starting = session;
-    try {
-      await session.handshake();
-      // Stopped while it started (Baton shutting down): it was killed, and no turn may use it.
-      if (this.starting !== session)
-        throw new BatonError('provider_error', 'the Codex session was stopped as it started');
-    } catch (error) {
-      mcp?.revoke();
-      // The session ends here, failed: it is not left `starting` for ever.
-      if (!this.detached) {
-        const reason = `Codex did not start: ${error instanceof Error ? error.message : String(error)}`;
-        await host
-          .emit({
-            type: 'session.status',
-            threadId: this.threadId,
-            sessionId,
-            provider: 'codex',
-            status: 'error',
-            reason,
-          })
-          .catch(() => undefined);
-      }
-      throw error;
-    } finally {
-      if (this.starting === session) this.starting = null;
-    }
-    // The credential lives as long as the process: revoked when it exits, is stopped or is released.
-    if (mcp) session.rpc.onClose(() => mcp.revoke());
+    );
     session.rpc.onNotification((method, params) => {
       this.forward(normalizer.notification(method, params));
       this.turnActivity();
@@ -408,10 +360,7 @@ export class CodexThreadAdapter {
    * a new session and resumes the thread instead of writing to the dying one.
    */
   stop(signal?: NodeJS.Signals): void {
-    const starting = this.starting;
-    this.starting = null;
-    // It holds nothing yet, and may not be reading its input (or be frozen, which only SIGKILL ends).
-    starting?.stop('SIGKILL');
+    this.starting.stop();
     const session = this.session;
     if (!session) return;
     this.session = null;
