@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ChildProcessChannel, type LineChannel } from '../../src/providers/transport/line-channel.js';
 import { acpAgentProcesses, useLiveAcp } from '../support/live-acp.js';
 import { until } from '../support/poll.js';
+import { within } from '../support/within.js';
 import { signal } from '../support/processes.js';
 
 /**
@@ -39,15 +40,6 @@ function frozenAgents(method?: string): {
   };
 }
 
-/** Resolves when `work` does, failing if that takes `ms`. */
-async function within<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`still waiting for ${what}`)), ms);
-  });
-  return Promise.race([work, late]).finally(() => clearTimeout(timer));
-}
-
 describe('ACP, live: an agent gone silent', () => {
   it('a shutdown kills an agent whose initialize is still unanswered, and its turn start ends', async () => {
     const frozen = frozenAgents();
@@ -61,7 +53,7 @@ describe('ACP, live: an agent gone silent', () => {
       await provider.stopAll('SIGTERM');
       await until(() => acpAgentProcesses().length === 0, 'the starting agent to be gone', 5_000);
       // Not when the 30 s request limit would have ended it: at once.
-      await within(h.worker.idle(), 10_000, 'the turn start to end');
+      await within(h.worker.idle(), 10_000, 'the turn start did not end');
       expect(h.store.projections.get('runs', runId)!.attempts[0]!.status).toBe('failed');
     } finally {
       for (const pid of frozen.pids) signal(pid, 'SIGKILL');

@@ -3,6 +3,7 @@ import type { CodexProviderOptions } from '../../src/providers/codex/codex-provi
 import { ChildProcessChannel } from '../../src/providers/transport/line-channel.js';
 import { useLiveCodex } from '../support/live-codex.js';
 import { until } from '../support/poll.js';
+import { within } from '../support/within.js';
 import { isAlive, signal } from '../support/processes.js';
 
 /**
@@ -27,15 +28,6 @@ const { providers, open, workspace } = useLiveCodex({
   }),
 });
 
-/** Resolves when `work` does, failing if that takes `ms`. */
-async function within<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`still waiting for ${what}`)), ms);
-  });
-  return Promise.race([work, late]).finally(() => clearTimeout(timer));
-}
-
 describe('Codex, live: a Codex that does not finish starting', () => {
   it('a shutdown kills a Codex whose handshake is still unanswered, and the turn start ends at once', async () => {
     tuning = {};
@@ -50,7 +42,7 @@ describe('Codex, live: a Codex that does not finish starting', () => {
       await providers[0]!.stopAll('SIGTERM');
       await until(() => !isAlive(pid), `the starting Codex ${pid} to be gone`, 5_000);
       // Not when the handshake's 30 s limit would have ended it.
-      await within(h.worker.idle(), 10_000, 'the turn start to end');
+      await within(h.worker.idle(), 10_000, 'the turn start did not end');
       expect(h.store.projections.get('runs', runId)!.attempts[0]!.status).toBe('failed');
     } finally {
       signal(pid, 'SIGKILL');
