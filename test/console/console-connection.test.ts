@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Locator, Page } from 'playwright-core';
 import { BatonClient } from '../../src/client/baton-client.js';
 import { launchBrowser } from '../support/browser.js';
 import { startConsoleBaton, type ConsoleBaton } from '../support/console-baton.js';
@@ -43,6 +44,15 @@ async function logEnd(of: ConsoleBaton): Promise<number> {
   } finally {
     client.close();
   }
+}
+
+/** Creates a thread titled `title` in `page` and waits for it in the thread list; answers the list's rows. */
+async function listedThread(page: Page, title: string): Promise<Locator> {
+  await createThread(page, workspace.dir, title);
+  await page.goto(`${baton.url}/#/threads`);
+  const rows = page.locator('.thread-row');
+  await rows.filter({ hasText: title }).waitFor();
+  return rows;
 }
 
 describe('the console when Baton stops and starts again', () => {
@@ -88,10 +98,7 @@ describe('the console when Baton stops and starts again', () => {
   it('a Baton whose log is not the one the view was made from (a fresh data dir, the same token): the view starts afresh, live', async () => {
     const page = await browser.page();
     await openConsole(page, baton.consoleUrl);
-    await createThread(page, workspace.dir, 'Before the other Baton');
-    await page.goto(`${baton.url}/#/threads`);
-    const rows = page.locator('.thread-row');
-    await rows.filter({ hasText: 'Before the other Baton' }).waitFor();
+    const rows = await listedThread(page, 'Before the other Baton');
     const port = Number(new URL(baton.url).port);
     await baton.stop();
     // Another data dir, its log empty: the console's cursor is past its end, so no resume can be made.
@@ -100,9 +107,7 @@ describe('the console when Baton stops and starts again', () => {
     await page.locator('.connection[data-state="connected"]').waitFor({ timeout: 20_000 });
     await rows.filter({ hasText: 'Before the other Baton' }).waitFor({ state: 'detached', timeout: 10_000 });
     await page.getByText('No threads yet: create one.').waitFor();
-    await createThread(page, workspace.dir, 'On the fresh Baton');
-    await page.goto(`${baton.url}/#/threads`);
-    await rows.filter({ hasText: 'On the fresh Baton' }).waitFor();
+    await listedThread(page, 'On the fresh Baton');
 
     // The same from a reload: the view it kept (and its cursor) is of a log this Baton does not have.
     await baton.stop();
@@ -118,10 +123,7 @@ describe('the console when Baton stops and starts again', () => {
   it("a Baton whose log has passed the view's cursor, met by a view kept in the tab: the cursor names its log, so the view starts afresh", async () => {
     const page = await browser.page();
     await openConsole(page, baton.consoleUrl);
-    await createThread(page, workspace.dir, 'Before the longer log');
-    await page.goto(`${baton.url}/#/threads`);
-    const rows = page.locator('.thread-row');
-    await rows.filter({ hasText: 'Before the longer log' }).waitFor();
+    const rows = await listedThread(page, 'Before the longer log');
     // Another data dir whose log is already longer than the whole of this one's.
     copyFileSync(join(data.dir, 'token'), join(longer.dir, 'token'));
     const lastOfThisLog = await logEnd(baton);
