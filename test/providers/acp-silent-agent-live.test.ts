@@ -88,4 +88,20 @@ describe('ACP, live: an agent gone silent', () => {
     },
     30_000,
   );
+
+  it('a shutdown does not wait for ever on an agent that does not end on SIGTERM: it is killed after the grace period', async () => {
+    const frozen = frozenAgents('session/prompt');
+    const { h, cwd, provider } = await acp.setup({ provider: { channelFor: frozen.channelFor } });
+    try {
+      const threadId = await h.thread({ cwd, provider: 'acp', acpAgent: 'claude-agent-acp' });
+      await h.send(threadId, 'hello');
+      // The prompt is sent and the agent frozen with it; the turn start itself has ended.
+      await within(h.worker.runOnce(), 20_000, 'the turn start did not end');
+      expect(frozen.pids).toHaveLength(1);
+      await within(provider.stopAll('SIGTERM'), 15_000, 'the shutdown waited on the frozen agent');
+      expect(acpAgentProcesses()).toEqual([]);
+    } finally {
+      for (const pid of frozen.pids) signal(pid, 'SIGKILL');
+    }
+  }, 40_000);
 });

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { constants } from 'node:os';
 import * as acp from '@agentclientprotocol/sdk';
 import { BatonError } from '../../domain/errors.js';
+import { endAgent } from '../agent-exit.js';
 import { diesWithParent } from '../dies-with-parent.js';
 import { ChildProcessChannel, type LineChannel } from '../transport/line-channel.js';
 import { lineByteStreams } from '../transport/line-web-streams.js';
@@ -33,7 +34,10 @@ export interface AcpAgentConnection {
   exited: Promise<void>;
   /** The tail of its stderr. */
   stderr(): string;
-  /** Ends the connection and the process (its group: an agent's own children go with it). */
+  /**
+   * Ends the connection and the process (its group: an agent's own children go with it),
+   * SIGKILLed should `signal` not end it in time; resolves once it is gone.
+   */
   kill(signal: NodeJS.Signals): Promise<void>;
   /**
    * A request of Baton's that the agent must answer in time (every one but the prompt, which
@@ -148,18 +152,21 @@ export async function connectAgent(
     .onRequest('terminal/kill', ({ params }) => handlers.killTerminal(params))
     .onRequest('terminal/release', ({ params }) => handlers.releaseTerminal(params));
   const connection = app.connect(stream);
+  /** Signals the agent's process group (its own children with it), while the agent runs. */
+  const send = (signal: NodeJS.Signals): void => {
+    const child = spawned.child;
+    if (!child?.pid || child.exitCode !== null || child.signalCode !== null) return;
+    try {
+      process.kill(-child.pid, signal);
+    } catch {
+      child.kill(signal);
+    }
+  };
   const kill = (signal: NodeJS.Signals): Promise<void> => {
     connection.close();
     // Baton ends it (a recording tells this end from one the agent took on its own).
     channel.close();
-    const child = spawned.child;
-    if (child)
-      try {
-        if (child.pid && child.exitCode === null) process.kill(-child.pid, signal);
-      } catch {
-        child.kill(signal);
-      }
-    return exited;
+    return endAgent(send, exited, signal);
   };
   const failed = exited.then(() => {
     throw new Error(`the ACP agent exited before it answered initialize${stderr ? `: ${stderr.slice(-500)}` : ''}`);
