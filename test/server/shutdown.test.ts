@@ -6,6 +6,7 @@ import type { DomainEvent } from '../../src/domain/events.js';
 import { Store } from '../../src/persistence/store.js';
 import { tempDir } from '../support/temp.js';
 import { serveProcess } from '../support/serve-process.js';
+import { isAlive, processesIn, signal } from '../support/processes.js';
 import { ThreadId } from '../../src/domain/ids.js';
 
 const token = 'shutdown-test-token-0123456789';
@@ -108,4 +109,42 @@ describe('graceful shutdown', () => {
       ws.cleanup();
     }
   }, 90_000);
+
+  it('SIGTERM with a Codex that takes no notice of it (frozen mid-turn): Baton still exits, and kills it first', async () => {
+    const data = tempDir('baton-sigterm-frozen-');
+    const ws = tempDir('baton-sigterm-frozen-ws-');
+    const frozen: number[] = [];
+    try {
+      const baton = await serve(data.dir);
+      const client = await BatonClient.connect(baton.url, token);
+      const { threadId } = ok<{ threadId: string }>(await client.command('thread.create', { cwd: ws.dir }));
+      const events: DomainEvent[] = [];
+      const listeners: (() => void)[] = [];
+      await client.subscribe(
+        { stream: 'thread', threadId: ThreadId.parse(threadId) },
+        (e) => (events.push(e), listeners.forEach((l) => l())),
+      );
+      ok(
+        await client.command('thread.message.send', {
+          threadId: ThreadId.parse(threadId),
+          text: 'stream a long answer',
+        }),
+      );
+      await waitFor(events, listeners, (e) => e.type === 'message.delta');
+      client.close();
+      frozen.push(...processesIn(['codex'], ws.dir));
+      expect(frozen).toHaveLength(1);
+      frozen.forEach((pid) => signal(pid, 'SIGSTOP'));
+
+      const exited = new Promise<number | null>((resolve) => baton.child.once('exit', (code) => resolve(code)));
+      baton.child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+      // Gone before Baton exited: SIGKILLed once its 5 s grace had passed.
+      expect(frozen.filter(isAlive)).toEqual([]);
+    } finally {
+      frozen.forEach((pid) => signal(pid, 'SIGKILL'));
+      data.cleanup();
+      ws.cleanup();
+    }
+  }, 60_000);
 });

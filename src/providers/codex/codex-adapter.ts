@@ -136,7 +136,7 @@ export class CodexThreadAdapter {
         return this.revert(p.runOrdinal, p.providerThreadId);
       }
       case 'provider.session.stop':
-        this.stop();
+        void this.stop();
         return;
       default:
         throw new BatonError('unsupported', `the Codex adapter does not carry out ${effect.kind}`);
@@ -357,22 +357,23 @@ export class CodexThreadAdapter {
   /**
    * Releases the session on purpose (the idle reaper, a stop by policy, shutdown). It is
    * forgotten at once, before its process has gone: an effect that comes meanwhile starts
-   * a new session and resumes the thread instead of writing to the dying one.
+   * a new session and resumes the thread instead of writing to the dying one. Resolves once
+   * its process is gone (SIGKILLed should it outlast the grace period).
    */
-  stop(signal?: NodeJS.Signals): void {
-    this.starting.stop();
+  stop(signal?: NodeJS.Signals): Promise<void> {
+    const starting = this.starting.stop();
     const session = this.session;
-    if (!session) return;
+    if (!session) return starting;
     this.session = null;
     this.active = null;
     this.interrupts.disarm();
-    session.stop(signal);
+    return Promise.all([starting, session.stop(signal)]).then(() => undefined);
   }
 
-  /** Shutdown: stop the process and report nothing more (the store may be closing). */
-  detach(signal: NodeJS.Signals = 'SIGTERM'): void {
+  /** Shutdown: stop the process and report nothing more (the store may be closing); resolves once it is gone. */
+  detach(signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
     this.detached = true;
     this.interrupts.disarm();
-    this.stop(signal);
+    return this.stop(signal);
   }
 }

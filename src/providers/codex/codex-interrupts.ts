@@ -141,7 +141,7 @@ export class CodexInterrupts {
   private async escalate(session: CodexSession, cause: Escalation): Promise<void> {
     this.killed.set(session, cause);
     const gone = new Promise<void>((resolve) => session.rpc.onClose(() => resolve()));
-    session.stop('SIGKILL');
+    void session.stop('SIGKILL');
     await gone;
   }
 }

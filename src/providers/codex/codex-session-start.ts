@@ -15,10 +15,11 @@ import { CodexSession, spawnCodex } from './codex-session.js';
 export class StartingSession {
   current: CodexSession | null = null;
 
-  stop(): void {
+  /** Resolves once its process is gone. */
+  stop(): Promise<void> {
     const session = this.current;
     this.current = null;
-    session?.stop('SIGKILL');
+    return session ? session.stop('SIGKILL') : Promise.resolve();
   }
 }
 

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import type { z } from 'zod';
 import { BatonError } from '../../domain/errors.js';
+import { endAgent } from '../agent-exit.js';
 import type { FrameLog } from '../transport/diagnostics.js';
 import { JsonRpcConnection, type RpcId } from '../transport/json-rpc.js';
 import { ChildProcessChannel, type LineChannel } from '../transport/line-channel.js';
@@ -64,10 +65,19 @@ export class CodexSession {
   readonly rpc: JsonRpcConnection;
   readonly pid: number | null;
   private readonly channel: LineChannel;
+  /** Resolves once the process is gone (its channel closed). */
+  private readonly exited: Promise<void>;
+  private gone = false;
 
   private constructor(channel: LineChannel, pid: number | null, options: CodexSessionOptions) {
     this.channel = channel;
     this.pid = pid;
+    this.exited = new Promise((resolve) =>
+      channel.onClose(() => {
+        this.gone = true;
+        resolve();
+      }),
+    );
     this.rpc = new JsonRpcConnection(channel, {
       ...(options.log ? { log: options.log } : {}),
       requestTimeoutMs: options.requestTimeoutMs ?? 30_000,
@@ -103,7 +113,7 @@ export class CodexSession {
       });
       await this.rpc.notify('initialized');
     } catch (error) {
-      this.stop(this.pid ? 'SIGKILL' : undefined);
+      void this.stop(this.pid ? 'SIGKILL' : undefined);
       throw error;
     }
   }
@@ -215,17 +225,24 @@ export class CodexSession {
     return this.rpc.respond(id, reply);
   }
 
-  /** Ends the process: a polite close of its input, or a signal. */
-  stop(signal?: NodeJS.Signals): void {
-    if (signal && this.pid) {
+  /**
+   * Ends the process: a polite close of its input, or a signal; SIGKILLed should it still run
+   * after the grace period (`endAgent`). Resolves once it is gone; at once for a channel with
+   * no process of its own (a replay).
+   */
+  stop(signal?: NodeJS.Signals): Promise<void> {
+    const pid = this.pid;
+    if (!signal || !pid) this.channel.close();
+    if (!pid) return Promise.resolve();
+    const send = (s: NodeJS.Signals) => {
+      if (this.gone) return;
       try {
-        process.kill(this.pid, signal);
+        process.kill(pid, s);
       } catch {
         // Already gone.
       }
-      return;
-    }
-    this.channel.close();
+    };
+    return endAgent(send, this.exited, signal ?? null);
   }
 
   static assertReady(session: CodexSession | null): CodexSession {
