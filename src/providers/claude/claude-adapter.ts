@@ -18,6 +18,7 @@ import type { AgentProcessFactory } from './claude-process.js';
 import { handOver, type AgentSession } from './claude-agent-session.js';
 import { sessionEndEvents, sessionStatus, startThreadSession } from './claude-session-lifecycle.js';
 import type { McpServers } from '../mcp-servers.js';
+import { endAgent } from '../agent-exit.js';
 import { TurnClocks } from './claude-turn-clocks.js';
 import { applyTurnSettings } from './claude-turn-settings.js';
 
@@ -343,7 +344,10 @@ export class ClaudeThreadAdapter {
     }
   }
 
-  /** Releases the session on purpose: its input ends, the query closes and the process is killed (its background subagents with it). */
+  /**
+   * Releases the session on purpose: its input ends, the query closes and the process is
+   * killed (its background subagents with it), SIGKILLed should `signal` not end it in time.
+   */
   stop(signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
     const session = this.session;
     if (!session) return Promise.resolve();
@@ -354,8 +358,9 @@ export class ClaudeThreadAdapter {
     session.ended = true;
     session.wake?.();
     session.query.close();
-    session.child?.kill(signal);
-    return session.child ? session.exited : Promise.resolve();
+    const child = session.child;
+    // ChildProcess.kill does nothing once the process has exited, so a late SIGKILL hits no one else.
+    return child ? endAgent((s) => void child.kill(s), session.exited, signal) : Promise.resolve();
   }
 
   /** Shutdown: stop the process and report nothing more (the store may be closing); resolves once it is gone. */
