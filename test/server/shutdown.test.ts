@@ -45,28 +45,34 @@ function waitFor(
   });
 }
 
+/** A thread on `url` whose run streams: subscribed, a message sent, resolved at its first delta (the client closed). */
+async function streamingRun(url: string, cwd: string): Promise<{ threadId: string; runId: string }> {
+  const client = await BatonClient.connect(url, token);
+  const { threadId } = ok<{ threadId: string }>(await client.command('thread.create', { cwd }));
+  const events: DomainEvent[] = [];
+  const listeners: (() => void)[] = [];
+  await client.subscribe(
+    { stream: 'thread', threadId: ThreadId.parse(threadId) },
+    (e) => (events.push(e), listeners.forEach((l) => l())),
+  );
+  const { runId } = ok<{ runId: string }>(
+    await client.command('thread.message.send', {
+      threadId: ThreadId.parse(threadId),
+      text: 'stream a long answer please, word by word',
+    }),
+  );
+  await waitFor(events, listeners, (e) => e.type === 'message.delta');
+  client.close();
+  return { threadId, runId };
+}
+
 describe('graceful shutdown', () => {
   it('SIGTERM during a streaming run leaves the store consistent, and the next start recovers the thread', async () => {
     const data = tempDir('baton-sigterm-');
     const ws = tempDir('baton-sigterm-ws-');
     try {
       const first = await serve(data.dir);
-      const c1 = await BatonClient.connect(first.url, token);
-      const { threadId } = ok<{ threadId: string }>(await c1.command('thread.create', { cwd: ws.dir }));
-      const events: DomainEvent[] = [];
-      const listeners: (() => void)[] = [];
-      await c1.subscribe(
-        { stream: 'thread', threadId: ThreadId.parse(threadId) },
-        (e) => (events.push(e), listeners.forEach((l) => l())),
-      );
-      const { runId } = ok<{ runId: string }>(
-        await c1.command('thread.message.send', {
-          threadId: ThreadId.parse(threadId),
-          text: 'stream a long answer please, word by word',
-        }),
-      );
-      await waitFor(events, listeners, (e) => e.type === 'message.delta');
-      c1.close();
+      const { threadId, runId } = await streamingRun(first.url, ws.dir);
 
       const exited = new Promise<number | null>((resolve) => first.child.once('exit', (code) => resolve(code)));
       first.child.kill('SIGTERM');
@@ -116,22 +122,7 @@ describe('graceful shutdown', () => {
     const frozen: number[] = [];
     try {
       const baton = await serve(data.dir);
-      const client = await BatonClient.connect(baton.url, token);
-      const { threadId } = ok<{ threadId: string }>(await client.command('thread.create', { cwd: ws.dir }));
-      const events: DomainEvent[] = [];
-      const listeners: (() => void)[] = [];
-      await client.subscribe(
-        { stream: 'thread', threadId: ThreadId.parse(threadId) },
-        (e) => (events.push(e), listeners.forEach((l) => l())),
-      );
-      ok(
-        await client.command('thread.message.send', {
-          threadId: ThreadId.parse(threadId),
-          text: 'stream a long answer',
-        }),
-      );
-      await waitFor(events, listeners, (e) => e.type === 'message.delta');
-      client.close();
+      await streamingRun(baton.url, ws.dir);
       frozen.push(...processesIn(['codex'], ws.dir));
       expect(frozen).toHaveLength(1);
       frozen.forEach((pid) => signal(pid, 'SIGSTOP'));
