@@ -9,6 +9,7 @@ import { ApprovalDecision, DispatchMode, ProviderKind } from '../domain/statuses
 import { parseArgument, parseOptionalArgument, UsageError } from './arguments.js';
 import { accepted, MessageSent, resultOf, RolledBack, ThreadCreated, ThreadsSnapshot } from './command-results.js';
 import { describeEvent } from './describe-event.js';
+import { describeThread, ThreadHistory } from './describe-thread.js';
 
 /** One client command of the CLI, its arguments parsed into the contract's types. */
 type ClientCommand =
@@ -105,10 +106,10 @@ export async function clientCommand(command: string, args: string[], flags: Flag
 }
 
 /**
- * Prints a thread's events as they come, until Ctrl-C. Across a restart of Baton its client
- * connects again (`reconnectAfterServerClose`) and goes on after the last event it printed; a
- * Baton whose event log is another one (another data dir at the address) cannot place that
- * event, and ends it with the reason.
+ * Prints the thread's conversation so far, then its events as they come, until Ctrl-C.
+ * Across a restart of Baton its client connects again (`reconnectAfterServerClose`) and goes
+ * on after the last event it printed; a Baton whose event log is another one (another data
+ * dir at the address) cannot place that event, and ends it with the reason.
  */
 function follow(client: BatonClient, threadId: ThreadId): Promise<never> {
   return new Promise<never>((_, reject) => {
@@ -117,13 +118,24 @@ function follow(client: BatonClient, threadId: ThreadId): Promise<never> {
     });
     const lost = (error: Error) =>
       reject(new BatonError('not_found', `stopped following ${threadId}: ${error.message}`));
-    const print = (event: DomainEvent) => {
+    // Events that come before the history is printed (in the same read as the ack) wait for it.
+    let early: DomainEvent[] | null = [];
+    const write = (event: DomainEvent) => {
       const line = describeEvent(event);
       if (line) process.stdout.write(line);
     };
+    const print = (event: DomainEvent) => (early ? early.push(event) : write(event));
     client
       .subscribe({ stream: 'thread', threadId }, print, lost)
-      .then(() => console.error(`following ${threadId} (Ctrl-C to stop)`), reject);
+      .then(({ snapshot }) => {
+        const history = parseOrThrow(ThreadHistory, snapshot, 'internal', 'the thread snapshot');
+        if (!history) throw new BatonError('not_found', `no thread ${threadId}`);
+        process.stdout.write(describeThread(history));
+        console.error(`following ${threadId} (Ctrl-C to stop)`);
+        early?.forEach(write);
+        early = null;
+      })
+      .catch(reject);
   });
 }
 

@@ -12,7 +12,7 @@ export function describeEvent(event: DomainEvent): string | null {
     case 'node.created':
       return event.payload.node.kind === 'tool_call' ? `  [tool] ${event.payload.node.title ?? ''}\n` : null;
     case 'runtime-request.opened':
-      return `  [needs ${event.payload.request.kind === 'user_input' ? 'an answer' : 'approval'}] ${event.payload.request.prompt}  (request ${event.payload.request.id})\n`;
+      return requestLine(event.payload.request.kind, event.payload.request.prompt, event.payload.request.id);
     case 'runtime-request.resolved':
       return `  [${event.payload.decision ?? 'answered'}]\n`;
     case 'runtime-request.capability-changed':
@@ -20,14 +20,18 @@ export function describeEvent(event: DomainEvent): string | null {
         ? `  [request ${event.payload.requestId} can no longer be answered: ${event.payload.responseCapability.reason}]\n`
         : null;
     case 'plan.updated':
-      return `  [plan] ${event.payload.plan.steps.map((s) => `${s.status === 'completed' ? '✓' : s.status === 'in_progress' ? '…' : '·'} ${s.text}`).join('  ')}\n`;
+      return planLine(event.payload.plan.steps);
     case 'run.interrupt-requested':
       return '  [interrupt requested]\n';
     case 'run.terminal':
       return `  [run ${event.payload.status}${event.payload.error ? `: ${event.payload.error.message}` : ''}]\n`;
     case 'checkpoint.recorded':
       return event.payload.checkpoint.runOrdinal
-        ? `  [checkpoint for run ${event.payload.checkpoint.runOrdinal}: ${event.payload.checkpoint.status}${event.payload.checkpoint.diff ? `, ${event.payload.checkpoint.diff.files} file(s) changed` : ''}]\n`
+        ? checkpointLine(
+            event.payload.checkpoint.runOrdinal,
+            event.payload.checkpoint.status,
+            event.payload.checkpoint.diff?.files ?? null,
+          )
         : null;
     case 'thread.rolled-back':
       return `  [rolled back to run ${event.payload.runOrdinal}]\n`;
@@ -36,4 +40,20 @@ export function describeEvent(event: DomainEvent): string | null {
     default:
       return null;
   }
+}
+
+/** A request waiting for the user: what it asks and the id to answer it by. */
+export function requestLine(kind: string, prompt: string, requestId: string): string {
+  return `  [needs ${kind === 'user_input' ? 'an answer' : 'approval'}] ${prompt}  (request ${requestId})\n`;
+}
+
+/** A plan's steps on one line, each marked done (✓), under way (…) or to do (·). */
+export function planLine(steps: readonly { text: string; status: string }[]): string {
+  const mark = (status: string) => (status === 'completed' ? '✓' : status === 'in_progress' ? '…' : '·');
+  return `  [plan] ${steps.map((s) => `${mark(s.status)} ${s.text}`).join('  ')}\n`;
+}
+
+/** A run's checkpoint: its status and, once captured, how many files the run changed. */
+export function checkpointLine(runOrdinal: number, status: string, files: number | null): string {
+  return `  [checkpoint for run ${runOrdinal}: ${status}${files === null ? '' : `, ${files} file(s) changed`}]\n`;
 }

@@ -10,7 +10,7 @@ const usage = `usage: baton <command> [options]
   threads      list threads                              --url --token
   new          create a thread on a workspace            <cwd> [title] [--provider codex|claude]
   send         send a message                            <threadId> <text> [--mode auto|steer_active|queue_after_active|...]
-  tail         stream a thread's events, across restarts <threadId>
+  tail         print a thread so far, then follow it     <threadId>
   approve      answer a pending request                  <requestId> [--decision accept|acceptForSession|decline|cancel]
   interrupt    interrupt a run                           <runId> [--hold]
   rollback     roll a thread back to a run               <threadId> <runOrdinal>

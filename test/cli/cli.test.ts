@@ -6,6 +6,7 @@ import { loadConfig } from '../../src/config.js';
 import { startBaton } from '../../src/app/baton-app.js';
 import { tempDir } from '../support/temp.js';
 import { within } from '../support/within.js';
+import { ThreadClient } from '../support/thread-client.js';
 
 const main = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -128,6 +129,60 @@ describe('the baton CLI', () => {
     expect(err.trim().split('\n').at(-1)).toMatch(
       new RegExp(`^baton: not_found: stopped following ${threadId}: .*is another Baton's event log`),
     );
+  }, 120_000);
+
+  it('tail prints the conversation so far, then follows; an unknown thread is one clear error', async () => {
+    const data = tempDir('baton-cli-history-');
+    const ws = tempDir('baton-cli-history-ws-');
+    const app = await startBaton(
+      loadConfig({}, { dataDir: data.dir, port: 0, token: 'cli-test-token-0123456789', model: 'scripted' }),
+      pino({ level: 'silent' }),
+    );
+    cleanups.push(data.cleanup, ws.cleanup, () => app.stop());
+    const env = { BATON_URL: app.url, BATON_TOKEN: app.token };
+    const threadId = (await baton(['new', ws.dir, 'History'], env)).stdout.trim();
+    const watcher = await ThreadClient.open(app.url, app.token, threadId);
+    cleanups.push(() => watcher.client.close());
+    expect((await baton(['send', threadId, 'before the tail'], env)).code).toBe(0);
+    await watcher.next((e) => (e.type === 'run.terminal' ? e : undefined), 'the first run to end');
+
+    const tail = spawn(process.execPath, ['--import', 'tsx', main, 'tail', threadId], {
+      env: { ...process.env, ...env },
+    });
+    cleanups.push(() => void tail.kill('SIGKILL'));
+    let out = '';
+    let err = '';
+    let wake = () => undefined as void;
+    tail.stdout.on('data', (c: Buffer) => ((out += c.toString()), wake()));
+    tail.stderr.on('data', (c: Buffer) => ((err += c.toString()), wake()));
+    const printed = (what: () => boolean, label: string) =>
+      within(
+        new Promise<void>((resolve) => {
+          wake = () => void (what() && resolve());
+          wake();
+        }),
+        30_000,
+        `tail never printed ${label}: ${out}${err}`,
+      );
+    await printed(() => err.includes(`following ${threadId}`) && out.includes('[run completed]'), 'the history');
+    expect(out).toBe(
+      [
+        '',
+        '> before the tail',
+        '',
+        '< (offline scripted model) I received: before the tail',
+        '  [checkpoint for run 1: ready, 0 file(s) changed]',
+        '  [run completed]',
+        '',
+      ].join('\n'),
+    );
+    expect((await baton(['send', threadId, 'while tailing'], env)).code).toBe(0);
+    await printed(() => out.includes('I received: while tailing') && out.endsWith('[run completed]\n'), 'the run');
+    expect(out.match(/\[run completed\]/g)).toHaveLength(2);
+
+    const unknown = await baton(['tail', 'thr_01M8X000000000000000000000'], env);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr.trim()).toBe('baton: not_found: no thread thr_01M8X000000000000000000000');
   }, 120_000);
 
   it('a bad argument is refused before anything is sent: exit code 2 and one line naming the argument', async () => {
