@@ -1,3 +1,4 @@
+import { constants as osConstants } from 'node:os';
 import { pino, type Logger } from 'pino';
 import { loadConfig } from '../config.js';
 import { startBaton, type StartOptions } from '../app/baton-app.js';
@@ -16,7 +17,8 @@ function keepServing(logger: Logger): void {
 }
 
 /**
- * `baton serve`: runs Baton until SIGTERM or SIGINT, then shuts down gracefully. `options`
+ * `baton serve`: runs Baton until SIGTERM or SIGINT, then shuts down gracefully (a second
+ * signal exits at once, code 128 + the signal's number). `options`
  * (what the offline scripted models answer) are for fixtures that wrap it.
  */
 export async function serve(flags: Record<string, string | undefined>, options: StartOptions = {}): Promise<void> {
@@ -54,8 +56,13 @@ export async function serve(flags: Record<string, string | undefined>, options: 
   logger.info({ url: app.url, model: app.model }, 'baton started');
 
   let stopping = false;
-  const shutdown = async (signal: string) => {
-    if (stopping) return;
+  const shutdown = async (signal: NodeJS.Signals) => {
+    // A second signal (Ctrl-C again) will not wait for the agents: Baton ends as a kill
+    // would end it. Every committed fact stays, and the next start recovers the rest.
+    if (stopping) {
+      logger.warn({ signal }, 'second signal: exiting without waiting for the shutdown');
+      process.exit(128 + osConstants.signals[signal]);
+    }
     stopping = true;
     logger.info({ signal }, 'shutting down');
     await app.stop();

@@ -138,4 +138,61 @@ describe('graceful shutdown', () => {
       ws.cleanup();
     }
   }, 60_000);
+
+  it('a second signal during a shutdown that waits (a frozen Codex) exits at once, as a kill would, and the next start recovers', async () => {
+    const data = tempDir('baton-second-signal-');
+    const ws = tempDir('baton-second-signal-ws-');
+    const frozen: number[] = [];
+    try {
+      const p = await serveProcess(data.dir, {
+        BATON_TOKEN: token,
+        BATON_SCRIPTED_DELAY_MS: '40',
+        BATON_LOG_LEVEL: 'info',
+      });
+      children.push(p.child);
+      const { threadId, runId } = await streamingRun(p.url, ws.dir);
+      frozen.push(...processesIn(['codex'], ws.dir));
+      expect(frozen).toHaveLength(1);
+      frozen.forEach((pid) => signal(pid, 'SIGSTOP'));
+
+      const exited = new Promise<number | null>((resolve) => p.child.once('exit', (code) => resolve(code)));
+      const logged = (line: string) =>
+        new Promise<void>((resolve) => {
+          const look = () => p.stderr().includes(line) && (p.child.stderr!.off('data', look), resolve());
+          p.child.stderr!.on('data', look);
+          look();
+        });
+      p.child.kill('SIGTERM');
+      // The graceful shutdown waits 5 s for the frozen Codex before it SIGKILLs it, then exits 0.
+      await logged('"msg":"shutting down"');
+      p.child.kill('SIGINT');
+      expect(await exited).toBe(130);
+      expect(p.stderr()).toContain('second signal: exiting without waiting for the shutdown');
+      expect(p.stderr()).not.toContain('"msg":"stopped"');
+
+      const store = Store.open(join(data.dir, 'baton.sqlite'));
+      expect(store.db.pragma('integrity_check', { simple: true })).toBe('ok');
+      const last = store.events.lastSequence();
+      expect(store.projections.get('runs', runId)!.status).toBe('running');
+      store.close();
+      const next = await serve(data.dir);
+      const client = await BatonClient.connect(next.url, token);
+      const after: DomainEvent[] = [];
+      const wake: (() => void)[] = [];
+      await client.subscribe(
+        { stream: 'thread', threadId: ThreadId.parse(threadId), afterSequence: last },
+        (e) => (after.push(e), wake.forEach((l) => l())),
+      );
+      const terminal = await waitFor(after, wake, (e) => e.type === 'run.terminal');
+      expect(terminal.payload).toMatchObject({ runId, status: 'interrupted' });
+      client.close();
+      const gone = new Promise<number | null>((resolve) => next.child.once('exit', (code) => resolve(code)));
+      next.child.kill('SIGTERM');
+      expect(await gone).toBe(0);
+    } finally {
+      frozen.forEach((pid) => signal(pid, 'SIGKILL'));
+      data.cleanup();
+      ws.cleanup();
+    }
+  }, 60_000);
 });
