@@ -70,6 +70,8 @@ lines.push(
   '| `requests` | | `{ requests }` (pending runtime requests) | `runtime-request.*` |',
   '| `sessions` | | `{ sessions }` (provider sessions) | `provider-session.*` |',
   '',
+  'A `threadId` Baton does not have is refused `not_found` with `details: { threadId }` (fresh or resumed, and in the `snapshot` and `events` queries), never subscribed to stay silent.',
+  '',
   json({ stream: 'thread', threadId: 'thr_01' }),
   '',
   'An `Activity` is `{ id, threadId, runId, nodeId, kind, title, status, position, at }`, keyed by run and node so a client can group it; `kind` is one of ' +
@@ -83,7 +85,7 @@ lines.push(
   'Emit `query` for one-off reads; the ack is `{ ok: true, result }`.',
   '',
   '- `{ type: "snapshot", request: { stream, ...params, logId? } }` -> `{ snapshot, snapshotSequence, logId }` (no `afterSequence`: to resume, subscribe with it)',
-  '- `{ type: "events", afterSequence, logId?, limit?, threadId? }` -> `{ events, logId }` (a `logId` of another log is refused `not_found`)',
+  '- `{ type: "events", afterSequence, logId?, limit?, threadId? }` -> `{ events, logId }` (a `logId` of another log, or a `threadId` Baton does not have, is refused `not_found`)',
   '- `{ type: "receipt", commandId }` -> `{ receipt }`',
   '- `{ type: "actors", threadId, sinceSequence? }` -> `{ actors, sequence }`: the state of each persisted actor of the thread (its supervisor, runs, attempts, nodes, runtime requests, provider sessions and threads, context transfers and handoffs), as its entity row holds it: `{ kind, id, machineId, machineVersion, state, status, lastSequence, updatedAt }`, in the order they were created. `state` is the XState state value (`"queued"`, `{ "live": { "running": "working" } }`), `status` the actor\'s (`active`, `done`); the charts are in `statecharts/`. `sequence` is the last committed sequence at the read; with `sinceSequence`, only the actors whose row was written at or after it (a commit without events stamps its rows with the sequence before it, so asking again from the last `sequence` misses none). The console refreshes it as the thread\'s events arrive.',
   "- `{ type: \"checkpoint-diff\", checkpointId, baseCheckpointId? }` -> `{ checkpointId, baseCheckpointId, files, totalFiles, truncated, limits }`: a checkpoint's changes file by file, read with git from the trees Baton keeps for the thread's workspace. By default from the checkpoint its own summary was counted against (the run before's; for a subagent's, the capture before it in its run; `baseCheckpointId: null` for the start: every file `added`), or from `baseCheckpointId`, a ready checkpoint of the same thread. Each file is `{ path, status, binary, additions, deletions, patch, truncated }`, in path order; `status` is `added`, `modified` or `deleted`; `patch` is git's unified diff of the file. The answer is bounded (`limits`: " +

@@ -129,7 +129,6 @@ function follow(client: BatonClient, threadId: ThreadId): Promise<never> {
       .subscribe({ stream: 'thread', threadId }, print, lost)
       .then(({ snapshot }) => {
         const history = parseOrThrow(ThreadHistory, snapshot, 'internal', 'the thread snapshot');
-        if (!history) throw new BatonError('not_found', `no thread ${threadId}`);
         process.stdout.write(describeThread(history));
         console.error(`following ${threadId} (Ctrl-C to stop)`);
         early?.forEach(write);

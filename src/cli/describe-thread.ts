@@ -3,8 +3,8 @@ import { RunView, TurnItemView } from '../domain/projections.js';
 import { runTerminalStatuses } from '../domain/statuses.js';
 import { checkpointLine, planLine, requestLine } from './describe-event.js';
 
-/** The parts of a `thread` stream snapshot the CLI prints; null when Baton has no such thread. */
-export const ThreadHistory = z.object({ runs: z.array(RunView), visibleTurnItems: z.array(TurnItemView) }).nullable();
+/** The parts of a `thread` stream snapshot the CLI prints. */
+export const ThreadHistory = z.object({ runs: z.array(RunView), visibleTurnItems: z.array(TurnItemView) });
 export type ThreadHistory = z.infer<typeof ThreadHistory>;
 
 const ended = new Set<string>(runTerminalStatuses);
@@ -18,7 +18,7 @@ const CheckpointItem = z.object({
  * so a thread followed after it started reads the same as one followed from its start. An
  * assistant message still streaming at the end stays open: its next deltas go on its line.
  */
-export function describeThread(history: NonNullable<ThreadHistory>): string {
+export function describeThread(history: ThreadHistory): string {
   const runs = new Map(history.runs.map((r) => [r.id, r]));
   const runEnd = (runId: RunView['id'] | null) => {
     const run = runId === null ? undefined : runs.get(runId);

@@ -193,7 +193,11 @@ class LiveSubscription implements ClientSubscription {
       logId?: string;
       error?: ErrorInfo;
     };
-    if (!ack.ok) throw new Error(`subscribe refused: ${ack.error?.code}: ${ack.error?.message}`);
+    // Refused: the server's typed error (a thread Baton does not have is `not_found`).
+    if (!ack.ok)
+      throw ack.error
+        ? new BatonError(ack.error.code, ack.error.message, ack.error.details)
+        : new BatonError('internal', 'subscribe refused without saying why');
     this.id = ack.subscriptionId;
     this.lastSequence = ack.snapshotSequence;
     this.logId = ack.logId ?? this.logId;

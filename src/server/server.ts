@@ -18,9 +18,10 @@ import { answerHttp, originChecked, refuseStrayUpgrade, type HttpRoute } from '.
 import { TRANSPORT_MAX_BYTES, oversize } from './limits.js';
 import { originPolicy } from './origin-policy.js';
 import { LogId, StreamRequest } from '../domain/stream-request.js';
+import { ThreadId } from '../domain/ids.js';
 import { unplaceable } from './unplaceable-cursor.js';
 import { encodeSubscriptionId, frameCache, type StreamFrame } from './stream-frame.js';
-import { streamMatches, streamSnapshot } from './streams.js';
+import { streamMatches, streamSnapshot, unknownThread } from './streams.js';
 import { catchUp } from './catch-up.js';
 
 export interface BatonServerOptions {
@@ -57,7 +58,7 @@ const Query = z.discriminatedUnion('type', [
     afterSequence: z.number().int().nonnegative(),
     logId: LogId.optional(),
     limit: z.number().int().positive().max(10_000).optional(),
-    threadId: z.string().optional(),
+    threadId: ThreadId.optional(),
   }),
   z.object({ type: z.literal('receipt'), commandId: z.string() }),
   ActorsQuery,
@@ -195,7 +196,9 @@ export class BatonServer {
       if (!parsed.success)
         return ack({ ok: false, error: fromZodError('invalid_payload', 'subscription', parsed.error).toInfo() });
       const { store } = this.options.runtime;
-      const refused = unplaceable(parsed.data, { id: store.events.id, lastSequence: store.lastSequence() });
+      const refused =
+        unplaceable(parsed.data, { id: store.events.id, lastSequence: store.lastSequence() }) ??
+        unknownThread(store, parsed.data);
       if (refused) return ack({ ok: false, error: refused.toInfo() });
       const { response, catchUp } = this.subscribe(socket, subs, parsed.data);
       ack(response);
@@ -316,12 +319,12 @@ export class BatonServer {
               afterSequence: q.request.afterSequence,
             },
           );
-        const refused = unplaceable(q.request, log);
+        const refused = unplaceable(q.request, log) ?? unknownThread(store, q.request);
         if (refused) throw refused;
         return { snapshot: streamSnapshot(store, q.request), snapshotSequence: log.lastSequence, logId: log.id };
       }
       case 'events': {
-        const refused = unplaceable({ logId: q.logId }, log);
+        const refused = unplaceable({ logId: q.logId }, log) ?? unknownThread(store, q);
         if (refused) throw refused;
         return {
           events: q.threadId

@@ -1,4 +1,6 @@
+import { BatonError } from '../domain/errors.js';
 import type { DomainEvent } from '../domain/events.js';
+import type { ThreadId } from '../domain/ids.js';
 import type { ForkedFrom } from '../domain/entities.js';
 import type { ProjectionRow } from '../domain/projections.js';
 import type { StreamRequest } from '../domain/stream-request.js';
@@ -33,6 +35,19 @@ export function streamMatches(req: StreamRequest, event: DomainEvent): boolean {
     case 'sessions':
       return event.type.startsWith('provider-session.');
   }
+}
+
+/**
+ * A stream or query of one thread that Baton does not have: refused `not_found`, not
+ * accepted to stay silent for ever (a mistyped id would look like a quiet thread).
+ */
+export function unknownThread(
+  store: Store,
+  req: StreamRequest | { threadId?: ThreadId | undefined },
+): BatonError | null {
+  const threadId = 'threadId' in req ? req.threadId : undefined;
+  if (threadId === undefined || store.projections.get('threads', threadId)) return null;
+  return new BatonError('not_found', `no thread ${threadId}`, { threadId });
 }
 
 /** The stream's snapshot, read from the projections (a consistent read at one sequence). */

@@ -55,9 +55,19 @@ export function GraphView({ threadId }: { threadId: string }) {
           {stream.error}
         </p>
       )}
+      {stream.status === 'missing' && (
+        <>
+          <p class="gv-error" role="alert">
+            Baton has no thread {threadId}.
+          </p>
+          <p>
+            <a href="#/threads">Back to the threads</a>
+          </p>
+        </>
+      )}
       {stream.status === 'loading' && <p class="gv-dim">Loading the graph…</p>}
       {stream.status === 'live' && runs.length === 0 && nodes.length === 0 && (
-        <p class="gv-dim">Nothing has run in this thread yet (or Baton does not have it).</p>
+        <p class="gv-dim">Nothing has run in this thread yet.</p>
       )}
       {stream.status === 'live' && (
         <Tree root={graphTree(threadId, runs, nodes, providerThreads)} label={`Execution graph of ${threadId}`} />

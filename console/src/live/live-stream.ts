@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { BatonClient, ClientSubscription } from '../../../src/client/baton-client.js';
+import { BatonError } from '../../../src/domain/errors.js';
 import { DomainEvent } from '../../../src/domain/events.js';
 import { projectionNames, TurnItemView, type ProjectionName } from '../../../src/domain/projections.js';
 import { ProjectionOverlay } from '../../../src/projections/overlay.js';
@@ -19,7 +20,6 @@ const Stored = z.object({
     z.array(z.tuple([z.string(), z.string().nullable(), z.number(), z.unknown()])),
   ),
   inherited: z.array(TurnItemView),
-  missing: z.boolean(),
 });
 
 /**
@@ -31,7 +31,7 @@ const Stored = z.object({
  */
 export class LiveStream extends FrameNotifier {
   tables: MemoryTables;
-  extras: Extras = { inherited: [], missing: false };
+  extras: Extras = { inherited: [] };
   status: StreamStatus = 'loading';
   error: string | null = null;
   /** The sequence of the last event applied (or of the snapshot). */
@@ -80,7 +80,7 @@ export class LiveStream extends FrameNotifier {
       this.cursor = snapshotSequence;
     }
     this.logId = logId;
-    this.status = this.extras.missing ? 'missing' : 'live';
+    this.status = 'live';
     this.error = null;
     const early = this.early ?? [];
     this.early = null;
@@ -94,7 +94,7 @@ export class LiveStream extends FrameNotifier {
   private async afresh(client: BatonClient): Promise<void> {
     if (this.closed) return;
     this.tables = new MemoryTables(new Set(this.spec.kept));
-    this.extras = { inherited: [], missing: false };
+    this.extras = { inherited: [] };
     this.cursor = -1;
     this.logId = null;
     this.early = [];
@@ -109,6 +109,12 @@ export class LiveStream extends FrameNotifier {
   }
 
   private failed(error: unknown): void {
+    // The stream of a thread Baton does not have is refused `not_found`, naming the thread.
+    if (error instanceof BatonError && error.code === 'not_found' && hasThreadId(error.details)) {
+      this.status = 'missing';
+      this.error = null;
+      return;
+    }
     this.status = 'error';
     // A zod error's message is its issues as JSON: a person gets a sentence instead.
     this.error =
@@ -143,14 +149,13 @@ export class LiveStream extends FrameNotifier {
   }
 
   save(): void {
-    if (this.status !== 'live' && this.status !== 'missing') return;
+    if (this.status !== 'live') return;
     const state = {
       v: 2,
       cursor: this.cursor,
       logId: this.logId,
       tables: this.tables.dump(),
       inherited: this.extras.inherited,
-      missing: this.extras.missing,
     };
     try {
       sessionStorage.setItem(this.storageKey, JSON.stringify(state));
@@ -182,7 +187,10 @@ export class LiveStream extends FrameNotifier {
     this.tables = tables;
     this.cursor = stored.data.cursor;
     this.logId = stored.data.logId;
-    this.extras = { inherited: stored.data.inherited, missing: stored.data.missing };
+    this.extras = { inherited: stored.data.inherited };
     return true;
   }
 }
+
+const hasThreadId = (details: unknown): boolean =>
+  typeof details === 'object' && details !== null && 'threadId' in details;

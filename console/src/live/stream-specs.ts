@@ -37,8 +37,6 @@ function lay(
 /** What a stream holds beyond its tables: a fork's inherited history (static, from the snapshot). */
 export interface Extras {
   inherited: TurnItemView[];
-  /** The thread stream of a thread Baton does not have. */
-  missing: boolean;
 }
 
 /**
@@ -52,25 +50,23 @@ export interface StreamSpec {
   load(snapshot: unknown, tables: MemoryTables): Extras;
 }
 
-const none: Extras = { inherited: [], missing: false };
+const none: Extras = { inherited: [] };
 
 const ThreadsSnapshot = z.object({ threads: z.array(S.threads) });
 const RequestsSnapshot = z.object({ requests: z.array(RuntimeRequest) });
 const GraphSnapshot = z.object({ nodes: z.array(S.graph_nodes), runs: z.array(S.runs) });
-const ThreadSnapshot = z
-  .object({
-    thread: S.threads,
-    runs: z.array(S.runs),
-    turnItems: z.array(S.turn_items),
-    visibleTurnItems: z.array(S.turn_items),
-    messages: z.array(S.messages),
-    plans: z.array(S.plans),
-    pendingRequests: z.array(S.requests),
-    checkpoints: z.array(S.checkpoints),
-    contextTransfers: z.array(S.context_transfers).default([]),
-    handoffs: z.array(S.context_handoffs).default([]),
-  })
-  .nullable();
+const ThreadSnapshot = z.object({
+  thread: S.threads,
+  runs: z.array(S.runs),
+  turnItems: z.array(S.turn_items),
+  visibleTurnItems: z.array(S.turn_items),
+  messages: z.array(S.messages),
+  plans: z.array(S.plans),
+  pendingRequests: z.array(S.requests),
+  checkpoints: z.array(S.checkpoints),
+  contextTransfers: z.array(S.context_transfers).default([]),
+  handoffs: z.array(S.context_handoffs).default([]),
+});
 
 export const threadsSpec: StreamSpec = {
   key: 'threads',
@@ -110,7 +106,6 @@ export function threadSpec(threadId: string): StreamSpec {
     ],
     load(snapshot, tables) {
       const s = ThreadSnapshot.parse(snapshot);
-      if (!s) return { inherited: [], missing: true };
       lay(tables, 'threads', [s.thread]);
       lay(tables, 'runs', s.runs);
       lay(tables, 'turn_items', s.turnItems);
@@ -120,7 +115,7 @@ export function threadSpec(threadId: string): StreamSpec {
       lay(tables, 'checkpoints', s.checkpoints);
       lay(tables, 'context_transfers', s.contextTransfers);
       lay(tables, 'context_handoffs', s.handoffs);
-      return { inherited: s.visibleTurnItems.filter((i) => i.inherited), missing: false };
+      return { inherited: s.visibleTurnItems.filter((i) => i.inherited) };
     },
   };
 }
