@@ -27,6 +27,41 @@ function baton(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: num
   });
 }
 
+/** Baton in this process on `dataDir` with the offline model, stopped after the test. */
+async function serveBaton(dataDir: string, port = 0) {
+  const app = await startBaton(
+    loadConfig({}, { dataDir, port, token: 'cli-test-token-0123456789', model: 'scripted' }),
+    pino({ level: 'silent' }),
+  );
+  cleanups.push(() => app.stop());
+  return app;
+}
+
+/** `baton tail` as a child process: what it printed so far, a wait for what it must print, and its exit. */
+function tailProcess(threadId: string, env: NodeJS.ProcessEnv) {
+  const tail = spawn(process.execPath, ['--import', 'tsx', main, 'tail', threadId], {
+    env: { ...process.env, ...env },
+  });
+  cleanups.push(() => void tail.kill('SIGKILL'));
+  const seen = { out: '', err: '' };
+  let wake = () => undefined as void;
+  tail.stdout.on('data', (c: Buffer) => ((seen.out += c.toString()), wake()));
+  tail.stderr.on('data', (c: Buffer) => ((seen.err += c.toString()), wake()));
+  return {
+    seen,
+    exited: new Promise<number | null>((resolve) => tail.once('exit', (code) => resolve(code))),
+    printed: (what: () => boolean, label: string) =>
+      within(
+        new Promise<void>((resolve) => {
+          wake = () => void (what() && resolve());
+          wake();
+        }),
+        30_000,
+        `tail never printed ${label}: ${seen.out}${seen.err}`,
+      ),
+  };
+}
+
 describe('the baton CLI', () => {
   it('demo: a reply, an approval, an interrupt and a rollback through the real Codex, printed as they stream', async () => {
     const { code, stdout, stderr } = await baton(['demo']);
@@ -43,11 +78,8 @@ describe('the baton CLI', () => {
   it('client commands against a running Baton; errors are one clear line', async () => {
     const data = tempDir('baton-cli-');
     const ws = tempDir('baton-cli-ws-');
-    const app = await startBaton(
-      loadConfig({}, { dataDir: data.dir, port: 0, token: 'cli-test-token-0123456789', model: 'scripted' }),
-      pino({ level: 'silent' }),
-    );
-    cleanups.push(data.cleanup, ws.cleanup, () => app.stop());
+    cleanups.push(data.cleanup, ws.cleanup);
+    const app = await serveBaton(data.dir);
     const env = { BATON_URL: app.url, BATON_TOKEN: app.token };
 
     const created = await baton(['new', ws.dir, 'From the CLI'], env);
@@ -80,53 +112,27 @@ describe('the baton CLI', () => {
     const other = tempDir('baton-cli-tail-other-');
     const ws = tempDir('baton-cli-tail-ws-');
     cleanups.push(data.cleanup, other.cleanup, ws.cleanup);
-    const serve = async (dataDir: string, port = 0) => {
-      const app = await startBaton(
-        loadConfig({}, { dataDir, port, token: 'cli-test-token-0123456789', model: 'scripted' }),
-        pino({ level: 'silent' }),
-      );
-      cleanups.push(() => app.stop());
-      return app;
-    };
-    let app = await serve(data.dir);
+    let app = await serveBaton(data.dir);
     const port = Number(new URL(app.url).port);
     const env = { BATON_URL: app.url, BATON_TOKEN: app.token };
     const threadId = (await baton(['new', ws.dir, 'Tailed'], env)).stdout.trim();
     expect(threadId).toMatch(/^thr_/);
 
-    const tail = spawn(process.execPath, ['--import', 'tsx', main, 'tail', threadId], {
-      env: { ...process.env, ...env },
-    });
-    cleanups.push(() => void tail.kill('SIGKILL'));
-    let out = '';
-    let err = '';
-    let wake = () => undefined as void;
-    tail.stdout.on('data', (c: Buffer) => ((out += c.toString()), wake()));
-    tail.stderr.on('data', (c: Buffer) => ((err += c.toString()), wake()));
-    const exited = new Promise<number | null>((resolve) => tail.once('exit', (code) => resolve(code)));
-    const printed = (what: () => boolean, label: string) =>
-      within(
-        new Promise<void>((resolve) => {
-          wake = () => void (what() && resolve());
-          wake();
-        }),
-        30_000,
-        `tail never printed ${label}: ${out}${err}`,
-      );
-    await printed(() => err.includes(`following ${threadId}`), 'that it follows');
+    const { seen, exited, printed } = tailProcess(threadId, env);
+    await printed(() => seen.err.includes(`following ${threadId}`), 'that it follows');
 
     // The same Baton again (its data dir), after a stop that closed the connection itself.
     await app.stop();
-    app = await serve(data.dir, port);
-    await printed(() => err.includes('connecting again'), 'that it connects again');
+    app = await serveBaton(data.dir, port);
+    await printed(() => seen.err.includes('connecting again'), 'that it connects again');
     expect((await baton(['send', threadId, 'after the restart'], env)).code).toBe(0);
-    await printed(() => out.includes('> after the restart') && out.includes('[run completed]'), 'the run');
+    await printed(() => seen.out.includes('> after the restart') && seen.out.includes('[run completed]'), 'the run');
 
     // Another Baton at the address, its own data dir: the cursor is in a log it does not have.
     await app.stop();
-    app = await serve(other.dir, port);
-    expect(await within(exited, 30_000, `tail did not end: ${out}${err}`)).toBe(1);
-    expect(err.trim().split('\n').at(-1)).toMatch(
+    app = await serveBaton(other.dir, port);
+    expect(await within(exited, 30_000, `tail did not end: ${seen.out}${seen.err}`)).toBe(1);
+    expect(seen.err.trim().split('\n').at(-1)).toMatch(
       new RegExp(`^baton: not_found: stopped following ${threadId}: .*is another Baton's event log`),
     );
   }, 120_000);
@@ -134,11 +140,8 @@ describe('the baton CLI', () => {
   it('tail prints the conversation so far, then follows; an unknown thread is one clear error', async () => {
     const data = tempDir('baton-cli-history-');
     const ws = tempDir('baton-cli-history-ws-');
-    const app = await startBaton(
-      loadConfig({}, { dataDir: data.dir, port: 0, token: 'cli-test-token-0123456789', model: 'scripted' }),
-      pino({ level: 'silent' }),
-    );
-    cleanups.push(data.cleanup, ws.cleanup, () => app.stop());
+    cleanups.push(data.cleanup, ws.cleanup);
+    const app = await serveBaton(data.dir);
     const env = { BATON_URL: app.url, BATON_TOKEN: app.token };
     const threadId = (await baton(['new', ws.dir, 'History'], env)).stdout.trim();
     const watcher = await ThreadClient.open(app.url, app.token, threadId);
@@ -146,26 +149,12 @@ describe('the baton CLI', () => {
     expect((await baton(['send', threadId, 'before the tail'], env)).code).toBe(0);
     await watcher.next((e) => (e.type === 'run.terminal' ? e : undefined), 'the first run to end');
 
-    const tail = spawn(process.execPath, ['--import', 'tsx', main, 'tail', threadId], {
-      env: { ...process.env, ...env },
-    });
-    cleanups.push(() => void tail.kill('SIGKILL'));
-    let out = '';
-    let err = '';
-    let wake = () => undefined as void;
-    tail.stdout.on('data', (c: Buffer) => ((out += c.toString()), wake()));
-    tail.stderr.on('data', (c: Buffer) => ((err += c.toString()), wake()));
-    const printed = (what: () => boolean, label: string) =>
-      within(
-        new Promise<void>((resolve) => {
-          wake = () => void (what() && resolve());
-          wake();
-        }),
-        30_000,
-        `tail never printed ${label}: ${out}${err}`,
-      );
-    await printed(() => err.includes(`following ${threadId}`) && out.includes('[run completed]'), 'the history');
-    expect(out).toBe(
+    const { seen, printed } = tailProcess(threadId, env);
+    await printed(
+      () => seen.err.includes(`following ${threadId}`) && seen.out.includes('[run completed]'),
+      'the history',
+    );
+    expect(seen.out).toBe(
       [
         '',
         '> before the tail',
@@ -177,8 +166,11 @@ describe('the baton CLI', () => {
       ].join('\n'),
     );
     expect((await baton(['send', threadId, 'while tailing'], env)).code).toBe(0);
-    await printed(() => out.includes('I received: while tailing') && out.endsWith('[run completed]\n'), 'the run');
-    expect(out.match(/\[run completed\]/g)).toHaveLength(2);
+    await printed(
+      () => seen.out.includes('I received: while tailing') && seen.out.endsWith('[run completed]\n'),
+      'the run',
+    );
+    expect(seen.out.match(/\[run completed\]/g)).toHaveLength(2);
 
     const unknown = await baton(['tail', 'thr_01M8X000000000000000000000'], env);
     expect(unknown.code).toBe(1);

@@ -66,6 +66,18 @@ async function streamingRun(url: string, cwd: string): Promise<{ threadId: strin
   return { threadId, runId };
 }
 
+/** A client on `url` following a thread's events after `afterSequence`, each found by `next`. */
+async function resumedThread(url: string, threadId: string, afterSequence: number) {
+  const client = await BatonClient.connect(url, token);
+  const after: DomainEvent[] = [];
+  const wake: (() => void)[] = [];
+  const { snapshotSequence } = await client.subscribe(
+    { stream: 'thread', threadId: ThreadId.parse(threadId), afterSequence },
+    (e) => (after.push(e), wake.forEach((l) => l())),
+  );
+  return { client, snapshotSequence, next: (test: (e: DomainEvent) => boolean) => waitFor(after, wake, test) };
+}
+
 describe('graceful shutdown', () => {
   it('SIGTERM during a streaming run leaves the store consistent, and the next start recovers the thread', async () => {
     const data = tempDir('baton-sigterm-');
@@ -86,22 +98,18 @@ describe('graceful shutdown', () => {
       store.close();
 
       const second = await serve(data.dir);
-      const c2 = await BatonClient.connect(second.url, token);
-      const after: DomainEvent[] = [];
-      const wake: (() => void)[] = [];
-      const { snapshotSequence } = await c2.subscribe(
-        { stream: 'thread', threadId: ThreadId.parse(threadId), afterSequence: sequences.at(-1)! },
-        (e) => (after.push(e), wake.forEach((l) => l())),
-      );
+      const {
+        client: c2,
+        snapshotSequence,
+        next: nextEvent,
+      } = await resumedThread(second.url, threadId, sequences.at(-1)!);
       expect(snapshotSequence).toBe(sequences.at(-1));
-      const terminal = await waitFor(after, wake, (e) => e.type === 'run.terminal');
+      const terminal = await nextEvent((e) => e.type === 'run.terminal');
       expect(terminal.payload).toMatchObject({ runId, status: 'interrupted' });
       const next = ok<{ runId: string }>(
         await c2.command('thread.message.send', { threadId: ThreadId.parse(threadId), text: 'and again' }),
       );
-      const done = await waitFor(
-        after,
-        wake,
+      const done = await nextEvent(
         (e) => e.type === 'run.terminal' && (e.payload as { runId: string }).runId === next.runId,
       );
       expect(done.payload).toMatchObject({ status: 'completed' });
@@ -176,14 +184,8 @@ describe('graceful shutdown', () => {
       expect(store.projections.get('runs', runId)!.status).toBe('running');
       store.close();
       const next = await serve(data.dir);
-      const client = await BatonClient.connect(next.url, token);
-      const after: DomainEvent[] = [];
-      const wake: (() => void)[] = [];
-      await client.subscribe(
-        { stream: 'thread', threadId: ThreadId.parse(threadId), afterSequence: last },
-        (e) => (after.push(e), wake.forEach((l) => l())),
-      );
-      const terminal = await waitFor(after, wake, (e) => e.type === 'run.terminal');
+      const { client, next: nextEvent } = await resumedThread(next.url, threadId, last);
+      const terminal = await nextEvent((e) => e.type === 'run.terminal');
       expect(terminal.payload).toMatchObject({ runId, status: 'interrupted' });
       client.close();
       const gone = new Promise<number | null>((resolve) => next.child.once('exit', (code) => resolve(code)));
