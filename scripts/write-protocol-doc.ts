@@ -70,7 +70,7 @@ lines.push(
   '| `requests` | | `{ requests }` (pending runtime requests) | `runtime-request.*` |',
   '| `sessions` | | `{ sessions }` (provider sessions) | `provider-session.*` |',
   '',
-  'A `threadId` Baton does not have is refused `not_found` with `details: { threadId }` (fresh or resumed, and in the `snapshot` and `events` queries), never subscribed to stay silent.',
+  'A `threadId` Baton does not have is refused `not_found` with `details: { threadId }` (fresh or resumed, and in the `snapshot`, `events` and `actors` queries), never subscribed to stay silent.',
   '',
   json({ stream: 'thread', threadId: 'thr_01' }),
   '',

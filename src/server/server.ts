@@ -335,8 +335,11 @@ export class BatonServer {
       }
       case 'receipt':
         return { receipt: store.receipts.get(q.commandId) };
-      case 'actors':
+      case 'actors': {
+        const refused = unknownThread(store, q);
+        if (refused) throw refused;
         return actorStates(store, q);
+      }
     }
   }
 

@@ -11,6 +11,7 @@ describe('the console on a URL that names nothing', () => {
   it.each([
     ['#/thread/thr_nope', /^Baton has no thread thr_nope\.$/],
     ['#/thread/thr_nope/graph', /^Baton has no thread thr_nope\.$/],
+    ['#/thread/thr_nope/charts', /^Baton has no thread thr_nope\.$/],
     ['#/thread/not%20an%20id', /^“not an id” is not a thread id: ids are letters, digits and _ \. : -/],
     ['#/thread/x!y/graph', /^“x!y” is not a thread id/],
     ['#/thread/x!y/charts', /^“x!y” is not a thread id/],

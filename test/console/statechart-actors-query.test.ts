@@ -65,12 +65,12 @@ describe('the actors query', () => {
     expect(since.actors.length).toBeLessThan(all.actors.length);
   });
 
-  it('answers an unknown thread with no actors, and refuses a malformed query', async () => {
+  it('refuses an unknown thread not_found, and a malformed query invalid_payload', async () => {
     const app = await baton();
     const c = await client(app);
     expect(await c.query({ type: 'actors', threadId: 'thr_nobody' })).toMatchObject({
-      ok: true,
-      result: { actors: [] },
+      ok: false,
+      error: { code: 'not_found', details: { threadId: 'thr_nobody' } },
     });
     expect(await c.query({ type: 'actors', threadId: 'not an id!' })).toMatchObject({
       ok: false,

@@ -10,7 +10,7 @@ import { useRuntimeServer } from '../support/runtime-server.js';
 const { serve, connect } = useRuntimeServer();
 const harness = useRuntime();
 
-it('a subscription, a snapshot or an events query of an unknown thread is refused not_found; of a real one, answered', async () => {
+it('a subscription, a snapshot, an events or an actors query of an unknown thread is refused not_found; of a real one, answered', async () => {
   const h = harness();
   const threadId = await h.thread();
   const client = await connect(await serve(h.runtime));
@@ -34,6 +34,8 @@ it('a subscription, a snapshot or an events query of an unknown thread is refuse
   expect(await client.emitWithAck('query', { type: 'events', afterSequence: 0, threadId: missing })).toMatchObject(
     refused,
   );
+  expect(await client.emitWithAck('query', { type: 'actors', threadId: missing })).toMatchObject(refused);
+  expect(await client.emitWithAck('query', { type: 'actors', threadId })).toMatchObject({ ok: true });
   expect(await client.emitWithAck('query', { type: 'events', afterSequence: 0, threadId: 'not an id' })).toMatchObject({
     ok: false,
     error: { code: 'invalid_payload' },

@@ -88,6 +88,7 @@ export class ActorStore {
       return this.fail(`Could not read the actors: ${error instanceof Error ? error.message : String(error)}`);
     }
     if (this.closed) return;
+    if (!answer.ok && answer.error?.code === 'not_found') return this.fail(noThread(this.threadId));
     if (!answer.ok) return this.fail(`Baton refused the actors query: ${answer.error?.code}: ${answer.error?.message}`);
     const parsed = ActorsResult.safeParse(answer.result);
     if (!parsed.success) return this.fail('Baton answered the actors query with something the console cannot read');
@@ -122,3 +123,6 @@ export class ActorStore {
     for (const l of this.listeners) l();
   }
 }
+
+/** What the charts say of a thread Baton does not have (its queries are refused `not_found`). */
+export const noThread = (threadId: string): string => `Baton has no thread ${threadId}.`;

@@ -40,12 +40,17 @@ export function ChartsView({ threadId }: { threadId: string }) {
         </h2>
       </header>
       {(live.error || live.store.error) && (
-        <p class="sc-error" role="alert">
-          {live.error ?? live.store.error}
-        </p>
+        <>
+          <p class="sc-error" role="alert">
+            {live.error ?? live.store.error}
+          </p>
+          <p>
+            <a href="#/threads">Back to the threads</a>
+          </p>
+        </>
       )}
       {live.store.sequence >= 0 && actors.length === 0 && (
-        <p class="sc-empty">This thread has no actors yet (it may not exist, or nothing has happened in it).</p>
+        <p class="sc-empty">This thread has no actors yet (nothing has happened in it).</p>
       )}
       <div class="sc-columns">
         <nav class="sc-actors" aria-label="Actors by kind">

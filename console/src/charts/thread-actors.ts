@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { z } from 'zod';
 import type { BatonClient, ClientSubscription } from '../../../src/client/baton-client.js';
 import { ThreadId } from '../../../src/domain/ids.js';
-import { ActorStore } from './actor-store.js';
+import { ActorStore, noThread } from './actor-store.js';
 import { eventSubject, eventSummary } from './event-subject.js';
 import { FrameNotifier } from '../live/frame-notifier.js';
 
@@ -60,6 +60,7 @@ export class ThreadActors extends FrameNotifier {
       for (;;) {
         const answer = await this.client.query({ type: 'events', threadId, afterSequence: cursor, limit: pageSize });
         if (this.closed) return;
+        if (!answer.ok && answer.error?.code === 'not_found') return this.missing();
         if (!answer.ok) throw new Error(`${answer.error?.code}: ${answer.error?.message}`);
         const { events } = EventsPage.parse(answer.result);
         for (const e of events) this.record(e, e.sequence);
@@ -85,6 +86,12 @@ export class ThreadActors extends FrameNotifier {
       this.error = `Could not follow the thread: ${error instanceof Error ? error.message : String(error)}`;
       this.changed();
     }
+  }
+
+  /** Baton does not have the thread: nothing to follow. */
+  private missing(): void {
+    this.error = noThread(this.store.threadId);
+    this.changed();
   }
 
   close(): void {
