@@ -82,7 +82,7 @@ lines.push(
   '',
   '## Queries',
   '',
-  'Emit `query` for one-off reads; the ack is `{ ok: true, result }`.',
+  'Emit `query` for one-off reads; the ack is `{ ok: true, result }`. A field the query does not read is refused `invalid_payload`, naming it (as in commands and subscriptions).',
   '',
   '- `{ type: "snapshot", request: { stream, ...params, logId? } }` -> `{ snapshot, snapshotSequence, logId }` (no `afterSequence`: to resume, subscribe with it)',
   '- `{ type: "events", afterSequence, logId?, limit?, threadId? }` -> `{ events, logId }` (a `logId` of another log, or a `threadId` Baton does not have, is refused `not_found`)',

@@ -9,16 +9,18 @@ import type { Store } from '../persistence/store.js';
  * entity row (the snapshot the last commit wrote), for the console's statechart viewer.
  * Types only come from the store, so the console can import the schemas.
  */
-export const ActorsQuery = z.object({
-  type: z.literal('actors'),
-  threadId: ThreadId,
-  /**
-   * Only the actors whose row was written at or after this sequence. Inclusive: a commit
-   * that writes no event stamps its rows with the sequence before it, so a client that
-   * read at sequence S asks again from S and misses no row written since.
-   */
-  sinceSequence: z.number().int().nonnegative().optional(),
-});
+export const ActorsQuery = z
+  .object({
+    type: z.literal('actors'),
+    threadId: ThreadId,
+    /**
+     * Only the actors whose row was written at or after this sequence. Inclusive: a commit
+     * that writes no event stamps its rows with the sequence before it, so a client that
+     * read at sequence S asks again from S and misses no row written since.
+     */
+    sinceSequence: z.number().int().nonnegative().optional(),
+  })
+  .strict();
 export type ActorsQuery = z.infer<typeof ActorsQuery>;
 
 /** An XState state value: a leaf's key, or a compound state's key to its child's value. */

@@ -8,17 +8,19 @@ import { CheckpointId } from '../domain/ids.js';
  * checkpoint store keeps (src/server/checkpoint-diff-git.ts). Schemas and the choice of the
  * base only (no Node built-ins), so the console can import them.
  */
-export const CheckpointDiffQuery = z.object({
-  type: z.literal('checkpoint-diff'),
-  checkpointId: CheckpointId,
-  /**
-   * Diff from this checkpoint of the same thread instead. By default the base is the one
-   * the checkpoint's own summary was counted against: the thread's checkpoint of the run
-   * before (none for the start: every file is added), for a subagent's the capture before
-   * it in its run.
-   */
-  baseCheckpointId: CheckpointId.optional(),
-});
+export const CheckpointDiffQuery = z
+  .object({
+    type: z.literal('checkpoint-diff'),
+    checkpointId: CheckpointId,
+    /**
+     * Diff from this checkpoint of the same thread instead. By default the base is the one
+     * the checkpoint's own summary was counted against: the thread's checkpoint of the run
+     * before (none for the start: every file is added), for a subagent's the capture before
+     * it in its run.
+     */
+    baseCheckpointId: CheckpointId.optional(),
+  })
+  .strict();
 export type CheckpointDiffQuery = z.infer<typeof CheckpointDiffQuery>;
 
 export const CheckpointDiffFile = z.object({

@@ -51,16 +51,20 @@ interface Subscription {
   catchingUp: boolean;
 }
 
+// Strict, like commands: a field no query reads (a typo of `threadId`, say) is refused, not
+// dropped, so a query never answers for more than the client asked about.
 const Query = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('snapshot'), request: StreamRequest }),
-  z.object({
-    type: z.literal('events'),
-    afterSequence: z.number().int().nonnegative(),
-    logId: LogId.optional(),
-    limit: z.number().int().positive().max(10_000).optional(),
-    threadId: ThreadId.optional(),
-  }),
-  z.object({ type: z.literal('receipt'), commandId: z.string() }),
+  z.object({ type: z.literal('snapshot'), request: StreamRequest }).strict(),
+  z
+    .object({
+      type: z.literal('events'),
+      afterSequence: z.number().int().nonnegative(),
+      logId: LogId.optional(),
+      limit: z.number().int().positive().max(10_000).optional(),
+      threadId: ThreadId.optional(),
+    })
+    .strict(),
+  z.object({ type: z.literal('receipt'), commandId: z.string() }).strict(),
   ActorsQuery,
   CheckpointDiffQuery,
 ]);
