@@ -32,6 +32,29 @@ const options = {
   help: { type: 'boolean', short: 'h' },
 } as const;
 
+const clientOptions = ['url', 'token', 'data-dir'];
+/** The options each command reads: any other is refused, never quietly ignored. */
+const optionsOf: Record<string, readonly string[]> = {
+  serve: ['host', 'port', 'data-dir', 'token', 'model'],
+  demo: ['provider'],
+  threads: clientOptions,
+  new: [...clientOptions, 'provider'],
+  send: [...clientOptions, 'mode'],
+  tail: clientOptions,
+  approve: [...clientOptions, 'decision'],
+  interrupt: [...clientOptions, 'hold'],
+  rollback: clientOptions,
+};
+
+/** A UsageError for an option the command does not read (an unknown command is refused by its own path). */
+function checkOptions(command: string, given: Record<string, unknown>): void {
+  const allowed = optionsOf[command];
+  if (!allowed) return;
+  const stray = Object.keys(given).filter((name) => given[name] !== undefined && !allowed.includes(name));
+  if (stray.length)
+    throw new UsageError(`${command} does not take ${stray.map((name) => `--${name}`).join(', ')} (see baton --help)`);
+}
+
 /** The command line, or a UsageError for an option Baton does not know or one without its value. */
 function readCommandLine() {
   try {
@@ -50,6 +73,7 @@ async function main(): Promise<void> {
     console.log(usage);
     return;
   }
+  checkOptions(command, { ...flags, hold });
   // Loaded on demand: the client commands need no runtime, store or provider.
   if (command === 'serve') return (await import('./serve.js')).serve(flags);
   if (command === 'demo') {

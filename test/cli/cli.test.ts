@@ -192,5 +192,11 @@ describe('the baton CLI', () => {
     const missing = await baton(['send', 'thr_1'], env);
     expect(missing.code).toBe(2);
     expect(missing.stderr.trim()).toBe('baton: invalid_command: send needs <threadId> <text>');
+    // An option the command does not read is refused, not ignored (a --decision on send, say).
+    const stray = await baton(['send', 'thr_1', 'hello', '--decision', 'accept', '--hold'], env);
+    expect(stray.code).toBe(2);
+    expect(stray.stderr.trim()).toBe(
+      'baton: invalid_command: send does not take --decision, --hold (see baton --help)',
+    );
   }, 60_000);
 });
