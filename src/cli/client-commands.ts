@@ -10,12 +10,13 @@ import { parseArgument, parseOptionalArgument, UsageError } from './arguments.js
 import { accepted, MessageSent, resultOf, RolledBack, ThreadCreated, ThreadsSnapshot } from './command-results.js';
 import { describeEvent } from './describe-event.js';
 import { describeThread, ThreadHistory } from './describe-thread.js';
+import { watchThread } from './run-watch.js';
 
 /** One client command of the CLI, its arguments parsed into the contract's types. */
 type ClientCommand =
   | { name: 'threads' }
   | { name: 'new'; cwd: string; title: string | undefined; provider: ProviderKind | undefined }
-  | { name: 'send'; threadId: ThreadId; text: string; dispatchMode: DispatchMode | undefined }
+  | { name: 'send'; threadId: ThreadId; text: string; dispatchMode: DispatchMode | undefined; wait: boolean }
   | { name: 'tail'; threadId: ThreadId }
   | { name: 'approve'; requestId: RuntimeRequestId; decision: ApprovalDecision }
   | { name: 'interrupt'; runId: RunId; holdQueue: boolean }
@@ -48,6 +49,7 @@ function parseClientCommand(command: string, args: string[], flags: Flags): Clie
         threadId: parseArgument(ThreadId, args[0], 'send <threadId>'),
         text: args.slice(1).join(' '),
         dispatchMode: parseOptionalArgument(DispatchMode, flags.mode, 'send --mode'),
+        wait: flags.wait === 'true',
       };
     case 'tail':
       need(1, '<threadId>');
@@ -94,7 +96,8 @@ export async function clientCommand(command: string, args: string[], flags: Flag
   const parsed = parseClientCommand(command, args, flags);
   const url = flags.url ?? process.env.BATON_URL ?? 'http://127.0.0.1:7420';
   const client = await BatonClient.connect(url, tokenFrom(flags), {
-    reconnectAfterServerClose: parsed.name === 'tail',
+    // Those that follow a thread go on across a restart of Baton.
+    reconnectAfterServerClose: parsed.name === 'tail' || (parsed.name === 'send' && parsed.wait),
   }).catch((error: Error) => {
     throw new BatonError('provider_error', `cannot reach Baton at ${url}: ${error.message}`);
   });
@@ -168,12 +171,17 @@ async function run(client: BatonClient, command: ClientCommand): Promise<void> {
     case 'send': {
       console.error('sending...');
       const { threadId, text, dispatchMode } = command;
+      const watch = command.wait ? await watchThread(client, threadId) : null;
       const result = resultOf(
         await client.command('thread.message.send', { threadId, text, ...(dispatchMode ? { dispatchMode } : {}) }),
         MessageSent,
         'thread.message.send',
       );
-      console.log(`${result.dispatched}: run ${result.runId} (message ${result.messageId})`);
+      const sent = `${result.dispatched}: run ${result.runId} (message ${result.messageId})`;
+      if (!watch) return console.log(sent);
+      // With --wait the thread's events go to stdout until the run ends; one that did not complete exits 1.
+      console.error(sent);
+      if ((await watch.end(result.runId)) !== 'completed') process.exitCode = 1;
       return;
     }
     case 'tail':

@@ -9,7 +9,7 @@ const usage = `usage: baton <command> [options]
   demo         an offline conversation, printed live     [--provider codex|claude]
   threads      list threads                              --url --token
   new          create a thread on a workspace            <cwd> [title] [--provider codex|claude]
-  send         send a message                            <threadId> <text> [--mode auto|steer_active|queue_after_active|...]
+  send         send a message                            <threadId> <text> [--mode auto|steer_active|queue_after_active|...] [--wait]
   tail         print a thread so far, then follow it     <threadId>
   approve      answer a pending request                  <requestId> [--decision accept|acceptForSession|decline|cancel]
   interrupt    interrupt a run                           <runId> [--hold]
@@ -29,6 +29,7 @@ const options = {
   decision: { type: 'string' },
   provider: { type: 'string' },
   hold: { type: 'boolean' },
+  wait: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -39,7 +40,7 @@ const optionsOf: Record<string, readonly string[]> = {
   demo: ['provider'],
   threads: clientOptions,
   new: [...clientOptions, 'provider'],
-  send: [...clientOptions, 'mode'],
+  send: [...clientOptions, 'mode', 'wait'],
   tail: clientOptions,
   approve: [...clientOptions, 'decision'],
   interrupt: [...clientOptions, 'hold'],
@@ -67,20 +68,20 @@ function readCommandLine() {
 async function main(): Promise<void> {
   const { positionals, values } = readCommandLine();
   const [command, ...args] = positionals;
-  const { hold, help, ...strings } = values;
+  const { hold, wait, help, ...strings } = values;
   const flags: Record<string, string | undefined> = strings;
   if (!command || help) {
     console.log(usage);
     return;
   }
-  checkOptions(command, { ...flags, hold });
+  checkOptions(command, { ...flags, hold, wait });
   // Loaded on demand: the client commands need no runtime, store or provider.
   if (command === 'serve') return (await import('./serve.js')).serve(flags);
   if (command === 'demo') {
     const { demo, DemoProvider } = await import('./demo.js');
     return demo(parseOptionalArgument(DemoProvider, flags.provider, 'demo --provider'));
   }
-  await clientCommand(command, args, { ...flags, hold: hold ? 'true' : undefined });
+  await clientCommand(command, args, { ...flags, hold: hold ? 'true' : undefined, wait: wait ? 'true' : undefined });
 }
 
 main().catch((error) => {

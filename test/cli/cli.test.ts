@@ -27,10 +27,10 @@ function baton(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: num
   });
 }
 
-/** Baton in this process on `dataDir` with the offline model, stopped after the test. */
-async function serveBaton(dataDir: string, port = 0) {
+/** Baton in this process on `dataDir` with the offline model (`env` configures it), stopped after the test. */
+async function serveBaton(dataDir: string, port = 0, env: NodeJS.ProcessEnv = {}) {
   const app = await startBaton(
-    loadConfig({}, { dataDir, port, token: 'cli-test-token-0123456789', model: 'scripted' }),
+    loadConfig(env, { dataDir, port, token: 'cli-test-token-0123456789', model: 'scripted' }),
     pino({ level: 'silent' }),
   );
   cleanups.push(() => app.stop());
@@ -88,6 +88,13 @@ describe('the baton CLI', () => {
     expect(threadId).toMatch(/^thr_/);
     const sent = await baton(['send', threadId, 'hello', 'there'], env);
     expect(sent.stdout).toMatch(/^started: run run_\w+ \(message msg_\w+\)/);
+    // --wait prints the run as it streams and exits when it ends (0: completed).
+    const waited = await baton(['send', threadId, 'and', 'wait', '--wait'], env);
+    expect(waited.code).toBe(0);
+    expect(waited.stderr).toMatch(/^sending\.\.\.\n(started|queued): run run_\w+ \(message msg_\w+\)\n$/);
+    expect(waited.stdout).toContain('\n> and wait\n');
+    expect(waited.stdout).toContain('< (offline scripted model) I received: and wait\n');
+    expect(waited.stdout.endsWith('  [run completed]\n')).toBe(true);
     const listed = await baton(['threads'], env);
     expect(listed.stdout).toContain(threadId);
     expect(listed.stdout).toContain('From the CLI');
@@ -175,6 +182,39 @@ describe('the baton CLI', () => {
     const unknown = await baton(['tail', 'thr_01M8X000000000000000000000'], env);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr.trim()).toBe('baton: not_found: no thread thr_01M8X000000000000000000000');
+  }, 120_000);
+
+  it('send --wait exits 1 when its run does not complete (interrupted mid-stream)', async () => {
+    const data = tempDir('baton-cli-wait-');
+    const ws = tempDir('baton-cli-wait-ws-');
+    cleanups.push(data.cleanup, ws.cleanup);
+    // The offline model streams its reply a word every 100 ms: time to interrupt it.
+    const app = await serveBaton(data.dir, 0, { BATON_SCRIPTED_DELAY_MS: '100' });
+    const env = { BATON_URL: app.url, BATON_TOKEN: app.token };
+    const threadId = (await baton(['new', ws.dir, 'Waited'], env)).stdout.trim();
+    const send = spawn(process.execPath, ['--import', 'tsx', main, 'send', threadId, 'a long one', '--wait'], {
+      env: { ...process.env, ...env },
+    });
+    cleanups.push(() => void send.kill('SIGKILL'));
+    let out = '';
+    let err = '';
+    const exited = new Promise<number | null>((resolve) => send.once('exit', (code) => resolve(code)));
+    const runId = await within(
+      new Promise<string>((resolve) => {
+        // Streaming (its reply begun) and its run named on stderr.
+        const check = () => {
+          const started = /started: run (run_\w+)/.exec(err);
+          if (started && out.includes('< ')) resolve(started[1]!);
+        };
+        send.stdout.on('data', (c: Buffer) => ((out += c.toString()), check()));
+        send.stderr.on('data', (c: Buffer) => ((err += c.toString()), check()));
+      }),
+      30_000,
+      `send --wait never started streaming: ${out}${err}`,
+    );
+    expect((await baton(['interrupt', runId], env)).code).toBe(0);
+    expect(await within(exited, 30_000, `send --wait did not end: ${out}${err}`)).toBe(1);
+    expect(out.endsWith('  [run interrupted]\n')).toBe(true);
   }, 120_000);
 
   it('a bad argument is refused before anything is sent: exit code 2 and one line naming the argument', async () => {
