@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { PlanStep } from '../domain/entities.js';
 import { RunView, TurnItemView } from '../domain/projections.js';
 import { runTerminalStatuses } from '../domain/statuses.js';
 import { checkpointLine, planLine, requestLine } from './describe-event.js';
@@ -53,7 +54,7 @@ function describeItem(item: TurnItemView, last: boolean): string {
         : `  [request ${item.status}] ${item.text}\n`;
     case 'plan':
     case 'todo_list': {
-      const steps = z.array(z.object({ text: z.string(), status: z.string() })).safeParse(item.data['steps']);
+      const steps = z.array(PlanStep).safeParse(item.data['steps']);
       return steps.success && steps.data.length > 0 ? planLine(steps.data) : '';
     }
     case 'checkpoint': {
