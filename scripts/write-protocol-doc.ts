@@ -34,7 +34,7 @@ const lines: string[] = [
   '',
   '## Commands',
   '',
-  'Emit `command` with `{ commandId, type, ...payload }` and an ack callback. The ack is `{ ok: true, commandId, sequence, result }` (`sequence`: the last committed event sequence) or `{ ok: false, commandId, error: { code, message, details? } }`. Commands are idempotent: a `commandId` seen before returns the first receipt and does nothing again. Error codes: ' +
+  'Emit `command` with `{ commandId, type, ...payload }` and an ack callback. The ack is `{ ok: true, commandId, sequence, logId, result }` (`sequence`: the last committed event sequence, in the event log `logId` names) or `{ ok: false, commandId, error: { code, message, details? } }`. Commands are idempotent: a `commandId` seen before returns the first receipt and does nothing again. Error codes: ' +
     '`invalid_command`, `unknown_command_type`, `invalid_payload`, `not_found`, `conflict`, `invalid_transition` (the thread or run cannot take that command in its current state), `not_resumable`, `unsupported`, `provider_error`, `internal`.',
   '',
 ];
@@ -86,7 +86,7 @@ lines.push(
   '',
   '- `{ type: "snapshot", request: { stream, ...params, logId? } }` -> `{ snapshot, snapshotSequence, logId }` (no `afterSequence`: to resume, subscribe with it)',
   '- `{ type: "events", afterSequence, logId?, limit?, threadId? }` -> `{ events, logId }` (a `logId` of another log, or a `threadId` Baton does not have, is refused `not_found`)',
-  '- `{ type: "receipt", commandId }` -> `{ receipt }`',
+  '- `{ type: "receipt", commandId }` -> `{ receipt, logId }` (`receipt` null for a command Baton has no record of)',
   '- `{ type: "actors", threadId, sinceSequence? }` -> `{ actors, sequence }`: the state of each persisted actor of the thread (its supervisor, runs, attempts, nodes, runtime requests, provider sessions and threads, context transfers and handoffs), as its entity row holds it: `{ kind, id, machineId, machineVersion, state, status, lastSequence, updatedAt }`, in the order they were created. `state` is the XState state value (`"queued"`, `{ "live": { "running": "working" } }`), `status` the actor\'s (`active`, `done`); the charts are in `statecharts/`. `sequence` is the last committed sequence at the read; with `sinceSequence`, only the actors whose row was written at or after it (a commit without events stamps its rows with the sequence before it, so asking again from the last `sequence` misses none). The console refreshes it as the thread\'s events arrive.',
   "- `{ type: \"checkpoint-diff\", checkpointId, baseCheckpointId? }` -> `{ checkpointId, baseCheckpointId, files, totalFiles, truncated, limits }`: a checkpoint's changes file by file, read with git from the trees Baton keeps for the thread's workspace. By default from the checkpoint its own summary was counted against (the run before's; for a subagent's, the capture before it in its run; `baseCheckpointId: null` for the start: every file `added`), or from `baseCheckpointId`, a ready checkpoint of the same thread. Each file is `{ path, status, binary, additions, deletions, patch, truncated }`, in path order; `status` is `added`, `modified` or `deleted`; `patch` is git's unified diff of the file. The answer is bounded (`limits`: " +
     `${defaultDiffLimits.files} files listed, ${defaultDiffLimits.patchChars.toLocaleString('en-US')} characters of patch per file, ${defaultDiffLimits.totalPatchChars.toLocaleString('en-US')} in all, no patch for a file whose two versions weigh over ${defaultDiffLimits.fileBytes / 1024 / 1024} MiB together` +

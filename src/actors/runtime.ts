@@ -153,6 +153,7 @@ export class Runtime implements ProviderRuntime {
         return ackOf(
           replayReceipt(existing, { commandType: command.type, threadId: namedThreadId }),
           command.commandId,
+          this.store.events.id,
         );
     }
     this.inFlight.enter(command.commandId);
@@ -212,7 +213,7 @@ export class Runtime implements ProviderRuntime {
           : command.type === 'thread.merge_back' && command.files
             ? await mergeBackFiles(thread, command, this, options)
             : await thread.run((t) => handleCommand(t, named.command, this.handlerEnv), options);
-    return ackOf(outcome, command.commandId);
+    return ackOf(outcome, command.commandId, this.store.events.id);
   }
 
   /**
@@ -369,8 +370,8 @@ export class Runtime implements ProviderRuntime {
   }
 }
 
-function ackOf(outcome: StepOutcome<Record<string, unknown>>, commandId: string): CommandAck {
+function ackOf(outcome: StepOutcome<Record<string, unknown>>, commandId: string, logId: string): CommandAck {
   return outcome.ok
-    ? { ok: true, commandId, sequence: outcome.lastSequence, result: outcome.result }
+    ? { ok: true, commandId, sequence: outcome.lastSequence, logId, result: outcome.result }
     : { ok: false, commandId, error: outcome.error };
 }

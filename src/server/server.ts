@@ -338,7 +338,7 @@ export class BatonServer {
         };
       }
       case 'receipt':
-        return { receipt: store.receipts.get(q.commandId) };
+        return { receipt: store.receipts.get(q.commandId), logId: log.id };
       case 'actors': {
         const refused = unknownThread(store, q);
         if (refused) throw refused;

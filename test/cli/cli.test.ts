@@ -86,15 +86,16 @@ describe('the baton CLI', () => {
     expect(created.code).toBe(0);
     const threadId = created.stdout.trim();
     expect(threadId).toMatch(/^thr_/);
+    // --wait prints the run as it streams and exits when it ends (0: completed).
+    const waited = await baton(['send', threadId, 'wait', 'for', 'it', '--wait'], env);
+    expect(waited.code).toBe(0);
+    expect(waited.stderr).toMatch(/^sending\.\.\.\nstarted: run run_\w+ \(message msg_\w+\)\n$/);
+    expect(waited.stdout).toBe(
+      '\n> wait for it\n\n< (offline scripted model) I received: wait for it\n  [checkpoint for run 1: ready, 0 file(s) changed]\n  [run completed]\n',
+    );
+    // Without it, the run is started and the command is done.
     const sent = await baton(['send', threadId, 'hello', 'there'], env);
     expect(sent.stdout).toMatch(/^started: run run_\w+ \(message msg_\w+\)/);
-    // --wait prints the run as it streams and exits when it ends (0: completed).
-    const waited = await baton(['send', threadId, 'and', 'wait', '--wait'], env);
-    expect(waited.code).toBe(0);
-    expect(waited.stderr).toMatch(/^sending\.\.\.\n(started|queued): run run_\w+ \(message msg_\w+\)\n$/);
-    expect(waited.stdout).toContain('\n> and wait\n');
-    expect(waited.stdout).toContain('< (offline scripted model) I received: and wait\n');
-    expect(waited.stdout.endsWith('  [run completed]\n')).toBe(true);
     const listed = await baton(['threads'], env);
     expect(listed.stdout).toContain(threadId);
     expect(listed.stdout).toContain('From the CLI');

@@ -190,5 +190,15 @@ describe('a subscription resumed from far back', () => {
       ok: false,
       error: { code: 'not_found', details: { logId: other, thisLogId: logId } },
     });
+
+    // So do a command's ack (the first time and when the same command comes again) and its receipt.
+    const command = { commandId: 'cmd_logged', type: 'thread.settings.update', threadId, title: 'logged' };
+    const ack = { ok: true, commandId: 'cmd_logged', sequence: h.store.lastSequence() + 1, logId };
+    expect(await reader.emitWithAck('command', command)).toMatchObject(ack);
+    expect(await reader.emitWithAck('command', command)).toMatchObject(ack);
+    expect(await reader.emitWithAck('query', { type: 'receipt', commandId: 'cmd_logged' })).toMatchObject({
+      ok: true,
+      result: { receipt: { commandId: 'cmd_logged', sequence: ack.sequence }, logId },
+    });
   });
 });
