@@ -38,6 +38,10 @@ export const claudeEvidence: Record<string, Evidence> = {
   ),
   'streaming.emitsMessageCompleted': scenario('simple'),
   'streaming.streamsReasoning': scenario('reasoning'),
+  'tools.exposesToolItemIds': scenario('tool_call'),
+  'tools.emitsToolStarted': scenario('tool_call'),
+  'tools.emitsToolCompleted': scenario('tool_call'),
+  'tools.emitsToolOutput': scenario('tool_call'),
   'tools.supportsMcpTools': scenario('mcp_tool_call'),
   'planning.supportsStructuredQuestions': scenario('user_input_request'),
   'planning.emitsPlanUpdated': scenario('plan_todo'),
@@ -96,7 +100,7 @@ describe("Claude's capability declaration", () => {
     else expect(readFileSync(new URL(`../../${evidence.file}`, import.meta.url), 'utf8')).toContain(evidence.title);
   });
 
-  it('runs exactly these shared scenarios live; the rest are not applicable by a declared-false capability', () => {
+  it('runs exactly these shared scenarios live; the rest are not applicable by a declared-false capability or a model step it has no form for', () => {
     expect(applicableScenarios(claudeScenarioProvider).map((s) => s.name)).toEqual([
       'simple',
       'multi_turn',
@@ -111,6 +115,7 @@ describe("Claude's capability declaration", () => {
       'plan_todo',
       'proposed_plan',
       'reasoning',
+      'tool_call',
       'mcp_tool_call',
       'fork_native',
       'thread_rollback',
@@ -128,12 +133,14 @@ describe("Claude's capability declaration", () => {
     // A message sent mid-turn lands in the running turn only while a tool runs: steering is by interrupt and restart.
     expect([c.turns.supportsActiveSteering, c.turns.supportsSteeringByInterruptRestart]).toEqual([false, true]);
     expect([c.threads.canReadThreadSnapshot, c.threads.canForkFromSubagentThread]).toEqual([false, false]);
-    // Of the tool flags, only MCP tools: the other tool nodes are shown, but no scenario holds them to the flags.
+    // Of the tool flags, all but dynamic tool callbacks (Baton offers the agent none of its own).
     expect(
       Object.entries(c.tools)
         .filter(([, v]) => v === true)
         .map(([k]) => k),
-    ).toEqual(['supportsMcpTools']);
+    ).toEqual(['exposesToolItemIds', 'emitsToolStarted', 'emitsToolCompleted', 'emitsToolOutput', 'supportsMcpTools']);
+    // The output arrives whole with the tool's result: no streamed output.
+    expect(c.streaming.streamsToolOutput).toBe(false);
     // Subagents are nodes with their lifecycle, not provider threads of their own (nor waited on or forked by
     // Baton); a Stop closes them.
     expect(

@@ -47,10 +47,12 @@ describe('MCP tool calls on Claude', () => {
     expect(failed.at(-1)).toMatchObject({ type: 'node.completed', status: 'failed' });
 
     const bash = claude.block({ type: 'tool_use', id: 'tu_3', name: 'Bash', input: { command: 'ls' } }, turn);
-    expect(bash[0]).toMatchObject({ title: 'Bash' });
-    expect(details(bash)).toEqual([{ tool: 'Bash', toolUseId: 'tu_3', input: { command: 'ls' } }]);
+    expect(bash[0]).toMatchObject({ title: 'ls' });
+    expect(details(bash)).toEqual([
+      { tool: 'command', name: 'Bash', command: 'ls', toolUseId: 'tu_3', input: { command: 'ls' } },
+    ]);
     expect(details(claude.result({ type: 'tool_result', tool_use_id: 'tu_3', content: 'a b' }, turn))).toEqual([
-      { isError: false },
+      { isError: false, output: 'a b' },
     ]);
   });
 

@@ -102,7 +102,7 @@ describe('the Claude normalizer, on recorded SDK messages', () => {
     expect(brief(events)).toEqual([
       'turn.started',
       'session running',
-      'tool Bash',
+      'tool echo made > made.txt',
       'node.detail',
       'node.detail',
       'tool completed',
@@ -118,9 +118,16 @@ describe('the Claude normalizer, on recorded SDK messages', () => {
     const [, , tool, input, output] = events;
     expect(tool).toMatchObject({ kind: 'tool_call', parentNodeId: two.rootNodeId, attemptId: two.attemptId });
     expect(input).toMatchObject({
-      detail: { tool: 'Bash', toolUseId: 'toolu_rec01', input: { command: 'echo made > made.txt' } },
+      detail: {
+        tool: 'command',
+        name: 'Bash',
+        command: 'echo made > made.txt',
+        toolUseId: 'toolu_rec01',
+        input: { command: 'echo made > made.txt' },
+      },
     });
-    expect(output).toMatchObject({ text: '(Bash completed with no output)', detail: { isError: false } });
+    // The result is the node's output, as a Codex command's; the node's text stays its command.
+    expect(output).toMatchObject({ text: null, detail: { isError: false, output: '(Bash completed with no output)' } });
   });
 
   it("a stream that failed midway: the retry's whole reply completes the message its partial deltas began", () => {
@@ -191,7 +198,9 @@ const itemBrief = (events: ProviderEvent[]) =>
       case 'node.delta':
         return [`node delta ${e.delta}`];
       case 'node.detail':
-        return [`detail ${JSON.stringify(e.text)}`];
+        return typeof e.detail['output'] === 'string'
+          ? [`output ${JSON.stringify(e.detail['output'])}`]
+          : [`detail ${JSON.stringify(e.text)}`];
       case 'node.completed':
         return [`node ${e.status}`];
       case 'message.delta':
@@ -252,7 +261,7 @@ describe('the Claude normalizer, on recorded turn items', () => {
     const lines = itemBrief(events);
     expect(lines.slice(0, 2)).toEqual(['start tool_call Write', 'detail null']);
     expect(lines.slice(2)).toEqual([
-      expect.stringMatching(/^detail "File created successfully at: .*\/config\/plans\/go-dynamic-snail\.md/),
+      expect.stringMatching(/^output "File created successfully at: .*\/config\/plans\/go-dynamic-snail\.md/),
       'node completed',
       'plan proposed_plan final "# Add a greeting\\n\\n1. Write hello.txt\\n"',
       'delta Waiting ',
@@ -303,6 +312,6 @@ describe('the Claude normalizer, on recorded turn items', () => {
       s.n.begin(s.ref(1), SESSION);
       return { events: frames.slice(0, 3).flatMap((m) => s.n.normalize(m)) };
     })();
-    expect(itemBrief(events)).toEqual(['start tool_call Read', 'detail null', 'detail "no such file"', 'node failed']);
+    expect(itemBrief(events)).toEqual(['start tool_call Read', 'detail null', 'output "no such file"', 'node failed']);
   });
 });

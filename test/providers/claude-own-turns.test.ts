@@ -65,7 +65,8 @@ describe('the Claude normalizer, on background subagents and the turns the agent
 
     // The parent's turn ends; the helper and its command go on.
     const sub = of(before, 'node.started').find((e) => e.kind === 'subagent')!;
-    const bash = of(before, 'node.started').find((e) => e.title === 'Bash')!;
+    const bash = of(before, 'node.started').find((e) => e.kind === 'tool_call')!;
+    expect(bash.title).toMatch(/^printf 'from the helper.*> bg\.txt$/);
     expect(bash.parentNodeId).toBe(sub.nodeId);
     expect(of(before, 'turn.completed')).toMatchObject([{ runId: one.runId, status: 'completed' }]);
     expect(of(before, 'node.completed')).toEqual([]);

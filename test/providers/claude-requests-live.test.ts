@@ -106,9 +106,9 @@ describe('Claude asks through Baton, live', () => {
       expect(readFileSync(join(cwd, 'log.txt'), 'utf8')).toBe('one\none\n');
       const tools = h.store.projections.list('graph_nodes', threadId).filter((n) => n.kind === 'tool_call');
       expect(tools.map((n) => [n.title, n.status])).toEqual([
-        ['Bash', 'completed'],
-        ['Bash', 'completed'],
-        ['Bash', 'failed'],
+        ['echo one >> log.txt', 'completed'],
+        ['echo one >> log.txt', 'completed'],
+        ['echo two >> log.txt', 'failed'],
       ]);
       // The agent's rule went to the session, not to `.claude/settings.local.json` in the workspace.
       expect(existsSync(join(cwd, '.claude'))).toBe(false);

@@ -56,8 +56,11 @@ const brief = (events: ProviderEvent[], names: Map<string, string>) => {
         return [`start ${name(e.nodeId)} under ${name(e.parentNodeId)}`];
       case 'node.delta':
         return [`${name(e.nodeId)} says ${JSON.stringify(e.delta)}`];
-      case 'node.detail':
+      case 'node.detail': {
+        const output = e.detail['output'];
+        if (typeof output === 'string') return [`${name(e.nodeId)} output ${JSON.stringify(output.slice(0, 40))}`];
         return e.text === null ? [] : [`${name(e.nodeId)} text ${JSON.stringify(e.text.slice(0, 40))}`];
+      }
       case 'node.completed':
         return [`${name(e.nodeId)} ${e.status}`];
       case 'message.completed':
@@ -80,9 +83,9 @@ describe('the Claude normalizer, on recorded subagents', () => {
     const names = new Map([[one.rootNodeId as string, 'root']]);
     expect(brief(events, names)).toEqual([
       'start subagent:Write a file under root',
-      'start tool_call:Bash under subagent:Write a file',
-      'tool_call:Bash text "(Bash completed with no output)"',
-      'tool_call:Bash completed',
+      'start tool_call:echo sub > sub.txt under subagent:Write a file',
+      'tool_call:echo sub > sub.txt output "(Bash completed with no output)"',
+      'tool_call:echo sub > sub.txt completed',
       'subagent:Write a file text "Subagent done: wrote sub.txt."',
       'subagent:Write a file completed',
       'message under root: Parent done.',
@@ -130,7 +133,9 @@ describe('the Claude normalizer, on recorded subagents', () => {
     const bashUse = at((f) => f.type === 'assistant' && JSON.stringify(f).includes('toolu_sub_bash1'));
     const rootResult = at((f) => f.type === 'result');
     for (const f of frames.slice(0, Math.max(bashUse, rootResult) + 1)) events.push(...n.normalize(f));
-    const bashNode = events.flatMap((e) => (e.type === 'node.started' && e.title === 'Bash' ? [e] : []))[0];
+    const bashNode = events.flatMap((e) =>
+      e.type === 'node.started' && e.title === 'echo sub > sub.txt' ? [e] : [],
+    )[0];
     expect(n.active).toBeNull();
     // A background subagent's ask outlives its run: the run neither waits on it nor ends it.
     expect(await n.askPlace('toolu_sub_bash1', agentId)).toEqual({
@@ -164,8 +169,8 @@ describe('the Claude normalizer, on recorded subagents', () => {
     );
 
     expect(brief(after, names).filter((l) => !l.includes('says'))).toEqual([
-      'tool_call:Bash text "(Bash completed with no output)"',
-      'tool_call:Bash completed',
+      'tool_call:echo sub > sub.txt output "(Bash completed with no output)"',
+      'tool_call:echo sub > sub.txt completed',
       'subagent:Write a file text "Subagent done: wrote sub.txt."',
       'subagent:Write a file completed',
     ]);
@@ -188,8 +193,8 @@ describe('the Claude normalizer, on recorded subagents', () => {
     events.push(...n.normalize({ type: 'result', subtype: 'error_during_execution', session_id: 's', errors: [] }));
     expect(brief(events, names)).toEqual([
       'start subagent:Write a file under root',
-      'start tool_call:Bash under subagent:Write a file',
-      'tool_call:Bash interrupted',
+      'start tool_call:echo sub > sub.txt under subagent:Write a file',
+      'tool_call:echo sub > sub.txt interrupted',
       'subagent:Write a file interrupted',
       'turn root interrupted',
     ]);

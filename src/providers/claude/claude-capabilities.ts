@@ -49,14 +49,15 @@ export const claudeCapabilities: ProviderCapabilities = ProviderCapabilities.par
     streamsPlanText: false,
     emitsMessageCompleted: true,
   },
-  // Tool uses become tool nodes, but no scenario shows the other flags yet: not declared. The
-  // user's MCP servers (stdio) are the agent's, and their tools' calls are MCP tool nodes
-  // (scenario mcp_tool_call).
+  // A tool use is a tool node keyed by its tool_use id, started by the use and completed (or
+  // failed) by its tool_result, whose text is the node's output (scenario tool_call); the output
+  // comes whole, never streamed. The user's MCP servers (stdio) are the agent's, and their
+  // tools' calls are MCP tool nodes (scenario mcp_tool_call).
   tools: {
-    exposesToolItemIds: false,
-    emitsToolStarted: false,
-    emitsToolCompleted: false,
-    emitsToolOutput: false,
+    exposesToolItemIds: true,
+    emitsToolStarted: true,
+    emitsToolCompleted: true,
+    emitsToolOutput: true,
     supportsMcpTools: true,
     supportsDynamicToolCallbacks: false,
   },

@@ -7,10 +7,11 @@ import { mcpCallNamed, mcpDetail, mcpTitle } from '../mcp-tool-calls.js';
 /**
  * The Claude agent's turn items other than text -> provider events: thinking blocks become
  * reasoning nodes (streamed by `thinking_delta`, whole in the `assistant` message), tool uses
- * become tool nodes completed (or failed) by their `tool_result`. Three tools are Baton
- * concepts rather than tool nodes: `TodoWrite` is the turn's todo list, `ExitPlanMode` a
- * proposed plan, and `AskUserQuestion` a user-input request (opened by the permissions). An
- * MCP server's tool is a tool node with the detail every provider gives one (`tool: 'mcp'`).
+ * become tool nodes completed (or failed) by their `tool_result`, whose text is the node's
+ * `output`. Three tools are Baton concepts rather than tool nodes: `TodoWrite` is the turn's
+ * todo list, `ExitPlanMode` a proposed plan, and `AskUserQuestion` a user-input request
+ * (opened by the permissions). A `Bash` use and an MCP server's tool are tool nodes with the
+ * detail every provider gives one (`tool: 'command'` titled by its command, `tool: 'mcp'`).
  */
 
 /** The attempt items belong to. */
@@ -49,6 +50,9 @@ const TodoInput = z.looseObject({
 });
 /** `ExitPlanMode`'s input: the agent fills `plan` from its plan file (a model may also send it). */
 const ExitPlanInput = z.looseObject({ plan: z.string().min(1) });
+
+/** `Bash`'s input: the command, which titles its node as Codex's command items are titled. */
+const BashInput = z.looseObject({ command: z.string().min(1) });
 
 /** Tools that are not tool nodes. */
 const PLANNING_TOOLS = new Set(['TodoWrite', 'ExitPlanMode', 'AskUserQuestion']);
@@ -143,10 +147,15 @@ export class ClaudeItems {
     if (PLANNING_TOOLS.has(name)) return this.planningTool(id, name, input, ref);
     // An MCP server's tool (`mcp__SERVER__TOOL`) is shown as every provider shows one.
     const mcp = mcpCallNamed(name, input);
-    const [nodeId, event] = this.started(ref, 'tool_call', mcp ? mcpTitle(mcp) : name);
+    const bash = name === 'Bash' ? BashInput.safeParse(input).data : undefined;
+    const [nodeId, event] = this.started(ref, 'tool_call', mcp ? mcpTitle(mcp) : (bash?.command ?? name));
     this.tools.set(id, nodeId);
     if (mcp) this.mcpCalls.set(id, mcp.server);
-    const detail = mcp ? { ...mcpDetail(mcp, null), toolUseId: id } : { tool: name, toolUseId: id, input };
+    const detail = mcp
+      ? { ...mcpDetail(mcp, null), toolUseId: id }
+      : bash
+        ? { tool: 'command', name, command: bash.command, toolUseId: id, input }
+        : { tool: name, toolUseId: id, input };
     return [event, { type: 'node.detail', ...this.on(ref), nodeId, text: null, detail }];
   }
 
@@ -192,7 +201,11 @@ export class ClaudeItems {
     ];
   }
 
-  /** A `tool_result` block: its tool's node gets the output and completes, or fails on an error. */
+  /**
+   * A `tool_result` block: its tool's node gets the result's text as its `output` (as a
+   * Codex command's node does; the node's text stays its title) and completes, or fails on
+   * an error. An MCP call's result is its `result`, as every provider gives one.
+   */
   result(block: unknown, ref: ItemTurn): ProviderEvent[] {
     const result = ToolResultBlock.safeParse(block);
     if (!result.success) return [];
@@ -206,17 +219,14 @@ export class ClaudeItems {
     if (!nodeId) return [];
     this.tools.delete(toolUseId);
     const failed = isError === true;
-    const mcp = this.mcpCalls.delete(toolUseId)
+    const output = resultText(result.data.content);
+    const outcome = this.mcpCalls.delete(toolUseId)
       ? mcpDetail(null, { status: failed ? 'failed' : 'completed', rawOutput: result.data.content })
-      : {};
+      : output === null
+        ? {}
+        : { output };
     return [
-      {
-        type: 'node.detail',
-        ...this.on(ref),
-        nodeId,
-        text: resultText(result.data.content),
-        detail: { isError: failed, ...mcp },
-      },
+      { type: 'node.detail', ...this.on(ref), nodeId, text: null, detail: { isError: failed, ...outcome } },
       { type: 'node.completed', ...this.on(ref), nodeId, status: failed ? 'failed' : 'completed' },
     ];
   }

@@ -1,13 +1,17 @@
 import type { ProviderCapabilities } from '../../../src/domain/capabilities.js';
 import type { Provider } from '../../../src/providers/provider.js';
 import type { HarnessOptions } from '../runtime.js';
+import type { ModelStep } from './model-steps.js';
 import type { ProviderScenario } from './scenario.js';
 
 /**
  * A provider as the scenario kit sees it: its registered id and capability declaration
  * (which decides the scenarios it runs). Its channels say how it is run.
  */
-export type ScenarioProvider = Pick<Provider, 'id' | 'capabilities'>;
+export type ScenarioProvider = Pick<Provider, 'id' | 'capabilities'> & {
+  /** Why the provider's scripted model cannot play a model step (null: it can); a scenario with such a step does not apply. */
+  cannotPlay?: (step: ModelStep) => string | null;
+};
 
 /**
  * A way of running a scenario against a provider:

@@ -21,13 +21,23 @@ export const providerScenarios: readonly ProviderScenario[] = [
   ...subagentScenarios,
 ];
 
-/** The scenarios a provider runs: those whose needed capabilities it declares true. */
+/**
+ * Why a provider does not run a scenario: each needed capability it declares false, each
+ * fallback's flag it declares true (the native path runs instead), each model step its
+ * scripted model cannot play. Empty: it runs the scenario.
+ */
+export function whyNotApplicable(scenario: ProviderScenario, provider: ScenarioProvider): string[] {
+  return [
+    ...missingCapabilities(scenario, provider.capabilities).map((f) => `capability ${f} is false`),
+    ...nativeInstead(scenario, provider.capabilities).map(
+      (f) => `capability ${f} is true (the native path runs instead)`,
+    ),
+    ...scenario.model.flatMap((step) => provider.cannotPlay?.(step) ?? []),
+  ];
+}
+
+/** The scenarios a provider runs: those it has no reason not to (`whyNotApplicable`). */
 export const applicableScenarios = (
   provider: ScenarioProvider,
   scenarios: readonly ProviderScenario[] = providerScenarios,
-): ProviderScenario[] =>
-  scenarios.filter(
-    (s) =>
-      missingCapabilities(s, provider.capabilities).length === 0 &&
-      nativeInstead(s, provider.capabilities).length === 0,
-  );
+): ProviderScenario[] => scenarios.filter((s) => whyNotApplicable(s, provider).length === 0);

@@ -5,7 +5,7 @@ import { TempFolders } from '../temp.js';
 import type { ScenarioChannel, ScenarioProvider } from './channels.js';
 import { runScenario, type ScenarioOutcome } from './runner.js';
 import { declares, missingCapabilities, nativeInstead, type ProviderScenario } from './scenario.js';
-import { providerScenarios } from './scenarios.js';
+import { providerScenarios, whyNotApplicable } from './scenarios.js';
 
 /**
  * Registers one vitest test per scenario on one provider channel. A scenario the provider
@@ -27,14 +27,12 @@ export function describeScenarios(
     for (const scenario of options.scenarios ?? providerScenarios) {
       const missing = missingCapabilities(scenario, provider.capabilities);
       const native = nativeInstead(scenario, provider.capabilities);
-      if (missing.length > 0 || native.length > 0) {
-        const why = [
-          ...missing.map((f) => `capability ${f} is false`),
-          ...native.map((f) => `capability ${f} is true (the native path runs instead)`),
-        ];
+      const why = whyNotApplicable(scenario, provider);
+      if (why.length > 0) {
         it(`${scenario.name}: not applicable because ${why.join(', ')}`, () => {
           expect(missing.map((f) => declares(provider.capabilities, f))).toEqual(missing.map(() => false));
           expect(native.map((f) => declares(provider.capabilities, f))).toEqual(native.map(() => true));
+          expect(whyNotApplicable(scenario, provider)).toEqual(why);
         });
         continue;
       }

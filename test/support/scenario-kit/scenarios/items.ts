@@ -2,7 +2,22 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { check, type ProviderScenario } from '../scenario.js';
+import { runTerminalStatuses } from '../../../../src/domain/statuses.js';
+import type { Harness } from '../../runtime.js';
 import { send, status, assistantTexts } from '../baton.js';
+
+/** Accepts every approval the run asks for, until it ends. */
+async function acceptUntilEnded(h: Harness, threadId: string, runId: string): Promise<void> {
+  const pending = () => h.store.projections.list('requests', threadId).find((r) => r.status === 'pending');
+  const ended = () => runTerminalStatuses.some((s) => s === status(h, runId));
+  for (;;) {
+    await h.until(() => ended() || pending() !== undefined);
+    const ask = pending();
+    if (!ask) return;
+    const answer = await h.command({ type: 'runtime-request.respond', requestId: ask.id, decision: 'accept' });
+    check(answer.ok, `approved, got ${JSON.stringify(answer)}`);
+  }
+}
 
 /** Turn items: plans, reasoning, tool calls of every kind. */
 export const itemScenarios: ProviderScenario[] = [
@@ -121,6 +136,65 @@ export const itemScenarios: ProviderScenario[] = [
     },
   },
   {
+    // Every provider's shell command, told the same way: a tool node under the run's turn,
+    // started then completed, `tool: 'command'` with its command, its output on its own item.
+    name: 'tool_call',
+    needs: ['tools.exposesToolItemIds', 'tools.emitsToolStarted', 'tools.emitsToolCompleted', 'tools.emitsToolOutput'],
+    model: [
+      { kind: 'command', command: 'echo first tool output', callId: 'call_first' },
+      { kind: 'command', command: 'echo second tool output', callId: 'call_second' },
+      { kind: 'text', text: 'Ran both.' },
+    ],
+    async drive({ h, cwd }) {
+      const threadId = await h.thread({ threadId: 'thr_tools', cwd });
+      const runId = await send(h, threadId, 'run two commands');
+      await acceptUntilEnded(h, threadId, runId);
+      check(status(h, runId) === 'completed', `the run completed, got ${status(h, runId)}`);
+      const root = h.store.projections.get('runs', runId)!.rootNodeId;
+      const tools = h.store.projections.list('graph_nodes', threadId).filter((n) => n.kind === 'tool_call');
+      check(tools.length === 2, `two tool nodes, got ${JSON.stringify(tools.map((n) => n.title))}`);
+      const events = h.store.events.readThreadAfter(threadId, 0);
+      const at = (type: string, nodeId: string) =>
+        events.findIndex((e) =>
+          type === 'node.created'
+            ? e.type === 'node.created' && e.payload.node.id === nodeId
+            : e.type === 'node.status-changed' && e.payload.nodeId === nodeId && e.payload.to === 'completed',
+        );
+      ['first', 'second'].forEach((which, i) => {
+        const tool = tools[i]!;
+        const said = `echo ${which} tool output`;
+        check(
+          tool.parentNodeId === root && tool.runId === runId && tool.status === 'completed',
+          `the ${which} command is a completed node under the run's turn, got ${JSON.stringify(tool)}`,
+        );
+        check(
+          tool.title?.includes(said) && tool.detail?.tool === 'command' && String(tool.detail.command).includes(said),
+          `titled and detailed by its command, got ${JSON.stringify([tool.title, tool.detail])}`,
+        );
+        const output = String(h.store.projections.get('turn_items', tool.id)?.data.output ?? '');
+        check(
+          output.includes(`${which} tool output`) && !output.includes(`${i === 0 ? 'second' : 'first'} tool output`),
+          `its own output on its item, got ${JSON.stringify(output)}`,
+        );
+        check(
+          at('node.created', tool.id) >= 0 && at('node.created', tool.id) < at('node.status-changed', tool.id),
+          'started, then completed',
+        );
+      });
+      check(at('node.status-changed', tools[0]!.id) < at('node.created', tools[1]!.id), 'one after the other');
+      const activities = h.store.projections
+        .list('activities', threadId)
+        .filter((a) => tools.some((t) => t.id === a.nodeId))
+        .map((a) => `${a.kind}:${a.runId === runId}`);
+      check(
+        JSON.stringify(activities) ===
+          JSON.stringify(['tool.started:true', 'tool.completed:true', 'tool.started:true', 'tool.completed:true']),
+        `tool activities keyed by node and run, got ${activities}`,
+      );
+      check(assistantTexts(h, threadId).at(-1) === 'Ran both.', 'the reply after the tools');
+    },
+  },
+  {
     name: 'command_output',
     needs: [
       'tools.exposesToolItemIds',
@@ -195,7 +269,8 @@ export const itemScenarios: ProviderScenario[] = [
   },
   {
     name: 'apply_patch',
-    needs: ['tools.emitsToolStarted', 'tools.emitsToolCompleted'],
+    // The agent's apply_patch tool, which the apply-patch approval flag is about.
+    needs: ['tools.emitsToolStarted', 'tools.emitsToolCompleted', 'approvals.supportsApplyPatchApproval'],
     model: [
       { kind: 'add_file', path: 'notes.md', content: '# Notes\nwritten by apply_patch\n', callId: 'call_patch' },
       { kind: 'text', text: 'Patched.' },
