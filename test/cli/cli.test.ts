@@ -189,13 +189,18 @@ describe('the baton CLI', () => {
     const data = tempDir('baton-cli-wait-');
     const ws = tempDir('baton-cli-wait-ws-');
     cleanups.push(data.cleanup, ws.cleanup);
-    // The offline model streams its reply a word every 100 ms: time to interrupt it.
-    const app = await serveBaton(data.dir, 0, { BATON_SCRIPTED_DELAY_MS: '100' });
+    // The offline model echoes the message a word every 300 ms: 40 words leave 12 s to interrupt
+    // it (a CLI process start on a loaded machine takes seconds).
+    const app = await serveBaton(data.dir, 0, { BATON_SCRIPTED_DELAY_MS: '300' });
     const env = { BATON_URL: app.url, BATON_TOKEN: app.token };
     const threadId = (await baton(['new', ws.dir, 'Waited'], env)).stdout.trim();
-    const send = spawn(process.execPath, ['--import', 'tsx', main, 'send', threadId, 'a long one', '--wait'], {
-      env: { ...process.env, ...env },
-    });
+    const send = spawn(
+      process.execPath,
+      ['--import', 'tsx', main, 'send', threadId, 'long '.repeat(40).trim(), '--wait'],
+      {
+        env: { ...process.env, ...env },
+      },
+    );
     cleanups.push(() => void send.kill('SIGKILL'));
     let out = '';
     let err = '';
