@@ -76,6 +76,29 @@ describe('a thread in the console', () => {
     expect(rig.browser.problems).toEqual([]);
   });
 
+  it("shows a Claude command as it shows Codex's: the command, approved in place, and its output", async () => {
+    const page = await rig.browser.page();
+    await openConsole(page, rig.baton.consoleUrl);
+    const ws = rig.baton.workspace();
+    await createThread(page, ws);
+    await page.locator('.thread-header').getByLabel('Provider').selectOption('claude');
+    await page.getByRole('button', { name: 'Switch to claude' }).click();
+    await page
+      .locator('.thread-header .settings')
+      .filter({ hasNot: page.getByRole('button', { name: 'Switch to claude' }) })
+      .waitFor();
+    await sendMessage(page, '[approve] make a file');
+    const approval = page.locator('.request.approval');
+    await approval.and(page.locator('.status-pending')).waitFor({ timeout: agentWait });
+    await approval.getByRole('button', { name: 'Approve', exact: true }).click();
+    const tool = page.locator('.tool-call.status-completed');
+    await tool.locator('.tool-output', { hasText: 'claude-made.txt' }).waitFor({ timeout: agentWait });
+    expect(await tool.locator('.command').textContent()).toBe("printf 'made by claude\\n' > claude-made.txt && ls");
+    await runStatus(page, 1, 'completed');
+    expect(readFileSync(join(ws, 'claude-made.txt'), 'utf8')).toBe('made by claude\n');
+    expect(rig.browser.problems).toEqual([]);
+  });
+
   it('interrupts a run that does not end', async () => {
     const page = await rig.browser.page();
     await openConsole(page, rig.baton.consoleUrl);
