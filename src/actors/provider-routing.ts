@@ -79,6 +79,7 @@ export function routeProviderEvent(thread: StepContext, event: ProviderEvent): v
           nodeId: event.nodeId,
           text: event.text,
           detail: event.detail,
+          ...(event.title ? { title: event.title } : {}),
         },
       });
       return;

@@ -230,12 +230,16 @@ export const eventCatalog = {
   'node.status-changed': z.object({ ...runRef, nodeId: NodeId, to: NodeStatus }),
   /** Streamed text of a node, appended: a reasoning summary, a command's output. */
   'node.output': z.object({ ...runRef, nodeId: NodeId, delta: z.string() }),
-  /** The provider's facts about a node's item: `text` (when not null) replaces its streamed text, `detail` is merged. */
+  /**
+   * The provider's facts about a node's item: `text` (when not null) replaces its streamed
+   * text, `detail` is merged, `title` (when given) renames the node.
+   */
   'node.detail': z.object({
     ...runRef,
     nodeId: NodeId,
     text: z.string().nullable(),
     detail: z.record(z.string(), z.unknown()),
+    title: z.string().min(1).optional(),
   }),
 
   'plan.updated': z.object({ plan: PlanArtifact }),

@@ -66,6 +66,8 @@ export const ProviderEvent = z.discriminatedUnion('type', [
     nodeId: NodeId,
     text: z.string().nullable(),
     detail: z.record(z.string(), z.unknown()),
+    /** The node's new title, when the agent renamed it (an ACP tool call's update may). */
+    title: z.string().min(1).optional(),
   }),
   z.object({ type: z.literal('message.delta'), ...onRun, nodeId: NodeId, messageId: MessageId, delta: z.string() }),
   z.object({ type: z.literal('message.completed'), ...onRun, nodeId: NodeId, messageId: MessageId, text: z.string() }),

@@ -255,10 +255,13 @@ const handlers: { [K in EventType]?: Handler<K> } = {
     if (node)
       view.put('graph_nodes', p.nodeId, p.threadId, {
         ...node,
+        ...(p.title ? { title: p.title } : {}),
         providerThreadId: providerThreadId ?? null,
         detail: { ...node.detail, ...p.detail },
       });
+    // A tool's item is told by its node's title (node.created), so a new title is its text too.
     patchItem(view, p.nodeId, (i) => ({
+      ...(p.title ? { text: p.title } : {}),
       ...(p.text === null ? {} : { text: p.text }),
       data: { ...i.data, ...p.detail },
     }));

@@ -31,6 +31,27 @@ const tool = NodeId.parse('node_tool');
 const reasoning = NodeId.parse('node_think');
 const here = { threadId, at: 1_000 };
 
+/** The run's tool node `tool` created under its turn, titled `title`. */
+const toolCreated = (title: string): Projected => ({
+  ...here,
+  type: 'node.created',
+  payload: {
+    threadId,
+    node: {
+      id: tool,
+      runId: run1,
+      attemptId: RunAttemptId.parse('att_1'),
+      parentNodeId: root1,
+      kind: 'tool_call',
+      status: 'running',
+      countsForRun: false,
+      providerThreadId: null,
+      providerTurnId: null,
+      title,
+    },
+  },
+});
+
 /** A store holding one thread, and a way to commit steps of events onto it. */
 function projections(): { store: Store; step: (...events: Projected[]) => void } {
   const { store } = openStore();
@@ -152,19 +173,7 @@ describe('the projector', () => {
   it('a tool node: created, its output streamed onto its item, its detail merged, its status changed', () => {
     const { store, step } = projections();
     step(...started(run1, 1, root1));
-    const node = {
-      id: tool,
-      runId: run1,
-      attemptId: RunAttemptId.parse('att_1'),
-      parentNodeId: root1,
-      kind: 'tool_call' as const,
-      status: 'running' as const,
-      countsForRun: false,
-      providerThreadId: null,
-      providerTurnId: null,
-      title: 'echo hi',
-    };
-    step({ ...here, type: 'node.created', payload: { threadId, node } });
+    step(toolCreated('echo hi'));
     step({
       ...here,
       type: 'node.detail',
@@ -191,6 +200,24 @@ describe('the projector', () => {
       text: 'echo hi',
       data: { parentNodeId: root1, tool: 'command', exitCode: 0, output: 'hi\n' },
     });
+  });
+
+  it("a detail's title renames the node and its item (an ACP tool call opened as Terminal)", () => {
+    const { store, step } = projections();
+    step(...started(run1, 1, root1));
+    step(toolCreated('Terminal'));
+    step({
+      ...here,
+      type: 'node.detail',
+      payload: { threadId, runId: run1, nodeId: tool, text: null, detail: { command: 'ls' }, title: 'ls' },
+    });
+    step({
+      ...here,
+      type: 'node.detail',
+      payload: { threadId, runId: run1, nodeId: tool, text: null, detail: { output: 'a b' } },
+    });
+    expect(store.projections.get('graph_nodes', tool)).toMatchObject({ title: 'ls', detail: { command: 'ls' } });
+    expect(store.projections.get('turn_items', tool)).toMatchObject({ text: 'ls', data: { output: 'a b' } });
   });
 
   it("a reasoning node streams into its item's text, and its detail's text replaces it", () => {

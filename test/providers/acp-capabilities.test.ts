@@ -43,6 +43,12 @@ export const acpEvidence: Record<string, string> = {
     'acp-scenarios-live and acp-scenarios-replay fork_native (claude-agent-acp): session/fork in the fork thread, resolved native_fork',
   'threads.canForkFromTurn':
     "acp-fork-live: a fork from an earlier run carries the source's turns up to it and none after (claude-agent-acp)",
+  'tools.exposesToolItemIds':
+    'acp-scenarios-live and acp-scenarios-replay tool_call (claude-agent-acp): each command its own node, keyed by toolCallId',
+  'tools.emitsToolStarted': 'acp-scenarios-live and acp-scenarios-replay tool_call (claude-agent-acp)',
+  'tools.emitsToolCompleted': 'acp-scenarios-live and acp-scenarios-replay tool_call (claude-agent-acp)',
+  'tools.emitsToolOutput':
+    'acp-scenarios-live and acp-scenarios-replay tool_call (claude-agent-acp): the command output on its item; acp-tool-calls.test.ts',
   'tools.supportsMcpTools':
     'acp-scenarios-live and acp-scenarios-replay mcp_tool_call (both agents): the stdio server on session/new, its call an mcp tool node',
   'sessions.supportsRuntimeModeSwitchInSession':
@@ -116,6 +122,14 @@ describe('ACP capabilities from initialize', () => {
       expect(caps.planning.supportsStructuredQuestions).toBe(false);
       // MCP calls known on their tool nodes for the built-in agents only (acp-mcp.ts).
       expect(caps.tools.supportsMcpTools).toBe(true);
+      // Tool nodes where every call is reported (codex-acp leaves out the commands it runs unasked).
+      expect([
+        caps.tools.exposesToolItemIds,
+        caps.tools.emitsToolStarted,
+        caps.tools.emitsToolCompleted,
+        caps.tools.emitsToolOutput,
+      ]).toEqual(Array(4).fill(agent === 'claude-agent-acp'));
+      expect(caps.streaming.streamsToolOutput).toBe(false);
       for (const flag of trueFlags(caps)) expect(acpEvidence[flag], flag).toBeTruthy();
     }
     expect(acpBaseCapabilities.tools.supportsMcpTools).toBe(false);

@@ -128,6 +128,8 @@ describe('what is no MCP call', () => {
       ]),
     );
     expect(title).toBe('Read notes.md');
-    expect(detail.tool).toBeUndefined();
+    // Its ACP kind, as every call that is no MCP call has it.
+    expect(detail).toMatchObject({ tool: 'read', kind: 'read' });
+    expect([detail.server, detail.name]).toEqual([undefined, undefined]);
   });
 });

@@ -18,6 +18,7 @@ import type { RunPlace, ScenarioProvider } from '../support/scenario-kit/channel
 import type { ProviderScenario } from '../support/scenario-kit/scenario.js';
 import { liveAcpModels, type BuiltInAgent } from '../support/live-acp.js';
 import { claudeModel } from './claude-model.js';
+import { claudeScenarioProvider } from './claude-scenarios.js';
 import { codexModel } from './codex-scenarios.js';
 
 /** The ACP provider's channels into the scenario kit, one per built-in agent. */
@@ -30,10 +31,14 @@ export const acpInitializeFixture = (agent: BuiltInAgent): unknown =>
 export const acpAgentCapabilities = (agent: BuiltInAgent): ProviderCapabilities =>
   acpCapabilities(acpAgentFeatures(acpInitializeFixture(agent)));
 
-/** An ACP agent as the scenario kit sees it: provider `acp`, with that agent's declaration. */
+/**
+ * An ACP agent as the scenario kit sees it: provider `acp`, with that agent's declaration;
+ * claude-agent-acp plays the model steps Claude's scripted model has a form for.
+ */
 export const acpScenarioProvider = (agent: BuiltInAgent): ScenarioProvider => ({
   id: 'acp',
   capabilities: acpAgentCapabilities(agent),
+  ...(agent === 'claude-agent-acp' ? { cannotPlay: claudeScenarioProvider.cannotPlay } : {}),
 });
 
 /** A port nothing listens on: the endpoint of the model the run's agent does not use. */

@@ -90,6 +90,15 @@ const forksAcrossThreads = (features: AcpAgentFeatures): boolean =>
   features.fork && features.agent === '@zed-industries/claude-agent-acp';
 
 /**
+ * Measured, not advertised: claude-agent-acp reports every tool call it makes (the shared
+ * tool_call scenario passes on it live and replayed: acp-tool-calls.ts), but codex-acp 0.16.0
+ * sends no `tool_call` for a command Codex runs without asking (the same scenario: both
+ * commands ran, the model read their output, and only usage updates came), so its tool
+ * nodes are not declared.
+ */
+const reportsToolCalls = (features: AcpAgentFeatures): boolean => features.agent === '@zed-industries/claude-agent-acp';
+
+/**
  * Every session is opened with Baton's MCP servers (stdio, which every agent runs), but only
  * these agents' MCP calls are known as such on their tool nodes (acp-mcp.ts, as recorded):
  * the mcp_tool_call scenario passes on them live and replayed. Other agents' calls are plain
@@ -150,10 +159,10 @@ export function acpCapabilities(features: AcpAgentFeatures): ProviderCapabilitie
       emitsMessageCompleted: true,
     },
     tools: {
-      exposesToolItemIds: false,
-      emitsToolStarted: false,
-      emitsToolCompleted: false,
-      emitsToolOutput: false,
+      exposesToolItemIds: reportsToolCalls(features),
+      emitsToolStarted: reportsToolCalls(features),
+      emitsToolCompleted: reportsToolCalls(features),
+      emitsToolOutput: reportsToolCalls(features),
       supportsMcpTools: runsMcpTools(features),
       supportsDynamicToolCallbacks: false,
     },

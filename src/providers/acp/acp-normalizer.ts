@@ -3,9 +3,8 @@ import type { ErrorInfo } from '../../domain/errors.js';
 import type { MessageId, NodeId, PlanArtifactId, ProviderThreadId, RunAttemptId, RunId } from '../../domain/ids.js';
 import type { ProviderEvent } from '../../domain/provider-events.js';
 import type { NormalizerScope, ProviderNormalizer } from '../provider.js';
-import { mcpCallOf } from './acp-mcp.js';
-import { mcpDetail } from '../mcp-tool-calls.js';
 import { AcpModes, type AcpMode } from './acp-modes.js';
+import { AcpToolCalls, ToolFields } from './acp-tool-calls.js';
 
 /**
  * An ACP session's frames -> Baton's provider events. A turn is one `session/prompt`: it
@@ -13,8 +12,7 @@ import { AcpModes, type AcpMode } from './acp-modes.js';
  * frame); `cancelled` is an interruption. In between, `session/update`s (`update` frames):
  * message chunks are the reply's deltas (the message completes when something else comes,
  * or at the end), thought chunks stream into a reasoning node, `tool_call` /
- * `tool_call_update` are tool nodes with their status, content and locations (an MCP call's
- * also with its server, tool, arguments and result: acp-mcp.ts), `plan` is the todo list.
+ * `tool_call_update` are tool nodes (acp-tool-calls.ts), `plan` is the todo list.
  * In a plan-mode turn a `switch_mode` tool call is no tool node: its ask is the proposed plan
  * (acp-proposed-plan.ts, `planProposed`), as Claude's ExitPlanMode is on the Claude provider.
  * An update with no turn running (a `session/load` replaying history) is no event, except
@@ -34,22 +32,6 @@ export interface AcpTurnRef {
 
 const Text = z.looseObject({ type: z.literal('text'), text: z.string() });
 const Chunk = z.looseObject({ content: z.looseObject({ type: z.string() }) });
-const ToolFields = {
-  toolCallId: z.string(),
-  title: z.string().nullable().optional(),
-  kind: z.string().nullable().optional(),
-  status: z.enum(['pending', 'in_progress', 'completed', 'failed']).nullable().optional(),
-  content: z
-    .array(z.looseObject({ type: z.string() }))
-    .nullable()
-    .optional(),
-  locations: z
-    .array(z.looseObject({ path: z.string(), line: z.number().nullable().optional() }))
-    .nullable()
-    .optional(),
-  rawInput: z.unknown().optional(),
-  rawOutput: z.unknown().optional(),
-};
 const Update = z.discriminatedUnion('sessionUpdate', [
   Chunk.extend({ sessionUpdate: z.literal('agent_message_chunk') }),
   Chunk.extend({ sessionUpdate: z.literal('agent_thought_chunk') }),
@@ -61,7 +43,6 @@ const Update = z.discriminatedUnion('sessionUpdate', [
   }),
 ]);
 type Update = z.infer<typeof Update>;
-type ToolUpdate = Extract<Update, { sessionUpdate: 'tool_call' | 'tool_call_update' }>;
 
 /** What the adapter hands the normalizer: a session update, or the prompt's end. */
 export const AcpFrame = z.discriminatedUnion('kind', [
@@ -83,14 +64,16 @@ export class AcpNormalizer implements ProviderNormalizer {
   private message: { messageId: MessageId; text: string } | null = null;
   /** The reasoning streaming now; `section` is its text since the last section break, in `chunks` chunks. */
   private thought: { nodeId: NodeId; text: string; section: string; chunks: number } | null = null;
-  /** The tool calls of the active prompt; `mcp`: its first frame named an MCP server's tool. */
-  private readonly tools = new Map<string, { nodeId: NodeId; done: boolean; mcp: boolean }>();
+  /** The tool calls of the active prompt. */
+  private readonly tools: AcpToolCalls;
   private plan: PlanArtifactId | null = null;
   /** A plan-mode turn's `switch_mode` tool calls: the plan's proposal, not tool nodes. */
   private readonly planExits = new Set<string>();
   private readonly modes = new AcpModes();
 
-  constructor(private readonly scope: NormalizerScope) {}
+  constructor(private readonly scope: NormalizerScope) {
+    this.tools = new AcpToolCalls(() => scope.ids.next('node'));
+  }
 
   /** Baton sent a prompt for this attempt: its turn starts now. */
   begin(ref: AcpTurnRef): ProviderEvent[] {
@@ -111,7 +94,7 @@ export class AcpNormalizer implements ProviderNormalizer {
 
   /** The node of a tool call of the active turn, if announced. */
   toolNode(toolCallId: string): NodeId | null {
-    return this.tools.get(toolCallId)?.nodeId ?? null;
+    return this.tools.nodeOf(toolCallId);
   }
 
   /** A session was opened, taken up or forked: the mode its answer says it runs in. */
@@ -189,7 +172,8 @@ export class AcpNormalizer implements ProviderNormalizer {
           this.planExits.add(u.toolCallId);
           return closed;
         }
-        return [...closed, ...this.tool(u, ref)];
+        const start = (nodeId: NodeId, title: string | null) => this.nodeStarted(ref, nodeId, 'tool_call', title);
+        return [...closed, ...this.tools.update(u, { ...this.on(ref), start })];
       }
       case 'plan':
         this.plan ??= this.scope.ids.next('plan');
@@ -227,49 +211,6 @@ export class AcpNormalizer implements ProviderNormalizer {
     ];
   }
 
-  /** A tool call or its update: the node (started on first sight), what it says, and its end. */
-  private tool(u: ToolUpdate, ref: AcpTurnRef): ProviderEvent[] {
-    const events: ProviderEvent[] = [];
-    let tool = this.tools.get(u.toolCallId);
-    const mcp = mcpCallOf(u);
-    if (!tool) {
-      tool = { nodeId: this.scope.ids.next('node'), done: false, mcp: mcp !== null };
-      this.tools.set(u.toolCallId, tool);
-      // An MCP call's node is titled as the Codex provider titles one: SERVER/TOOL.
-      const title = mcp ? `${mcp.server}/${mcp.tool}` : (u.title ?? null);
-      events.push(this.nodeStarted(ref, tool.nodeId, 'tool_call', title));
-    }
-    const detail: Record<string, unknown> = { toolCallId: u.toolCallId };
-    if (u.kind) detail.kind = u.kind;
-    if (u.title) detail.title = u.title;
-    if (u.status) detail.status = u.status;
-    if (u.locations?.length) detail.locations = u.locations;
-    if (u.rawInput !== undefined) detail.input = u.rawInput;
-    if (u.rawOutput !== undefined) detail.output = u.rawOutput;
-    const diffs = (u.content ?? []).filter((c) => c.type === 'diff');
-    const ended = u.status === 'completed' || u.status === 'failed' ? u.status : null;
-    if (tool.mcp) Object.assign(detail, mcpDetail(mcp, ended && { status: ended, rawOutput: u.rawOutput }));
-    if (diffs.length) detail.diffs = diffs.map(({ path, oldText, newText }) => ({ path, oldText, newText }));
-    const terminals = (u.content ?? []).filter((c) => c.type === 'terminal');
-    if (terminals.length) detail.terminals = terminals.map((c) => c.terminalId);
-    const text = (u.content ?? []).flatMap((c) => {
-      const inner = c.type === 'content' ? Text.safeParse(c.content) : null;
-      return inner?.success ? [inner.data.text] : [];
-    });
-    events.push({
-      type: 'node.detail',
-      ...this.on(ref),
-      nodeId: tool.nodeId,
-      text: text.length ? text.join('\n') : null,
-      detail,
-    });
-    if (!tool.done && (u.status === 'completed' || u.status === 'failed')) {
-      tool.done = true;
-      events.push({ type: 'node.completed', ...this.on(ref), nodeId: tool.nodeId, status: u.status });
-    }
-    return events;
-  }
-
   /** The prompt's end: what it left open ends with it. */
   private end(ref: AcpTurnRef, stopReason: string | null, failure: string | null): ProviderEvent[] {
     const status =
@@ -284,9 +225,7 @@ export class AcpNormalizer implements ProviderNormalizer {
         : { code: 'provider_error', message: failure ?? `the ACP agent stopped the turn: ${stopReason ?? 'unknown'}` };
     const nodeEnd = status === 'completed' ? 'completed' : 'interrupted';
     const events: ProviderEvent[] = [...this.closeMessage(ref), ...this.closeThought(ref, nodeEnd)];
-    for (const tool of this.tools.values())
-      if (!tool.done) events.push({ type: 'node.completed', ...this.on(ref), nodeId: tool.nodeId, status: nodeEnd });
-    this.tools.clear();
+    events.push(...this.tools.end(this.on(ref), nodeEnd));
     this.planExits.clear();
     this.plan = null;
     this.active = null;
