@@ -1,5 +1,5 @@
 import type { RefObject } from 'preact';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { ThreadId } from '../../../src/domain/ids.js';
 import { send } from '../commands.js';
 import { useConsole } from '../live/use-stream.js';
@@ -74,7 +74,8 @@ export function useConfirmFocus(asking: boolean) {
   const ask = useRef<HTMLButtonElement>(null);
   const keep = useRef<HTMLButtonElement>(null);
   const moved = useRef(false);
-  useEffect(() => {
+  // In the render that swaps the buttons, not after a paint: no moment with focus on nothing.
+  useLayoutEffect(() => {
     // Not on the first render: a page full of these takes no focus.
     if (!moved.current) return void (moved.current = true);
     (asking ? keep : ask).current?.focus();
