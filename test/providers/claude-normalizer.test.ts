@@ -270,6 +270,17 @@ describe('the Claude normalizer, on recorded turn items', () => {
       'message Waiting for you.',
     ]);
     expect(events.find((e) => e.type === 'plan.updated')).toMatchObject({ runId: one.runId, nodeId: one.rootNodeId });
+    // The Write is a file change, as Codex's are: the added file and its content (its tool_use_result).
+    const files = events.flatMap((e) => (e.type === 'node.detail' && e.detail['files'] ? [e.detail['files']] : []));
+    expect(files).toEqual([
+      [
+        {
+          path: expect.stringMatching(/\/config\/plans\/go-dynamic-snail\.md$/),
+          kind: { type: 'add' },
+          diff: '# Add a greeting\n\n1. Write hello.txt\n',
+        },
+      ],
+    ]);
   });
 
   it('AskUserQuestion is no tool node (the permissions make it a user-input request)', () => {

@@ -338,7 +338,7 @@ export class ClaudeNormalizer implements ProviderNormalizer {
         if (typeof m.message.content === 'string') return [];
         const run = m['tool_use_result'];
         return m.message.content.flatMap(
-          (block) => this.subagents.result(block, ref, run) ?? this.items.result(block, ref),
+          (block) => this.subagents.result(block, ref, run) ?? this.items.result(block, ref, run),
         );
       }
       case 'result':

@@ -232,7 +232,8 @@ export class ClaudeSubagents {
     if (m.type === 'assistant') return content.flatMap((block) => this.block(sub, block));
     if (m.type === 'user')
       return content.flatMap(
-        (block) => this.result(block, sub.turn, m.tool_use_result) ?? sub.items.result(block, sub.turn),
+        (block) =>
+          this.result(block, sub.turn, m.tool_use_result) ?? sub.items.result(block, sub.turn, m.tool_use_result),
       );
     return [];
   }

@@ -3,6 +3,7 @@ import type { NodeId, PlanArtifactId, ProviderThreadId, RunAttemptId, RunId, Thr
 import type { ProviderEvent } from '../../domain/provider-events.js';
 import type { IdSource } from '../../domain/sources.js';
 import { mcpCallNamed, mcpDetail, mcpTitle } from '../mcp-tool-calls.js';
+import { FILE_TOOLS, fileChangesOf } from './claude-file-changes.js';
 
 /**
  * The Claude agent's turn items other than text -> provider events: thinking blocks become
@@ -10,8 +11,9 @@ import { mcpCallNamed, mcpDetail, mcpTitle } from '../mcp-tool-calls.js';
  * become tool nodes completed (or failed) by their `tool_result`, whose text is the node's
  * `output`. Three tools are Baton concepts rather than tool nodes: `TodoWrite` is the turn's
  * todo list, `ExitPlanMode` a proposed plan, and `AskUserQuestion` a user-input request
- * (opened by the permissions). A `Bash` use and an MCP server's tool are tool nodes with the
- * detail every provider gives one (`tool: 'command'` titled by its command, `tool: 'mcp'`).
+ * (opened by the permissions). A `Bash` use, a file tool's and an MCP server's tool are tool
+ * nodes with the detail every provider gives one (`tool: 'command'` titled by its command,
+ * `tool: 'file_change'` with its `files`, `tool: 'mcp'`).
  */
 
 /** The attempt items belong to. */
@@ -76,8 +78,8 @@ interface OpenThinking {
 
 export class ClaudeItems {
   private readonly thinking: OpenThinking[] = [];
-  /** tool_use id -> its node. */
-  private readonly tools = new Map<string, NodeId>();
+  /** tool_use id -> its node, and the tool's name. */
+  private readonly tools = new Map<string, { nodeId: NodeId; name: string }>();
   /** Tool uses of an MCP server's tool, by tool_use id: their server (their results are MCP results). */
   private readonly mcpCalls = new Map<string, string>();
   /** TodoWrite uses waiting on their result: the list they set. */
@@ -94,7 +96,7 @@ export class ClaudeItems {
 
   /** The node of a tool use, if it has one. */
   toolNode(toolUseId: string): NodeId | null {
-    return this.tools.get(toolUseId) ?? null;
+    return this.tools.get(toolUseId)?.nodeId ?? null;
   }
 
   /** The latest call of a tool of MCP server `server` still running (its tool_use id), if one is. */
@@ -149,13 +151,18 @@ export class ClaudeItems {
     const mcp = mcpCallNamed(name, input);
     const bash = name === 'Bash' ? BashInput.safeParse(input).data : undefined;
     const [nodeId, event] = this.started(ref, 'tool_call', mcp ? mcpTitle(mcp) : (bash?.command ?? name));
-    this.tools.set(id, nodeId);
+    this.tools.set(id, { nodeId, name });
     if (mcp) this.mcpCalls.set(id, mcp.server);
     const detail = mcp
       ? { ...mcpDetail(mcp, null), toolUseId: id }
       : bash
         ? { tool: 'command', name, command: bash.command, toolUseId: id, input }
-        : { tool: name, toolUseId: id, input };
+        : {
+            tool: FILE_TOOLS.has(name) ? 'file_change' : name,
+            ...(FILE_TOOLS.has(name) ? { name } : {}),
+            toolUseId: id,
+            input,
+          };
     return [event, { type: 'node.detail', ...this.on(ref), nodeId, text: null, detail }];
   }
 
@@ -204,9 +211,10 @@ export class ClaudeItems {
   /**
    * A `tool_result` block: its tool's node gets the result's text as its `output` (as a
    * Codex command's node does; the node's text stays its title) and completes, or fails on
-   * an error. An MCP call's result is its `result`, as every provider gives one.
+   * an error. An MCP call's result is its `result`, as every provider gives one; a file
+   * tool's changes are its `files` (read from the message's `tool_use_result`).
    */
-  result(block: unknown, ref: ItemTurn): ProviderEvent[] {
+  result(block: unknown, ref: ItemTurn, toolUseResult?: unknown): ProviderEvent[] {
     const result = ToolResultBlock.safeParse(block);
     if (!result.success) return [];
     const { tool_use_id: toolUseId, is_error: isError } = result.data;
@@ -215,16 +223,16 @@ export class ClaudeItems {
       this.todos.delete(toolUseId);
       return isError ? [] : [this.todoList(todo, ref)];
     }
-    const nodeId = this.tools.get(toolUseId);
-    if (!nodeId) return [];
+    const tool = this.tools.get(toolUseId);
+    if (!tool) return [];
+    const { nodeId } = tool;
     this.tools.delete(toolUseId);
     const failed = isError === true;
     const output = resultText(result.data.content);
+    const files = !failed && FILE_TOOLS.has(tool.name) ? fileChangesOf(toolUseResult) : null;
     const outcome = this.mcpCalls.delete(toolUseId)
       ? mcpDetail(null, { status: failed ? 'failed' : 'completed', rawOutput: result.data.content })
-      : output === null
-        ? {}
-        : { output };
+      : { ...(output === null ? {} : { output }), ...(files ? { files } : {}) };
     return [
       { type: 'node.detail', ...this.on(ref), nodeId, text: null, detail: { isError: failed, ...outcome } },
       { type: 'node.completed', ...this.on(ref), nodeId, status: failed ? 'failed' : 'completed' },
@@ -254,7 +262,8 @@ export class ClaudeItems {
         { type: 'node.detail', ...this.on(ref), nodeId: open.nodeId, text: open.streamed, detail: {} },
         { type: 'node.completed', ...this.on(ref), nodeId: open.nodeId, status },
       );
-    for (const nodeId of this.tools.values()) events.push({ type: 'node.completed', ...this.on(ref), nodeId, status });
+    for (const { nodeId } of this.tools.values())
+      events.push({ type: 'node.completed', ...this.on(ref), nodeId, status });
     this.tools.clear();
     this.mcpCalls.clear();
     this.todos.clear();
