@@ -60,11 +60,35 @@ function clip(text: string, max: number): string {
   return text.slice(0, Math.max(0, max - note.length)) + note;
 }
 
+/** The most of a tool's output told: its end, where a command says how it went. */
+export const maxToolOutputChars = 1_000;
+
+/** The end of `text`, at most `max` characters, saying how much came before. */
+function tail(text: string, max: number): string {
+  if (text.length <= max) return text;
+  return `…[${text.length - max} earlier chars left out]${text.slice(text.length - max)}`;
+}
+
+/** What a tool call did, beyond its title: the files it changed and the end of its output. */
+function toolOutcome(data: Record<string, unknown>): string {
+  const files = Array.isArray(data.files)
+    ? (data.files as { path?: unknown; kind?: unknown }[]).filter((f) => typeof f.path === 'string')
+    : [];
+  const kindOf = (k: unknown) => (typeof k === 'string' ? k : String((k as { type?: unknown } | null)?.type ?? ''));
+  const changed = files.length
+    ? `\n  files: ${files.map((f) => `${String(f.path)}${kindOf(f.kind) ? ` (${kindOf(f.kind)})` : ''}`).join(', ')}`
+    : '';
+  const output = typeof data.output === 'string' ? data.output.trimEnd() : '';
+  const told = output ? `\n  output: ${tail(output, maxToolOutputChars).replace(/\n/g, '\n    ')}` : '';
+  return changed + told;
+}
+
 function body(item: PortableItem): string {
   const steps = Array.isArray(item.data.steps) ? (item.data.steps as { text?: unknown; status?: unknown }[]) : [];
   const stepText = steps.map((s) => `\n  - [${String(s.status ?? '')}] ${String(s.text ?? '')}`).join('');
   const status = item.kind === 'user_message' || item.kind === 'assistant_message' ? '' : ` (${item.status})`;
-  return `${item.text}${status}${stepText}`;
+  const outcome = item.kind === 'tool_call' ? toolOutcome(item.data) : '';
+  return `${item.text}${status}${stepText}${outcome}`;
 }
 
 function block(item: PortableItem, maxItemChars: number): string {

@@ -113,13 +113,31 @@ describe('the portable context builder', () => {
     );
   });
 
+  it('tells the end of a long tool output, where a command says how it went', () => {
+    const output = Array.from({ length: 400 }, (_, i) => `line ${i}`).join('\n');
+    const items: PortableItem[] = [
+      { runOrdinal: 1, kind: 'tool_call', text: 'npm test', status: 'failed', data: { output } },
+    ];
+    const { text } = buildPortableContext(items, { mode: { type: 'full' }, maxChars: 40_000 });
+    expect(text).toContain('line 399');
+    expect(text).not.toContain('line 1\n');
+    expect(text).toMatch(/output: …\[\d+ earlier chars left out\]/);
+  });
+
   it('tells everything when it fits: a short thread is told whole, in order', () => {
     const items: PortableItem[] = [
       { runOrdinal: 1, kind: 'user_message', text: 'hello', status: 'completed', data: {} },
       { runOrdinal: 1, kind: 'reasoning', text: 'private thoughts', status: 'completed', data: {} },
       { runOrdinal: 1, kind: 'assistant_message', text: 'hi there', status: 'completed', data: {} },
       { runOrdinal: 2, kind: 'user_message', text: 'run ls', status: 'completed', data: {} },
-      { runOrdinal: 2, kind: 'tool_call', text: 'ls', status: 'completed', data: {} },
+      { runOrdinal: 2, kind: 'tool_call', text: 'ls', status: 'completed', data: { output: 'a.md\nb.md\n' } },
+      {
+        runOrdinal: 2,
+        kind: 'tool_call',
+        text: 'apply_patch',
+        status: 'completed',
+        data: { files: [{ path: 'c.md', kind: { type: 'add' }, diff: 'new' }] },
+      },
     ];
     const c = buildPortableContext(items, { mode: { type: 'full' }, maxChars: 2_000 });
     expect(c).toMatchObject({ strategy: 'full', coveredRunOrdinals: [1, 2], omittedItems: 0 });
@@ -128,6 +146,10 @@ describe('the portable context builder', () => {
       '[run 1] Assistant: hi there',
       '[run 2] User: run ls',
       '[run 2] Tool call: ls (completed)',
+      '  output: a.md',
+      '    b.md',
+      '[run 2] Tool call: apply_patch (completed)',
+      '  files: c.md (add)',
     ]);
     expect(
       buildPortableContext(items, { mode: { type: 'delta', sinceRunOrdinal: 1 }, maxChars: 2_000 }).coveredRunOrdinals,
