@@ -46,8 +46,10 @@ for (const agent of agents) {
   });
 }
 
+// Longer than a scenario's own 30 s wait, so a replay that diverged fails with what differs
+// (the wait's failure carries the replay's account), not with a bare test timeout.
 agents.forEach((agent, i) =>
   describeScenarios(`ACP scenarios on ${agent}, replayed`, acpScenarioProvider(agent), channels[i]!, {
-    timeoutMs: 30_000,
+    timeoutMs: 45_000,
   }),
 );
