@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { NodeId, RunId, ThreadId } from '../../src/domain/ids.js';
 import type { ProviderEvent } from '../../src/domain/provider-events.js';
-import { AcpToolCalls, commandOf, outputOf, type ToolUpdate } from '../../src/providers/acp/acp-tool-calls.js';
+import {
+  AcpToolCalls,
+  commandOf,
+  outputOf,
+  webSearchOf,
+  type ToolUpdate,
+} from '../../src/providers/acp/acp-tool-calls.js';
 import { readTranscript } from '../../src/providers/transport/transcript.js';
 
 /**
@@ -64,6 +70,33 @@ describe('ACP tool calls as tool nodes', () => {
     expect(detail).toMatchObject({ tool: 'command', command: 'echo approved > proof.txt', output: '' });
     expect(detail.rawOutput).toMatchObject({ exit_code: 0 });
     expect(events.at(-1)).toMatchObject({ type: 'node.completed', status: 'completed' });
+  });
+
+  it('claude-agent-acp: a web search (opened as "undefined") is a web_search node titled by its query, its results the output', () => {
+    const { events, detail } = play(recordedToolUpdates('claude-agent-acp', 'web_search'));
+    expect(events[0]).toMatchObject({ type: 'node.started', title: '"undefined"' });
+    expect(events.flatMap((e) => (e.type === 'node.detail' && e.title ? [e.title] : []))).toEqual([
+      'baton orchestration runtime',
+    ]);
+    expect(detail).toMatchObject({
+      tool: 'web_search',
+      query: 'baton orchestration runtime',
+      action: { type: 'search', query: 'baton orchestration runtime' },
+    });
+    expect(detail.output).toMatch(/^Web search results for query: "baton orchestration runtime"/);
+    // Its later frames, with no input, leave it a web search.
+    expect(events.flatMap((e) => (e.type === 'node.detail' && e.detail['tool'] ? [e.detail['tool']] : [])).at(-1)).toBe(
+      'web_search',
+    );
+  });
+
+  it("codex-acp's web search passes Codex's own action on", () => {
+    expect(webSearchOf('fetch', { query: 'q', action: { type: 'search', query: 'q', queries: ['q'] } })).toEqual({
+      query: 'q',
+      action: { type: 'search', query: 'q', queries: ['q'] },
+    });
+    expect(webSearchOf('fetch', { url: 'https://example.com' })).toBeNull();
+    expect(webSearchOf('read', { query: 'q' })).toBeNull();
   });
 
   it("another kind keeps its ACP kind as its tool; its output is its content's text when there is no raw output", () => {

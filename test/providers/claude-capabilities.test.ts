@@ -116,6 +116,7 @@ describe("Claude's capability declaration", () => {
       'proposed_plan',
       'reasoning',
       'tool_call',
+      'web_search',
       'mcp_tool_call',
       'fork_native',
       'thread_rollback',

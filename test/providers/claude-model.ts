@@ -124,10 +124,14 @@ function claudeTurns(step: ModelStep, options: ClaudeModelOptions): ClaudeTurn[]
         ...claudeModel(step.steps, options),
       ];
     case 'web_search':
-      throw new NoClaudeFormError(
-        step,
-        'Claude searches with the server-side web_search tool (server_tool_use blocks), not scripted here',
-      );
+      // The agent's WebSearch tool asks the model API itself (a request that offers only the
+      // server-side web_search tool): the scripted model answers that with the results' text,
+      // then gives the reply.
+      return [
+        { kind: 'tool_use', name: 'WebSearch', input: { query: step.query } },
+        { kind: 'text', text: `Results for ${step.query}: one page found.` },
+        { kind: 'text', text: step.text },
+      ];
   }
 }
 

@@ -535,8 +535,8 @@ describe("the scenario kit's model steps in Claude's terms", () => {
   });
 
   it('says clearly when a step has no Claude form yet', () => {
-    expect(() => claudeModel([{ kind: 'web_search', query: 'baton', text: 'found' }])).toThrow(NoClaudeFormError);
-    expect(() => claudeModel([{ kind: 'web_search', query: 'baton', text: 'found' }])).toThrow(/no Claude form yet/);
+    const free = { kind: 'questions' as const, questions: [{ id: 'free', header: 'Name', question: 'Your name?' }] };
+    expect(() => claudeModel([free])).toThrow(NoClaudeFormError);
     expect(() =>
       claudeModel([{ kind: 'questions', questions: [{ id: 'free', header: 'Name', question: 'Your name?' }] }]),
     ).toThrow(/no Claude form yet.*2 to 4 options/);

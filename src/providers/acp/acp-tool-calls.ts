@@ -9,9 +9,10 @@ import { mcpCallOf } from './acp-mcp.js';
  * one: the node starts on first sight and completes (or fails) with the call; a shell
  * command (`kind: execute`) is `tool: 'command'` with its `command`, as Codex's and Claude's
  * are; what the call returned is the node's `output` (a string: the agent's raw output when
- * it is text or a command's output, else its content's text), and a call the agent renames
- * (claude-agent-acp opens every command as "Terminal") is renamed. An MCP server's tool keeps
- * the detail every provider gives one (acp-mcp.ts).
+ * it is text or a command's output, else its content's text), a web search is
+ * `tool: 'web_search'` titled by its query, and a call the agent renames (claude-agent-acp
+ * opens every command as "Terminal") is renamed. An MCP server's tool keeps the detail every
+ * provider gives one (acp-mcp.ts).
  */
 
 const Text = z.looseObject({ type: z.literal('text'), text: z.string() });
@@ -57,6 +58,24 @@ export function commandOf(rawInput: unknown): string | null {
   return input.command?.at(-1) ?? null;
 }
 
+/** A search's input: its query, and Codex's action where codex-acp passes it on. */
+const SearchInput = z.looseObject({ query: z.string().min(1), action: z.looseObject({ type: z.string() }).optional() });
+
+/**
+ * The web search a call is (a `fetch` or `search` kind whose input is a query: claude-agent-acp's
+ * WebSearch, codex-acp's web search item), as Codex's web search node tells it.
+ */
+export interface WebSearch {
+  query: string;
+  action: Record<string, unknown>;
+}
+
+export function webSearchOf(kind: string | null, rawInput: unknown): WebSearch | null {
+  if (kind !== 'fetch' && kind !== 'search') return null;
+  const input = SearchInput.safeParse(rawInput).data;
+  return input ? { query: input.query, action: input.action ?? { type: 'search', query: input.query } } : null;
+}
+
 /** What a call returned, as text, if the frame carries it. */
 export function outputOf(u: Pick<ToolUpdate, 'rawOutput' | 'content'>): string | null {
   if (typeof u.rawOutput === 'string') return u.rawOutput;
@@ -75,6 +94,8 @@ interface ToolCall {
   title: string | null;
   /** The ACP kind its frames gave last (an update may leave it out). */
   kind: string | null;
+  /** The web search it is, once a frame said. */
+  search: WebSearch | null;
   done: boolean;
   /** Its first frame named an MCP server's tool. */
   mcp: boolean;
@@ -107,17 +128,20 @@ export class AcpToolCalls {
     const events: ProviderEvent[] = [];
     let call = this.calls.get(u.toolCallId);
     const mcp = mcpCallOf(u);
+    const search = webSearchOf(u.kind ?? call?.kind ?? null, u.rawInput);
+    // Titled as the Codex provider titles these: an MCP call SERVER/TOOL, a web search its query.
+    const title = search?.query ?? u.title ?? null;
     let renamed: string | undefined;
     if (!call) {
-      // An MCP call's node is titled as the Codex provider titles one: SERVER/TOOL.
-      const title = mcp ? `${mcp.server}/${mcp.tool}` : (u.title ?? null);
-      call = { nodeId: this.newNode(), title, kind: null, done: false, mcp: mcp !== null };
+      const first = mcp ? `${mcp.server}/${mcp.tool}` : title;
+      call = { nodeId: this.newNode(), title: first, kind: null, search: null, done: false, mcp: mcp !== null };
       this.calls.set(u.toolCallId, call);
-      events.push(turn.start(call.nodeId, title));
-    } else if (!call.mcp && u.title && u.title !== call.title) {
-      call.title = renamed = u.title;
+      events.push(turn.start(call.nodeId, first));
+    } else if (!call.mcp && title && title !== call.title) {
+      call.title = renamed = title;
     }
     call.kind = u.kind ?? call.kind;
+    call.search = search ?? call.search;
     const ended = u.status === 'completed' || u.status === 'failed' ? u.status : null;
     events.push({
       type: 'node.detail',
@@ -126,7 +150,7 @@ export class AcpToolCalls {
       text: null,
       detail: call.mcp
         ? { ...this.common(u), ...mcpDetail(mcp, ended && { status: ended, rawOutput: u.rawOutput }) }
-        : { ...this.common(u), ...this.outcome(u, call.kind) },
+        : { ...this.common(u), ...this.outcome(u, call) },
       ...(renamed ? { title: renamed } : {}),
     });
     if (!call.done && ended) {
@@ -161,9 +185,10 @@ export class AcpToolCalls {
   }
 
   /** A call that is no MCP call: what tool it is (a command with its command line) and what it returned. */
-  private outcome(u: ToolUpdate, kind: string | null): Record<string, unknown> {
+  private outcome(u: ToolUpdate, { kind, search }: ToolCall): Record<string, unknown> {
     const detail: Record<string, unknown> = {};
-    if (kind) detail.tool = kind === 'execute' ? 'command' : kind;
+    if (search) Object.assign(detail, { tool: 'web_search', ...search });
+    else if (kind) detail.tool = kind === 'execute' ? 'command' : kind;
     const command = kind === 'execute' ? commandOf(u.rawInput) : null;
     if (command) detail.command = command;
     const output = outputOf(u);

@@ -2,8 +2,9 @@ import { z } from 'zod';
 import type { NodeId, PlanArtifactId, ProviderThreadId, RunAttemptId, RunId, ThreadId } from '../../domain/ids.js';
 import type { ProviderEvent } from '../../domain/provider-events.js';
 import type { IdSource } from '../../domain/sources.js';
-import { mcpCallNamed, mcpDetail, mcpTitle } from '../mcp-tool-calls.js';
+import { mcpCallNamed, mcpDetail } from '../mcp-tool-calls.js';
 import { FILE_TOOLS, fileChangesOf } from './claude-file-changes.js';
+import { toolNodeOf } from './claude-tool-kinds.js';
 
 /**
  * The Claude agent's turn items other than text -> provider events: thinking blocks become
@@ -11,9 +12,8 @@ import { FILE_TOOLS, fileChangesOf } from './claude-file-changes.js';
  * become tool nodes completed (or failed) by their `tool_result`, whose text is the node's
  * `output`. Three tools are Baton concepts rather than tool nodes: `TodoWrite` is the turn's
  * todo list, `ExitPlanMode` a proposed plan, and `AskUserQuestion` a user-input request
- * (opened by the permissions). A `Bash` use, a file tool's and an MCP server's tool are tool
- * nodes with the detail every provider gives one (`tool: 'command'` titled by its command,
- * `tool: 'file_change'` with its `files`, `tool: 'mcp'`).
+ * (opened by the permissions). Every other tool use is a tool node shaped as every provider
+ * shapes that kind of tool (claude-tool-kinds.ts).
  */
 
 /** The attempt items belong to. */
@@ -52,9 +52,6 @@ const TodoInput = z.looseObject({
 });
 /** `ExitPlanMode`'s input: the agent fills `plan` from its plan file (a model may also send it). */
 const ExitPlanInput = z.looseObject({ plan: z.string().min(1) });
-
-/** `Bash`'s input: the command, which titles its node as Codex's command items are titled. */
-const BashInput = z.looseObject({ command: z.string().min(1) });
 
 /** Tools that are not tool nodes. */
 const PLANNING_TOOLS = new Set(['TodoWrite', 'ExitPlanMode', 'AskUserQuestion']);
@@ -147,22 +144,11 @@ export class ClaudeItems {
     if (!tool.success || this.tools.has(tool.data.id) || this.planning.has(tool.data.id)) return [];
     const { id, name, input } = tool.data;
     if (PLANNING_TOOLS.has(name)) return this.planningTool(id, name, input, ref);
-    // An MCP server's tool (`mcp__SERVER__TOOL`) is shown as every provider shows one.
-    const mcp = mcpCallNamed(name, input);
-    const bash = name === 'Bash' ? BashInput.safeParse(input).data : undefined;
-    const [nodeId, event] = this.started(ref, 'tool_call', mcp ? mcpTitle(mcp) : (bash?.command ?? name));
+    const { title, detail } = toolNodeOf(name, input, id);
+    const [nodeId, event] = this.started(ref, 'tool_call', title);
     this.tools.set(id, { nodeId, name });
+    const mcp = mcpCallNamed(name, input);
     if (mcp) this.mcpCalls.set(id, mcp.server);
-    const detail = mcp
-      ? { ...mcpDetail(mcp, null), toolUseId: id }
-      : bash
-        ? { tool: 'command', name, command: bash.command, toolUseId: id, input }
-        : {
-            tool: FILE_TOOLS.has(name) ? 'file_change' : name,
-            ...(FILE_TOOLS.has(name) ? { name } : {}),
-            toolUseId: id,
-            input,
-          };
     return [event, { type: 'node.detail', ...this.on(ref), nodeId, text: null, detail }];
   }
 

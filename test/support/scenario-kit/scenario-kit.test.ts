@@ -3,7 +3,7 @@ import type { ProviderCapabilities } from '../../../src/domain/capabilities.js';
 import { codexCapabilities } from '../../../src/providers/codex/codex-capabilities.js';
 import type { ScenarioChannel, ScenarioProvider } from './channels.js';
 import { declares, missingCapabilities } from './scenario.js';
-import { applicableScenarios, providerScenarios } from './scenarios.js';
+import { applicableScenarios, providerScenarios, whyNotApplicable } from './scenarios.js';
 import { describeScenarios } from './suite.js';
 
 /** The kit's own rules: which provider runs which scenario is decided by its declaration alone. */
@@ -12,6 +12,7 @@ const cannotInterruptOrSteer: ProviderCapabilities = {
   turns: { ...codexCapabilities.turns, supportsInterrupt: false, supportsActiveSteering: false },
 };
 const limited: ScenarioProvider = { id: 'acp', capabilities: cannotInterruptOrSteer };
+const codexScenario: ScenarioProvider = { id: 'codex', capabilities: codexCapabilities };
 const named = (...names: string[]) => providerScenarios.filter((s) => names.includes(s.name));
 
 describe('the scenario kit', () => {
@@ -33,6 +34,18 @@ describe('the scenario kit', () => {
     // The `limited` declaration is Codex's with interrupts and native steering off; its declines carry on
     // (the fallback where a decline ends the turn is not its own).
     expect(left).toEqual(['turn_interrupt', 'message_steering', 'approval_decline_ends_turn']);
+  });
+
+  it("a scenario with a model step the provider's scripted model cannot play does not apply, and says why", () => {
+    const noSearch: ScenarioProvider = {
+      id: 'codex',
+      capabilities: codexCapabilities,
+      cannotPlay: (step) => (step.kind === 'web_search' ? 'no web search here' : null),
+    };
+    const webSearch = named('web_search')[0]!;
+    expect(whyNotApplicable(webSearch, noSearch)).toEqual(['no web search here']);
+    // Codex's own applicable list, less web_search.
+    expect(applicableScenarios(noSearch)).toEqual(applicableScenarios(codexScenario).filter((s) => s !== webSearch));
   });
 });
 
