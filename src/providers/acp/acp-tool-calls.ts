@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { NodeId, RunId, ThreadId } from '../../domain/ids.js';
 import type { ProviderEvent } from '../../domain/provider-events.js';
+import { fileChangeOf } from '../file-changes.js';
 import { mcpDetail } from '../mcp-tool-calls.js';
 import { mcpCallOf } from './acp-mcp.js';
 
@@ -10,12 +11,22 @@ import { mcpCallOf } from './acp-mcp.js';
  * command (`kind: execute`) is `tool: 'command'` with its `command`, as Codex's and Claude's
  * are; what the call returned is the node's `output` (a string: the agent's raw output when
  * it is text or a command's output, else its content's text), a web search is
- * `tool: 'web_search'` titled by its query, and a call the agent renames (claude-agent-acp
+ * `tool: 'web_search'` titled by its query, its `diff` contents are its `files` (as every
+ * provider's file changes: file-changes.ts), and a call the agent renames (claude-agent-acp
  * opens every command as "Terminal") is renamed. An MCP server's tool keeps the detail every
  * provider gives one (acp-mcp.ts).
  */
 
 const Text = z.looseObject({ type: z.literal('text'), text: z.string() });
+/** The ACP kinds that change files: told as file changes, as on Codex and Claude. */
+const FILE_KINDS: ReadonlySet<string> = new Set(['edit', 'delete', 'move']);
+/** ACP's `diff` content: a file's text before (null: new) and after. */
+const DiffContent = z.looseObject({
+  type: z.literal('diff'),
+  path: z.string().min(1),
+  oldText: z.string().nullable().optional(),
+  newText: z.string(),
+});
 
 export const ToolFields = {
   toolCallId: z.string(),
@@ -177,8 +188,11 @@ export class AcpToolCalls {
     if (u.status) detail.status = u.status;
     if (u.locations?.length) detail.locations = u.locations;
     if (u.rawInput !== undefined) detail.input = u.rawInput;
-    const diffs = (u.content ?? []).filter((c) => c.type === 'diff');
-    if (diffs.length) detail.diffs = diffs.map(({ path, oldText, newText }) => ({ path, oldText, newText }));
+    const diffs = (u.content ?? []).flatMap((c) => DiffContent.safeParse(c).data ?? []);
+    if (diffs.length) {
+      detail.diffs = diffs.map(({ path, oldText, newText }) => ({ path, oldText: oldText ?? null, newText }));
+      detail.files = diffs.map((d) => fileChangeOf(d.path, d.oldText ?? null, d.newText));
+    }
     const terminals = (u.content ?? []).filter((c) => c.type === 'terminal');
     if (terminals.length) detail.terminals = terminals.map((c) => c.terminalId);
     return detail;
@@ -188,7 +202,7 @@ export class AcpToolCalls {
   private outcome(u: ToolUpdate, { kind, search }: ToolCall): Record<string, unknown> {
     const detail: Record<string, unknown> = {};
     if (search) Object.assign(detail, { tool: 'web_search', ...search });
-    else if (kind) detail.tool = kind === 'execute' ? 'command' : kind;
+    else if (kind) detail.tool = kind === 'execute' ? 'command' : FILE_KINDS.has(kind) ? 'file_change' : kind;
     const command = kind === 'execute' ? commandOf(u.rawInput) : null;
     if (command) detail.command = command;
     const output = outputOf(u);

@@ -1,9 +1,9 @@
 import { z } from 'zod';
+import { unifiedDiff, type FileChange } from '../file-changes.js';
 
 /**
- * What the Claude agent's file tools changed, told as Codex's file changes are
- * (codex-tool-items.ts): `files: [{ path, kind: { type: 'add' | 'update' }, diff }]`, an
- * add's diff its content, an update's a unified diff. Read from the tool's
+ * What the Claude agent's file tools changed, told as every provider's file changes are
+ * (file-changes.ts). Read from the tool's
  * `tool_use_result` on the message that carries its result: `Write` gives `type: 'create'`
  * with the content (or `'update'` with a structured patch), `Edit` and `MultiEdit` a
  * structured patch.
@@ -26,20 +26,11 @@ const FileResult = z.looseObject({
   structuredPatch: z.array(Hunk).optional(),
 });
 
-export interface FileChange {
-  path: string;
-  kind: { type: 'add' | 'update' };
-  diff: string;
-}
-
-const unified = (h: z.infer<typeof Hunk>): string =>
-  `@@ -${h.oldStart},${h.oldLines} +${h.newStart},${h.newLines} @@\n${h.lines.map((l) => `${l}\n`).join('')}`;
-
 /** The files a file tool's use changed, from its `tool_use_result`; null when it says none. */
 export function fileChangesOf(toolUseResult: unknown): FileChange[] | null {
   const result = FileResult.safeParse(toolUseResult).data;
   if (!result) return null;
   if (result.type === 'create') return [{ path: result.filePath, kind: { type: 'add' }, diff: result.content ?? '' }];
   const hunks = result.structuredPatch ?? [];
-  return [{ path: result.filePath, kind: { type: 'update' }, diff: hunks.map(unified).join('') }];
+  return [{ path: result.filePath, kind: { type: 'update' }, diff: unifiedDiff(hunks) }];
 }
