@@ -72,15 +72,16 @@ export function commandOf(rawInput: unknown): string | null {
 /** A search's input: its query, and Codex's action where codex-acp passes it on. */
 const SearchInput = z.looseObject({ query: z.string().min(1), action: z.looseObject({ type: z.string() }).optional() });
 
-/**
- * The web search a call is (a `fetch` or `search` kind whose input is a query: claude-agent-acp's
- * WebSearch, codex-acp's web search item), as Codex's web search node tells it.
- */
+/** A web search as Codex's web search node tells it: its query and the action it took. */
 export interface WebSearch {
   query: string;
   action: Record<string, unknown>;
 }
 
+/**
+ * The web search a call is, if it is one: a `fetch` or `search` kind whose input is a query
+ * (claude-agent-acp's WebSearch, codex-acp's web search item).
+ */
 export function webSearchOf(kind: string | null, rawInput: unknown): WebSearch | null {
   if (kind !== 'fetch' && kind !== 'search') return null;
   const input = SearchInput.safeParse(rawInput).data;

@@ -3,10 +3,9 @@ import { unifiedDiff, type FileChange } from '../file-changes.js';
 
 /**
  * What the Claude agent's file tools changed, told as every provider's file changes are
- * (file-changes.ts). Read from the tool's
- * `tool_use_result` on the message that carries its result: `Write` gives `type: 'create'`
- * with the content (or `'update'` with a structured patch), `Edit` and `MultiEdit` a
- * structured patch.
+ * (file-changes.ts), read from the tool's `tool_use_result` on the message that carries its
+ * result: `Write` gives `type: 'create'` with the content (or `'update'` with a structured
+ * patch), `Edit` and `MultiEdit` a structured patch.
  */
 
 /** The tools whose uses are file changes. */
