@@ -11,6 +11,9 @@ export function describeEvent(event: DomainEvent): string | null {
       return '\n';
     case 'node.created':
       return event.payload.node.kind === 'tool_call' ? `  [tool] ${event.payload.node.title ?? ''}\n` : null;
+    // An agent that names its tool call later (an ACP "Terminal" that turns out to run a command).
+    case 'node.detail':
+      return event.payload.title ? `  [tool is] ${event.payload.title}\n` : null;
     case 'runtime-request.opened':
       return requestLine(event.payload.request.kind, event.payload.request.prompt, event.payload.request.id);
     case 'runtime-request.resolved':
