@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { useConsoleBaton } from '../support/console-baton.js';
-import { agentWait, createThread, openConsole, runStatus, sendMessage } from './console-page.js';
+import { agentWait, createThread, openConsole, runStatus, sendMessage, switchProvider } from './console-page.js';
 
 // The richer parts of a thread, on a real `baton serve` (the real Codex and Claude agents, scripted models).
 
@@ -152,12 +152,7 @@ describe('the thread view, beyond send and answer', () => {
     await createThread(page, rig.baton.workspace());
     await sendMessage(page, 'on codex first');
     await runStatus(page, 1, 'completed');
-    await page.locator('.thread-header').getByLabel('Provider').selectOption('claude');
-    await page.getByRole('button', { name: 'Switch to claude' }).click();
-    await page
-      .locator('.thread-header .settings')
-      .filter({ hasNot: page.getByRole('button', { name: 'Switch to claude' }) })
-      .waitFor();
+    await switchProvider(page, 'claude');
     await sendMessage(page, 'now on claude');
     await runStatus(page, 2, 'completed');
     expect(await page.locator('.run-header[data-run-status="completed"]').nth(1).textContent()).toContain('claude');

@@ -22,6 +22,14 @@ export async function createThread(page: Page, cwd: string, title?: string): Pro
   return (await view.getAttribute('data-thread-id'))!;
 }
 
+/** Switches the open thread to `provider` from its next run, and waits until the switch is taken. */
+export async function switchProvider(page: Page, provider: string): Promise<void> {
+  await page.locator('.thread-header').getByLabel('Provider').selectOption(provider);
+  const button = page.getByRole('button', { name: `Switch to ${provider}` });
+  await button.click();
+  await page.locator('.thread-header .settings').filter({ hasNot: button }).waitFor();
+}
+
 export async function sendMessage(page: Page, text: string): Promise<void> {
   await page.getByRole('textbox', { name: 'Message', exact: true }).fill(text);
   await page.getByRole('button', { name: 'Send', exact: true }).click();

@@ -12,6 +12,7 @@ import {
   runStatus,
   screenshot,
   sendMessage,
+  switchProvider,
 } from './console-page.js';
 
 // A real `baton serve` child (the real Codex against the scripted model) driven through a real chromium.
@@ -81,12 +82,7 @@ describe('a thread in the console', () => {
     await openConsole(page, rig.baton.consoleUrl);
     const ws = rig.baton.workspace();
     await createThread(page, ws);
-    await page.locator('.thread-header').getByLabel('Provider').selectOption('claude');
-    await page.getByRole('button', { name: 'Switch to claude' }).click();
-    await page
-      .locator('.thread-header .settings')
-      .filter({ hasNot: page.getByRole('button', { name: 'Switch to claude' }) })
-      .waitFor();
+    await switchProvider(page, 'claude');
     await sendMessage(page, '[approve] make a file');
     const approval = page.locator('.request.approval');
     await approval.and(page.locator('.status-pending')).waitFor({ timeout: agentWait });

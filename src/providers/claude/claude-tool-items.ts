@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { NodeId, PlanArtifactId, ProviderThreadId, RunAttemptId, RunId, ThreadId } from '../../domain/ids.js';
 import type { ProviderEvent } from '../../domain/provider-events.js';
 import type { IdSource } from '../../domain/sources.js';
-import { mcpCallNamed, mcpDetail } from '../mcp-tool-calls.js';
+import { mcpDetail } from '../mcp-tool-calls.js';
 import { FILE_TOOLS, fileChangesOf } from './claude-file-changes.js';
 import { toolNodeOf } from './claude-tool-kinds.js';
 
@@ -144,11 +144,10 @@ export class ClaudeItems {
     if (!tool.success || this.tools.has(tool.data.id) || this.planning.has(tool.data.id)) return [];
     const { id, name, input } = tool.data;
     if (PLANNING_TOOLS.has(name)) return this.planningTool(id, name, input, ref);
-    const { title, detail } = toolNodeOf(name, input, id);
+    const { title, detail, mcpServer } = toolNodeOf(name, input, id);
     const [nodeId, event] = this.started(ref, 'tool_call', title);
     this.tools.set(id, { nodeId, name });
-    const mcp = mcpCallNamed(name, input);
-    if (mcp) this.mcpCalls.set(id, mcp.server);
+    if (mcpServer) this.mcpCalls.set(id, mcpServer);
     return [event, { type: 'node.detail', ...this.on(ref), nodeId, text: null, detail }];
   }
 

@@ -16,21 +16,21 @@ const SearchInput = z.looseObject({ query: z.string().min(1) });
 export interface ToolNodeShape {
   title: string;
   detail: Record<string, unknown>;
+  /** The MCP server whose tool it is, if it is one (its result is then an MCP result). */
+  mcpServer: string | null;
 }
 
 export function toolNodeOf(name: string, input: unknown, toolUseId: string): ToolNodeShape {
   const mcp = mcpCallNamed(name, input);
-  if (mcp) return { title: mcpTitle(mcp), detail: { ...mcpDetail(mcp, null), toolUseId } };
+  if (mcp) return { title: mcpTitle(mcp), detail: { ...mcpDetail(mcp, null), toolUseId }, mcpServer: mcp.server };
+  const shape = (title: string, detail: Record<string, unknown>): ToolNodeShape => ({ title, detail, mcpServer: null });
   const bash = name === 'Bash' ? BashInput.safeParse(input).data : undefined;
-  if (bash) return { title: bash.command, detail: { tool: 'command', name, command: bash.command, toolUseId, input } };
+  if (bash) return shape(bash.command, { tool: 'command', name, command: bash.command, toolUseId, input });
   const search = name === 'WebSearch' ? SearchInput.safeParse(input).data : undefined;
   if (search) {
     const { query } = search;
-    return {
-      title: query,
-      detail: { tool: 'web_search', name, query, action: { type: 'search', query }, toolUseId, input },
-    };
+    return shape(query, { tool: 'web_search', name, query, action: { type: 'search', query }, toolUseId, input });
   }
-  if (FILE_TOOLS.has(name)) return { title: name, detail: { tool: 'file_change', name, toolUseId, input } };
-  return { title: name, detail: { tool: name, toolUseId, input } };
+  if (FILE_TOOLS.has(name)) return shape(name, { tool: 'file_change', name, toolUseId, input });
+  return shape(name, { tool: name, toolUseId, input });
 }

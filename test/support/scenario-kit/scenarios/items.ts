@@ -210,18 +210,8 @@ export const itemScenarios: ProviderScenario[] = [
     async drive({ h, cwd }) {
       const threadId = await h.thread({ threadId: 'thr_command', cwd });
       const runId = await send(h, threadId, 'run echo');
-      await h.until(
-        () =>
-          status(h, runId) === 'completed' ||
-          h.store.projections.list('requests', threadId).some((r) => r.status === 'pending'),
-      );
-      const pending = h.store.projections.list('requests', threadId).find((r) => r.status === 'pending');
-      if (pending)
-        check(
-          (await h.command({ type: 'runtime-request.respond', requestId: pending.id, decision: 'accept' })).ok,
-          'approved',
-        );
-      await h.until(() => status(h, runId) === 'completed');
+      await acceptUntilEnded(h, threadId, runId);
+      check(status(h, runId) === 'completed', `the run completed, got ${status(h, runId)}`);
       const tool = h.store.projections.list('graph_nodes', threadId).find((n) => n.kind === 'tool_call')!;
       check(
         tool?.title?.includes('echo hello from exec') && tool.status === 'completed',
