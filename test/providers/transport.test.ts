@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BatonError } from '../../src/domain/errors.js';
@@ -101,5 +101,24 @@ describe('frame logs', () => {
     expect(JSON.parse(current.at(-1)!).at).toBe(499);
     const all = files.flatMap((f) => readFileSync(join(dir.dir, f), 'utf8').trim().split('\n'));
     expect(all.some((l) => JSON.parse(l).at === 0)).toBe(false);
+  });
+
+  it("keep a folder's latest few logs, so a thread whose agent starts again and again keeps a bounded few", () => {
+    const dir = tempDir('baton-prune-');
+    cleanups.push(dir.cleanup);
+    // Six sessions, one after another, each written at its own time (set, not waited for).
+    for (let n = 1; n <= 6; n++) {
+      const log = new FrameLog({ dir: dir.dir, name: `psess_${n}`, maxBytes: 200, maxFiles: 2, maxLogs: 3 });
+      for (let i = 0; i < 5; i++) log.write({ at: i, dir: 'in', frame: { n, i } });
+      for (const file of log.files()) utimesSync(file, 1_000 + n, 1_000 + n);
+    }
+    expect(readdirSync(dir.dir).sort()).toEqual([
+      'psess_4.1.ndjson',
+      'psess_4.ndjson',
+      'psess_5.1.ndjson',
+      'psess_5.ndjson',
+      'psess_6.1.ndjson',
+      'psess_6.ndjson',
+    ]);
   });
 });
