@@ -1,6 +1,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { realpathSync } from 'node:fs';
+import { join } from 'node:path';
+import type { TranscriptEntry } from '../../src/providers/transport/transcript.js';
+import { runScenario, type ScenarioOutcome } from '../support/scenario-kit/runner.js';
+import { applicableScenarios, providerScenarios } from '../support/scenario-kit/scenarios.js';
+import { assistantTexts } from '../support/scenario-kit/baton.js';
+import { dataDirOf } from '../support/scenario-kit/agent-providers.js';
+import { readFrameLogs } from '../support/frame-logs.js';
+import { TempFolders } from '../support/temp.js';
 import { acpAgentProcesses, type BuiltInAgent } from '../support/live-acp.js';
-import { applicableScenarios } from '../support/scenario-kit/scenarios.js';
 import { describeScenarios } from '../support/scenario-kit/suite.js';
 import { acpAgentCapabilities, acpScenarioProvider } from './acp-scenario-channels.js';
 import { AcpReplayChannel, readAcpTranscripts } from './acp-replay-channels.js';
@@ -53,3 +61,55 @@ agents.forEach((agent, i) =>
     timeoutMs: 45_000,
   }),
 );
+
+describe('a replayed ACP agent with bad frames', () => {
+  const folders = new TempFolders();
+  const outcomes: ScenarioOutcome[] = [];
+  afterEach(() => {
+    outcomes.splice(0).forEach((o) => o.close());
+    folders.removeAll();
+  });
+
+  it('a garbled or truncated line is answered as the ACP SDK answers it, logged and told as a warning; the run is unharmed', async () => {
+    const channel = channels[0]!;
+    // Inserted in memory right after Baton's prompt; the SDK answers each with a parse error.
+    channel.entriesFor = (entries) => {
+      const at = entries.findIndex(
+        (e) => e.kind === 'expect_outbound' && (e.frame as { method?: string }).method === 'session/prompt',
+      );
+      const parseError = { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } };
+      const bad: TranscriptEntry[] = [
+        { kind: 'emit_inbound', raw: '{"jsonrpc":"2.0","method":"session/update","params":{"sess' },
+        { kind: 'expect_outbound', frame: parseError },
+        { kind: 'emit_inbound', raw: 'this is not json at all' },
+        { kind: 'expect_outbound', frame: parseError },
+      ];
+      return [...entries.slice(0, at + 1), ...bad, ...entries.slice(at + 1)];
+    };
+    const simple = providerScenarios.find((s) => s.name === 'simple')!;
+    const dir = folders.make('baton-acp-replay-run-');
+    const place = { cwd: realpathSync(folders.make('baton-acp-replay-ws-')), dir, checkpointsRoot: join(dir, 'cp') };
+    const outcome = await runScenario(simple.drive, channel.open(simple, place), place);
+    outcomes.push(outcome);
+    const { h } = outcome;
+    expect(channel.replays[0]!.mismatches).toEqual([]);
+    expect(assistantTexts(h, 'thr_simple')).toEqual(['Hello from Codex, offline.']);
+    const warnings = h.store.events
+      .readThreadAfter('thr_simple', 0)
+      .filter((e) => e.type === 'runtime.warning')
+      .map((e) => e.payload.message);
+    expect(warnings).toEqual([
+      'unreadable claude-agent-acp frame (not a JSON object (garbled or truncated)); it was logged and skipped',
+      'unreadable claude-agent-acp frame (not a JSON object (garbled or truncated)); it was logged and skipped',
+    ]);
+    const frames = readFrameLogs(join(dataDirOf(dir), 'acp', 'claude-agent-acp', 'thr_simple', 'frames'));
+    expect(frames.filter((f) => f.problem).map((f) => f.frame)).toEqual([
+      '{"jsonrpc":"2.0","method":"session/update","params":{"sess',
+      'this is not json at all',
+    ]);
+    const methods = (dir: string) =>
+      frames.filter((f) => f.dir === dir).map((f) => (f.frame as { method?: string }).method);
+    expect(methods('out')).toContain('session/prompt');
+    expect(methods('in')).toContain('session/update');
+  });
+});

@@ -10,6 +10,8 @@ import { describeScenarios } from '../support/scenario-kit/suite.js';
 import { assistantTexts, send, status } from '../support/scenario-kit/baton.js';
 import type { ScenarioContext } from '../support/scenario-kit/scenario.js';
 import { TempFolders } from '../support/temp.js';
+import { dataDirOf } from '../support/scenario-kit/agent-providers.js';
+import { readFrameLogs } from '../support/frame-logs.js';
 import { ClaudeReplayChannel } from './claude-scenario-channels.js';
 import { claudeScenarioProvider } from './claude-scenarios.js';
 import { claudeAgents } from '../support/live-claude.js';
@@ -71,7 +73,7 @@ describe('a replayed Claude agent with bad frames', () => {
     };
     const outcome = await runScenario(simple.drive, channel.open(simple, place), place);
     outcomes.push(outcome);
-    return outcome;
+    return { ...outcome, dir: runDir };
   };
 
   /** The recorded entries with `bad` inserted right after Baton's user message. */
@@ -84,15 +86,32 @@ describe('a replayed Claude agent with bad frames', () => {
       return [...entries.slice(0, at + 1), ...bad, ...entries.slice(at + 1)];
     };
 
-  it('garbled, truncated and unknown lines from the agent are passed over as the SDK passes them over; the run is unharmed', async () => {
+  it('garbled, truncated and unknown lines from the agent are passed over as the SDK passes them over, each unreadable one logged and told as a warning; the run is unharmed', async () => {
     channel.entriesFor = afterUserMessage([
       { kind: 'emit_inbound', raw: '{"type":"stream_event","event":{"type":"content_bl' },
       { kind: 'emit_inbound', raw: 'this is not json at all' },
       { kind: 'emit_inbound', frame: { type: 'totally_unknown', x: 1 } },
     ]);
-    const { h } = await runSimple();
+    const { h, dir } = await runSimple();
     expect(channel.replays[0]!.mismatches).toEqual([]);
     expect(assistantTexts(h, 'thr_simple')).toEqual(['Hello from Codex, offline.']);
+    const warnings = h.store.events
+      .readThreadAfter('thr_simple', 0)
+      .filter((e) => e.type === 'runtime.warning')
+      .map((e) => e.payload.message);
+    expect(warnings).toEqual([
+      'unreadable Claude frame (not a JSON object (garbled or truncated)); it was logged and skipped',
+      'unreadable Claude frame (not a JSON object (garbled or truncated)); it was logged and skipped',
+    ]);
+    // The raw frames, both ways, in the thread's rotating frame log.
+    const frames = readFrameLogs(join(dataDirOf(dir), 'claude', 'thr_simple', 'frames'));
+    expect(frames.filter((f) => f.problem).map((f) => f.frame)).toEqual([
+      '{"type":"stream_event","event":{"type":"content_bl',
+      'this is not json at all',
+    ]);
+    expect(frames.some((f) => f.dir === 'in' && (f.frame as { type?: string }).type === 'totally_unknown')).toBe(true);
+    expect(frames.some((f) => f.dir === 'out' && (f.frame as { type?: string }).type === 'user')).toBe(true);
+    expect(frames.some((f) => f.dir === 'in' && (f.frame as { type?: string }).type === 'result')).toBe(true);
   });
 
   it('a frame Baton sends that the recording does not have fails the run at once, saying how it differs', async () => {

@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { z } from 'zod';
 import type { ProviderHost } from '../../actors/provider-host.js';
 import { effectPayloads, type Effect } from '../../domain/effects.js';
@@ -10,7 +11,9 @@ import { agentThreadDir, type AcpAgent } from './acp-agents.js';
 import { readTextFile, writeTextFile } from './acp-client-files.js';
 import { acpMcpServers, batonMcpServer } from './acp-mcp.js';
 import type { McpServers } from '../mcp-servers.js';
+import { FrameLog } from '../transport/diagnostics.js';
 import type { LineChannel } from '../transport/line-channel.js';
+import { unreadableFrameWarning } from '../unreadable-frame.js';
 import { connectAgent, type AcpAgentConnection, type AcpClientHandlers } from './acp-connection.js';
 import { AcpNormalizer, type AcpFrame } from './acp-normalizer.js';
 import { AcpPermissions } from './acp-permissions.js';
@@ -204,7 +207,14 @@ export class AcpThreadAdapter {
         cwd,
         this.handlers(session, cwd),
         channelFor && ((spawn) => channelFor(this.threadId, sessionId, spawn)),
-        { abort: session.starting.signal, timeoutMs: this.options.requestTimeoutMs ?? 30_000 },
+        {
+          abort: session.starting.signal,
+          timeoutMs: this.options.requestTimeoutMs ?? 30_000,
+          frames: {
+            log: new FrameLog({ dir: join(dir, 'frames'), name: sessionId }),
+            onProblem: (problem) => this.forward([unreadableFrameWarning(this.threadId, agent.name, problem)]),
+          },
+        },
       );
     } catch (error) {
       if (this.session === session) this.session = null;

@@ -4,6 +4,7 @@ import * as acp from '@agentclientprotocol/sdk';
 import { BatonError } from '../../domain/errors.js';
 import { endAgent } from '../agent-exit.js';
 import { diesWithParent } from '../dies-with-parent.js';
+import { frameLogged, type FrameLogging } from '../transport/frame-logged-channel.js';
 import { ChildProcessChannel, type LineChannel } from '../transport/line-channel.js';
 import { lineByteStreams } from '../transport/line-web-streams.js';
 import type { AcpLaunch } from './acp-agents.js';
@@ -65,6 +66,8 @@ export type AcpChannelHook = (spawn: () => LineChannel) => LineChannel;
 export interface AcpLimits {
   abort?: AbortSignal;
   timeoutMs?: number;
+  /** Where every frame both ways is logged (the raw provider diagnostics). */
+  frames?: FrameLogging;
 }
 
 /** `request`'s answer, or a typed `timeout` once `ms` have passed without one (and then `onLate` runs). */
@@ -98,7 +101,7 @@ export async function connectAgent(
   channelFor?: AcpChannelHook,
   limits: AcpLimits = {},
 ): Promise<AcpAgentConnection> {
-  const { abort, timeoutMs = 30_000 } = limits;
+  const { abort, timeoutMs = 30_000, frames } = limits;
   const spawned: { child: ChildProcess | null } = { child: null };
   let stderr = '';
   const spawnAgent = (): LineChannel => {
@@ -114,7 +117,8 @@ export async function connectAgent(
     // Closed once the agent exited and every line it wrote was read (its last answer included).
     return new ChildProcessChannel(child, { afterStdout: true });
   };
-  const channel = channelFor ? channelFor(spawnAgent) : spawnAgent();
+  const spoken = channelFor ? channelFor(spawnAgent) : spawnAgent();
+  const channel = frames ? frameLogged(spoken, frames) : spoken;
   let closedWith: string | null = null;
   const exited = new Promise<void>((resolve) =>
     channel.onClose((reason) => {

@@ -10,6 +10,8 @@ import type { ProviderSessionId, ProviderThreadId, ThreadId } from '../../domain
 import type { ResumeWatch } from './claude-conversation.js';
 import type { ClaudeNormalizer } from './claude-normalizer.js';
 import type { Escalation } from './claude-turn-clocks.js';
+import type { FrameLogging } from '../transport/frame-logged-channel.js';
+import { frameLoggedProcess } from './claude-logged-process.js';
 import { spawnAgent, type AgentProcess, type AgentProcessFactory } from './claude-process.js';
 
 /** One live agent: the user messages waiting to be handed over, its normalizer, its process. */
@@ -49,6 +51,8 @@ export interface AgentSessionInput {
   /** The same for an MCP server's form. */
   onElicitation: (state: AgentState) => OnElicitation;
   processFor?: AgentProcessFactory | undefined;
+  /** Where the agent process's frames go, both ways (a recorded or replayed one's too). */
+  frames?: FrameLogging | undefined;
 }
 
 /**
@@ -81,9 +85,10 @@ export function startAgentSession(input: AgentSessionInput): AgentSession {
       onElicitation: input.onElicitation(state),
       spawnClaudeCodeProcess: (spawnOptions) => {
         const real = () => spawnAgent(spawnOptions);
-        const child = input.processFor
+        const given = input.processFor
           ? input.processFor({ threadId: input.threadId, sessionId: input.sessionId, options: spawnOptions }, real)
           : real();
+        const child = input.frames ? frameLoggedProcess(given, input.frames) : given;
         state.child = child;
         child.stderr?.on('data', (chunk: Buffer) => (state.stderr = (state.stderr + String(chunk)).slice(-4000)));
         child.once('exit', () => markExited());

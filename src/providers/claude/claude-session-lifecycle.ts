@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import type { CanUseTool, OnElicitation } from '@anthropic-ai/claude-agent-sdk';
 import type { ProviderSessionId, ProviderThreadId, ThreadId } from '../../domain/ids.js';
 import type { ProviderEvent } from '../../domain/provider-events.js';
@@ -7,6 +8,8 @@ import { claudeEnv, claudeOptions, type ClaudeEndpoint } from './claude-environm
 import { createClaudeNormalizer } from './claude-normalizer.js';
 import type { AgentProcessFactory } from './claude-process.js';
 import type { McpServers } from '../mcp-servers.js';
+import { FrameLog } from '../transport/diagnostics.js';
+import { unreadableFrameWarning } from '../unreadable-frame.js';
 
 /**
  * The life of a thread's agent session as Baton reports it: started (resuming its provider
@@ -73,6 +76,10 @@ export function startThreadSession(o: SessionStart, providerThreadId: ProviderTh
     canUseTool: (state) => o.canUseTool(state),
     onElicitation: (state) => o.onElicitation(state),
     processFor: o.processFor,
+    frames: {
+      log: new FrameLog({ dir: join(dirs.root, 'frames'), name: sessionId }),
+      onProblem: (problem) => o.forward([unreadableFrameWarning(o.threadId, 'Claude', problem)]),
+    },
   });
   session.pumped = o.adopt(session).finally(() => mcp?.revoke());
   o.forward([sessionStatus(o.threadId, sessionId, 'ready', null)]);

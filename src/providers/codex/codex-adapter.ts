@@ -16,6 +16,7 @@ import { turnSettingsOf, type TurnSettings } from '../effect-payloads.js';
 import type { ForkOrigin } from '../../domain/entities.js';
 import type { CodexHost } from './codex-host.js';
 import { CodexInterrupts } from './codex-interrupts.js';
+import { unreadableFrameWarning } from '../unreadable-frame.js';
 
 export type { CodexHost } from './codex-host.js';
 
@@ -265,16 +266,7 @@ export class CodexThreadAdapter {
       this.forward(events);
       this.turnActivity();
     });
-    session.rpc.onProblem((problem) =>
-      this.forward([
-        {
-          type: 'warning',
-          threadId: this.threadId,
-          runId: null,
-          message: `unreadable Codex frame (${problem}); it was logged and skipped`,
-        },
-      ]),
-    );
+    session.rpc.onProblem((problem) => this.forward([unreadableFrameWarning(this.threadId, 'Codex', problem)]));
     this.watchExit(session, sessionId, normalizer);
     this.session = session;
     await host.emit({
