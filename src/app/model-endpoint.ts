@@ -1,12 +1,9 @@
 import type { Config } from '../config.js';
 import { parseOrThrow } from '../domain/errors.js';
 import { ClaudeEndpoint } from '../providers/claude/claude-environment.js';
-import {
-  offlineMessagesResponder,
-  ScriptedMessagesServer,
-  type MessagesResponder,
-} from '../providers/model/scripted-messages-server.js';
-import { offlineResponder, ScriptedModelServer, type Responder } from '../providers/model/scripted-model-server.js';
+import { offlineAssistant, offlineMessagesAssistant } from '../providers/model/offline-assistant.js';
+import { ScriptedMessagesServer, type MessagesResponder } from '../providers/model/scripted-messages-server.js';
+import { ScriptedModelServer, type Responder } from '../providers/model/scripted-model-server.js';
 
 /** Where the model lives: an endpoint the user configured, or the offline scripted one. */
 export interface ModelEndpoint {
@@ -23,7 +20,8 @@ export interface OpenModelEndpoint {
 
 /**
  * The configured model endpoint, else (or when `model` is `scripted`) an offline scripted
- * model started for this Baton, answering with `responder` (by default the offline one).
+ * model started for this Baton, answering with `responder` (by default the offline one:
+ * it echoes, and acts on a few tags, `OFFLINE_TAGS`).
  */
 export async function openModelEndpoint(config: Config, responder?: Responder): Promise<OpenModelEndpoint> {
   if (config.model !== 'scripted' && config.codexBaseUrl) {
@@ -32,7 +30,7 @@ export async function openModelEndpoint(config: Config, responder?: Responder): 
       stop: async () => undefined,
     };
   }
-  const scripted = await new ScriptedModelServer(responder ?? offlineResponder(config.scriptedDelayMs)).start();
+  const scripted = await new ScriptedModelServer(responder ?? offlineAssistant(config.scriptedDelayMs)).start();
   return {
     model: { kind: 'scripted', baseUrl: scripted.baseUrl, name: config.codexModel ?? 'baton-scripted' },
     stop: () => scripted.stop(),
@@ -53,7 +51,7 @@ export const defaultClaudeModel = 'claude-sonnet-4-5';
 /**
  * `BATON_CLAUDE_BASE_URL` (and `BATON_CLAUDE_MODEL`), else (or when `model` is `scripted`)
  * Baton's own scripted Messages-API server on 127.0.0.1, answering with `responder` (by
- * default the offline one, which echoes).
+ * default the offline one, which echoes and acts on a few tags, `OFFLINE_TAGS`).
  */
 export async function openClaudeEndpoint(config: Config, responder?: MessagesResponder): Promise<OpenClaudeEndpoint> {
   const model = config.claudeModel ?? defaultClaudeModel;
@@ -67,7 +65,7 @@ export async function openClaudeEndpoint(config: Config, responder?: MessagesRes
     return { kind: 'configured', endpoint, stop: async () => undefined };
   }
   const scripted = await new ScriptedMessagesServer(
-    responder ?? offlineMessagesResponder(config.scriptedDelayMs),
+    responder ?? offlineMessagesAssistant(config.scriptedDelayMs),
   ).start();
   return { kind: 'scripted', endpoint: { baseUrl: scripted.baseUrl, model }, stop: () => scripted.stop() };
 }

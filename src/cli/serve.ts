@@ -3,6 +3,7 @@ import { pino, type Logger } from 'pino';
 import { loadConfig } from '../config.js';
 import { startBaton, type StartOptions } from '../app/baton-app.js';
 import { consoleUrl } from '../server/console-route.js';
+import { OFFLINE_TAGS } from '../providers/model/offline-assistant.js';
 
 /**
  * A stray rejection or exception (a library callback, a handshake Baton did not foresee)
@@ -50,6 +51,11 @@ export async function serve(flags: Record<string, string | undefined>, options: 
       ? `  claude     offline scripted Messages-API model at ${app.claudeModel.baseUrl} (set BATON_CLAUDE_BASE_URL to use a real one)`
       : `  claude     ${app.claudeModel.model} at ${app.claudeModel.baseUrl}`,
   );
+  if (app.model.kind === 'scripted' || app.claudeModel.kind === 'scripted') {
+    say();
+    say('The offline models echo a message, and act on a tag at the start of one of its lines:');
+    for (const [tag, what] of Object.entries(OFFLINE_TAGS)) say(`  ${tag.padEnd(10)} ${what}`);
+  }
   say();
   say('Connect a client: socket.io to the URL above with auth { token }. See docs/protocol.md.');
   say('Try it:          npm run baton -- demo   (or: npm run baton -- --help)');

@@ -86,7 +86,7 @@ describe('the console when Baton stops and starts again', () => {
     await page.getByRole('button', { name: 'Send', exact: true }).click();
     await runStatus(page, 2, 'completed');
     await page
-      .locator('.message.assistant', { hasText: 'Reply to: while Baton is away' })
+      .locator('.message.assistant', { hasText: '(offline scripted model) I received: while Baton is away' })
       .waitFor({ timeout: agentWait });
     expect(await page.locator('.message.user').allTextContents()).toEqual([
       'Youbefore the restart',

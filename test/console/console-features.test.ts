@@ -55,8 +55,8 @@ describe('the thread view, beyond send and answer', () => {
     await todo.waitFor({ timeout: agentWait });
     expect(await todo.locator('.step').allTextContents()).toEqual([
       '✓ read the code (completed)',
-      '▸ write the console (in progress)',
-      '○ test it in a browser (pending)',
+      '▸ make the change (in progress)',
+      '○ run the tests (pending)',
     ]);
     await runStatus(page, 1, 'completed');
     // Codex asks structured questions in plan mode.
@@ -132,7 +132,9 @@ describe('the thread view, beyond send and answer', () => {
     await page.waitForURL((url) => url.hash.startsWith('#/thread/') && !url.hash.includes(source));
     const fork = page.locator('.thread-page');
     await fork.locator('.inherited-head').filter({ hasText: source }).waitFor();
-    await fork.locator('.inherited .message.assistant', { hasText: 'Reply to: before the fork' }).waitFor();
+    await fork
+      .locator('.inherited .message.assistant', { hasText: '(offline scripted model) I received: before the fork' })
+      .waitFor();
     expect(await fork.locator('.thread-header .cwd').textContent()).toContain(`fork of ${source}`);
     await sendMessage(page, 'in the fork');
     await runStatus(page, 1, 'completed');

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { useConsoleBaton } from '../support/console-baton.js';
-import { slowWords } from './fixtures/slow-words.js';
+import { SLOW_WORDS as slowWords } from '../../src/providers/model/offline-assistant.js';
 import { agentWait, createThread, openConsole, runStatus, sendMessage } from './console-page.js';
 
 const rig = useConsoleBaton();

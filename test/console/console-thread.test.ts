@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useConsoleBaton } from '../support/console-baton.js';
-import { slowWords } from './fixtures/slow-words.js';
+import { OFFLINE_COMMAND, SLOW_WORDS as slowWords } from '../../src/providers/model/offline-assistant.js';
 import {
   agentWait,
   createThread,
@@ -68,12 +68,12 @@ describe('a thread in the console', () => {
     await sendMessage(page, '[approve] make a file');
     const approval = page.locator('.request.approval');
     await approval.and(page.locator('.status-pending')).waitFor({ timeout: agentWait });
-    expect(await approval.locator('.command').textContent()).toContain('console-made.txt');
+    expect(await approval.locator('.command').textContent()).toContain('offline-made.txt');
     await approval.getByRole('button', { name: 'Approve', exact: true }).click();
-    await page.locator('.tool-output', { hasText: 'console-made.txt' }).waitFor({ timeout: agentWait });
+    await page.locator('.tool-output', { hasText: 'offline-made.txt' }).waitFor({ timeout: agentWait });
     await runStatus(page, 1, 'completed');
     await approval.and(page.locator('.status-resolved')).waitFor();
-    expect(readFileSync(join(ws, 'console-made.txt'), 'utf8')).toBe('made by the console test\n');
+    expect(readFileSync(join(ws, 'offline-made.txt'), 'utf8')).toBe('made by the offline model\n');
     expect(rig.browser.problems).toEqual([]);
   });
 
@@ -88,10 +88,10 @@ describe('a thread in the console', () => {
     await approval.and(page.locator('.status-pending')).waitFor({ timeout: agentWait });
     await approval.getByRole('button', { name: 'Approve', exact: true }).click();
     const tool = page.locator('.tool-call.status-completed');
-    await tool.locator('.tool-output', { hasText: 'claude-made.txt' }).waitFor({ timeout: agentWait });
-    expect(await tool.locator('.command').textContent()).toBe("printf 'made by claude\\n' > claude-made.txt && ls");
+    await tool.locator('.tool-output', { hasText: 'offline-made.txt' }).waitFor({ timeout: agentWait });
+    expect(await tool.locator('.command').textContent()).toBe(OFFLINE_COMMAND);
     await runStatus(page, 1, 'completed');
-    expect(readFileSync(join(ws, 'claude-made.txt'), 'utf8')).toBe('made by claude\n');
+    expect(readFileSync(join(ws, 'offline-made.txt'), 'utf8')).toBe('made by the offline model\n');
     expect(rig.browser.problems).toEqual([]);
   });
 
@@ -121,7 +121,7 @@ describe('a thread in the console', () => {
       .getByRole('button', { name: 'Approve', exact: true })
       .click();
     await runStatus(page, 2, 'completed');
-    expect(existsSync(join(ws, 'console-made.txt'))).toBe(true);
+    expect(existsSync(join(ws, 'offline-made.txt'))).toBe(true);
     await screenshot(page, 'thread');
 
     const checkpoints = page.getByRole('region', { name: 'Checkpoints' });
@@ -130,8 +130,8 @@ describe('a thread in the console', () => {
     await runStatus(page, 2, 'rolled_back');
     expect(await runHeader(page, 1).getAttribute('data-run-status')).toBe('completed');
     expect(await runHeader(page, 2).locator('.run-status').textContent()).toBe('rolled back');
-    await page.locator('.rolled-back .tool-output', { hasText: 'console-made.txt' }).waitFor();
-    expect(existsSync(join(ws, 'console-made.txt'))).toBe(false);
+    await page.locator('.rolled-back .tool-output', { hasText: 'offline-made.txt' }).waitFor();
+    expect(existsSync(join(ws, 'offline-made.txt'))).toBe(false);
 
     // The same thread at a phone's width: one column, every control still there.
     const narrow = await rig.browser.page({ width: 390, height: 844 });

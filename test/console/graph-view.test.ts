@@ -82,7 +82,7 @@ describe('the execution graph', () => {
     // An item's own row (its text without its children's).
     const row = (kind: string, text: string) =>
       run1.locator(`[data-kind="${kind}"][data-status="completed"] > .gv-row`, { hasText: text });
-    expect(await row('node', 'tool_call').textContent()).toContain('console-made.txt');
+    expect(await row('node', 'tool_call').textContent()).toContain('offline-made.txt');
     await row('node', 'approval_request').waitFor();
     await screenshot(page, 'graph');
     api.client.close();

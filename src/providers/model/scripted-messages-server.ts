@@ -111,7 +111,7 @@ export interface MessagesRequest {
 export type MessagesResponder = (request: MessagesRequest, index: number) => MessagesTurn;
 
 /** The text of a user message, without the `<system-reminder>` blocks Claude Code adds. */
-function userText(content: MessagesRequestBody['messages'][number]['content']): string {
+export function userText(content: MessagesRequestBody['messages'][number]['content']): string {
   if (typeof content === 'string') return content;
   return content
     .map((block) => (block.type === 'text' && typeof block.text === 'string' ? block.text : ''))

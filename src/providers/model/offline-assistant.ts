@@ -1,0 +1,164 @@
+import type { MessagesRequest, MessagesResponder, MessagesTurn } from './scripted-messages-server.js';
+import { offlineMessagesResponder, userText } from './scripted-messages-server.js';
+import type { ModelTurn, RecordedRequest, Responder } from './scripted-model-server.js';
+import { offlineResponder } from './scripted-model-server.js';
+
+/**
+ * The offline models Baton runs on its embedded defaults, so that a user without
+ * credentials can try every part of a thread from the console or a client: a line of the
+ * message that starts with one of these tags makes the model do the thing; anything else
+ * is echoed. Both APIs
+ * (Codex and codex-acp: Responses; Claude and claude-agent-acp: Messages) know them.
+ */
+export const OFFLINE_TAGS = {
+  '[approve]': 'runs a command that asks for approval (it writes offline-made.txt)',
+  '[edit]': 'adds a file (offline-notes.md)',
+  '[plan]': 'updates a todo list',
+  '[ask]': 'asks a question (Codex asks only in plan mode)',
+  '[slow]': 'streams a long reply slowly, to steer or interrupt',
+  '[hang]': 'starts a reply and never ends it',
+} as const;
+
+export type OfflineTag = keyof typeof OFFLINE_TAGS;
+
+/** The command `[approve]` runs, and the file it writes. */
+export const OFFLINE_COMMAND = "printf 'made by the offline model\\n' > offline-made.txt && ls";
+export const OFFLINE_NOTES = { path: 'offline-notes.md', content: '# Notes\n\nWritten by the offline model.\n' };
+
+const TODOS = [
+  { step: 'read the code', status: 'completed' },
+  { step: 'make the change', status: 'in_progress' },
+  { step: 'run the tests', status: 'pending' },
+] as const;
+
+const QUESTION = {
+  id: 'language',
+  header: 'Language',
+  question: 'Which language should I use?',
+  options: [
+    { label: 'TypeScript', description: 'typed' },
+    { label: 'Rust', description: 'fast' },
+  ],
+};
+
+/** Words enough to steer or interrupt a reply before it ends, at `SLOW_WORD_MS` a word. */
+export const SLOW_WORDS = Array.from({ length: 60 }, (_, i) => `w${String(i + 1).padStart(2, '0')}`);
+const SLOW_WORD_MS = 60;
+
+/**
+ * The tag the user's message asks for: the last line that starts with one. Lines of a
+ * handoff Baton put before the message (`[run N] ...`) are not the user's words now.
+ */
+export function offlineTagOf(text: string): OfflineTag | null {
+  const tags = Object.keys(OFFLINE_TAGS) as OfflineTag[];
+  for (const line of text.split('\n').reverse()) {
+    const start = line.trimStart();
+    if (start.startsWith('[run ')) continue;
+    const tag = tags.find((t) => start.startsWith(t));
+    if (tag) return tag;
+  }
+  return null;
+}
+
+type ResponsesItem = { type?: string; role?: string; content?: unknown };
+
+/** The Responses-API offline model (Codex, codex-acp). */
+export function offlineAssistant(delayMs = 0): Responder {
+  const echo = offlineResponder(delayMs);
+  return (request: RecordedRequest, index: number): ModelTurn => {
+    const input = Array.isArray(request.body.input) ? (request.body.input as ResponsesItem[]) : [];
+    // A tool's output came back: the model says it is done.
+    if (input.at(-1)?.type?.endsWith('_call_output')) return { kind: 'text', text: 'Done.', delayMs };
+    const user = [...input].reverse().find((i) => i.role === 'user');
+    const text = Array.isArray(user?.content)
+      ? (user.content as { text?: unknown }[]).map((c) => (typeof c.text === 'string' ? c.text : '')).join(' ')
+      : '';
+    switch (offlineTagOf(text)) {
+      case '[approve]':
+        return { kind: 'exec', command: OFFLINE_COMMAND, escalated: true, justification: 'writes offline-made.txt' };
+      case '[edit]': {
+        const lines = OFFLINE_NOTES.content
+          .replace(/\n$/, '')
+          .split('\n')
+          .map((line) => `+${line}\n`);
+        return {
+          kind: 'patch',
+          patch: `*** Begin Patch\n*** Add File: ${OFFLINE_NOTES.path}\n${lines.join('')}*** End Patch\n`,
+        };
+      }
+      case '[plan]':
+        return { kind: 'plan', steps: TODOS.map((t) => ({ ...t })) };
+      case '[ask]':
+        return { kind: 'questions', questions: [QUESTION] };
+      case '[slow]':
+        return { kind: 'text', text: SLOW_WORDS.join(' '), delayMs: SLOW_WORD_MS };
+      case '[hang]':
+        return { kind: 'hang', text: 'Working on it' };
+      case null:
+        return echo(request, index);
+    }
+  };
+}
+
+/** The Messages-API offline model (Claude, claude-agent-acp). */
+export function offlineMessagesAssistant(delayMs = 0): MessagesResponder {
+  const echo = offlineMessagesResponder(delayMs);
+  return (request: MessagesRequest, index: number): MessagesTurn => {
+    // The agent's side requests (a title, say) offer no tools: echoed.
+    if (!request.body.tools?.length) return echo(request, index);
+    const last = request.body.messages.at(-1)?.content;
+    if (Array.isArray(last) && last.some((b) => b.type === 'tool_result'))
+      return { kind: 'text', text: 'Done.', delayMs };
+    const user = [...request.body.messages].reverse().find((m) => m.role === 'user');
+    const text = user ? userText(user.content) : '';
+    const tool = (name: string) => toolName(request, name);
+    switch (offlineTagOf(text)) {
+      case '[approve]':
+        return { kind: 'tool_use', name: tool('Bash'), input: { command: OFFLINE_COMMAND } };
+      case '[edit]': {
+        // Claude's Write takes an absolute path: the session's folder is in its environment reminder.
+        const cwd = workingDirectoryOf(request);
+        if (!cwd) return { kind: 'text', text: 'I cannot tell which folder to write in.', delayMs };
+        const input = { file_path: `${cwd}/${OFFLINE_NOTES.path}`, content: OFFLINE_NOTES.content };
+        return { kind: 'tool_use', name: tool('Write'), input };
+      }
+      case '[plan]': {
+        const todos = TODOS.map((t) => ({ content: t.step, status: t.status, activeForm: t.step }));
+        return { kind: 'tool_use', name: 'TodoWrite', input: { todos } };
+      }
+      case '[ask]': {
+        const { question, header, options } = QUESTION;
+        return {
+          kind: 'tool_use',
+          name: 'AskUserQuestion',
+          input: { questions: [{ question, header, options, multiSelect: false }] },
+        };
+      }
+      case '[slow]':
+        return { kind: 'text', text: SLOW_WORDS.join(' '), delayMs: SLOW_WORD_MS };
+      case '[hang]':
+        return { kind: 'hang', text: 'Working on it' };
+      case null:
+        return echo(request, index);
+    }
+  };
+}
+
+/** The agent's own tool of that name where it offers one (claude-agent-acp's `mcp__acp__` tools), else Claude Code's. */
+function toolName(request: MessagesRequest, name: string): string {
+  const names = (request.body.tools ?? []).map((t) => t.name);
+  return names.find((n) => n === `mcp__acp__${name}`) ?? name;
+}
+
+/** The session's folder, as the agent's environment reminder names it. */
+function workingDirectoryOf(request: MessagesRequest): string | null {
+  for (const message of request.body.messages) {
+    const blocks = typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : message.content;
+    for (const block of blocks) {
+      const text = block.type === 'text' && typeof block.text === 'string' ? block.text : '';
+      const cwd = /Primary working directory: (\S+)/.exec(text)?.[1];
+      if (cwd) return cwd;
+    }
+  }
+  return null;
+}
