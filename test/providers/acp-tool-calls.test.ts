@@ -123,9 +123,12 @@ describe('ACP tool calls as tool nodes', () => {
   it('reads a command line from either form, and an output from either form', () => {
     expect(commandOf({ command: 'ls -la' })).toBe('ls -la');
     expect(commandOf({ command: ['/bin/bash', '-lc', 'make test'] })).toBe('make test');
+    // The script as the model wrote it, over what Codex parsed out of it (a pipe is no `&&`).
     expect(
-      commandOf({ command: ['/bin/bash', '-lc', 'x'], parsed_cmd: [{ type: 'unknown', cmd: 'a' }, { cmd: 'b' }] }),
-    ).toBe('a && b');
+      commandOf({ command: ['/bin/bash', '-lc', 'a | b'], parsed_cmd: [{ type: 'unknown', cmd: 'a' }, { cmd: 'b' }] }),
+    ).toBe('a | b');
+    expect(commandOf({ command: ['runner', 'x'], parsed_cmd: [{ cmd: 'a' }, { cmd: 'b' }] })).toBe('a && b');
+    expect(commandOf({ command: `/bin/bash -lc 'make test'` })).toBe('make test');
     expect(commandOf({})).toBeNull();
     expect(commandOf('ls')).toBeNull();
     expect(outputOf({ rawOutput: 'plain' })).toBe('plain');

@@ -94,10 +94,15 @@ describe('the Codex normalizer, fed recorded frames', () => {
       parentNodeId: 'node_t1',
       attemptId: 'att_t1',
       kind: 'tool_call',
-      title: "/bin/bash -lc 'echo hello from exec; sleep 1; echo and done'",
+      // The script, as the model wrote it, not the login shell Codex runs it in.
+      title: 'echo hello from exec; sleep 1; echo and done',
     });
     expect(tool[1]).toMatchObject({
-      detail: { tool: 'command', command: "/bin/bash -lc 'echo hello from exec; sleep 1; echo and done'" },
+      detail: {
+        tool: 'command',
+        command: 'echo hello from exec; sleep 1; echo and done',
+        commandLine: "/bin/bash -lc 'echo hello from exec; sleep 1; echo and done'",
+      },
     });
     expect(tool[2]).toEqual({ type: 'node.delta', ...on, nodeId: 'node_t2', delta: 'and done\n' });
     expect(tool[3]).toMatchObject({
@@ -117,7 +122,7 @@ describe('the Codex normalizer, fed recorded frames', () => {
       nodeId: 'node_t3',
       parentNodeId: 'node_t2',
       kind: 'command',
-      prompt: "/bin/bash -lc 'echo approved > proof.txt'",
+      prompt: 'echo approved > proof.txt',
       providerSessionId: sessionId,
     });
     expect(events.filter((e) => e.type === 'session.status').map((e) => e.status)).toEqual([

@@ -4,6 +4,7 @@ import type { ProviderEvent } from '../../domain/provider-events.js';
 import { fileChangeOf } from '../file-changes.js';
 import { mcpDetail } from '../mcp-tool-calls.js';
 import { mcpCallOf } from './acp-mcp.js';
+import { scriptOf, userCommandOf } from '../shell-command.js';
 
 /**
  * ACP's `tool_call` / `tool_call_update` frames -> tool nodes, told as every provider tells
@@ -62,11 +63,13 @@ const CommandOutput = z.looseObject({
 export function commandOf(rawInput: unknown): string | null {
   const input = CommandInput.safeParse(rawInput).data;
   if (!input) return null;
+  // `bash -lc "..."`: the script is the command, as the model wrote it.
+  const script = Array.isArray(input.command) ? scriptOf(input.command) : null;
+  if (script !== null) return script;
+  if (typeof input.command === 'string') return input.command ? userCommandOf(input.command) : null;
   const parsed = input.parsed_cmd?.map((p) => p.cmd).filter((c): c is string => !!c);
   if (parsed?.length) return parsed.join(' && ');
-  if (typeof input.command === 'string') return input.command || null;
-  // `bash -lc "..."`: the script is the command.
-  return input.command?.at(-1) ?? null;
+  return input.command?.length ? input.command.join(' ') : null;
 }
 
 /** A search's input: its query, and Codex's action where codex-acp passes it on. */

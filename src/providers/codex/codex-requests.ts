@@ -11,6 +11,7 @@ import { formQuestions, type McpForm } from '../mcp-forms.js';
 import type { CodexItems, TurnRef } from './codex-items.js';
 import type { ReplyMethod } from './codex-replies.js';
 import type { CodexSubagents } from './codex-subagents.js';
+import { userCommandOf } from '../shell-command.js';
 
 /**
  * Codex's server requests that wait on the user -> runtime requests: approvals of a
@@ -60,7 +61,13 @@ export class CodexRequests {
       case 'item/commandExecution/requestApproval': {
         const p = requestFrames[method].safeParse(params);
         if (p.success)
-          return this.opened(rpcId, method, 'command', p.data, p.data.command ?? p.data.reason ?? 'Allow command?');
+          return this.opened(
+            rpcId,
+            method,
+            'command',
+            p.data,
+            p.data.command ? userCommandOf(p.data.command) : (p.data.reason ?? 'Allow command?'),
+          );
         break;
       }
       case 'item/fileChange/requestApproval': {

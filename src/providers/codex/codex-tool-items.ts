@@ -1,3 +1,4 @@
+import { userCommandOf } from '../shell-command.js';
 import { itemFrames } from './codex-frames.js';
 
 /**
@@ -17,8 +18,10 @@ type Item = { type: string } & Record<string, unknown>;
 
 export function toolTitle(item: Item): string {
   switch (item.type) {
-    case 'commandExecution':
-      return Command.safeParse(item).data?.command ?? 'command';
+    case 'commandExecution': {
+      const c = Command.safeParse(item).data;
+      return c ? userCommandOf(c.command) : 'command';
+    }
     case 'fileChange':
       return 'apply_patch';
     case 'mcpToolCall': {
@@ -42,8 +45,11 @@ export function toolDetail(item: Item, started: boolean): Record<string, unknown
     case 'commandExecution': {
       const c = Command.safeParse(item).data;
       if (!c) return { tool: 'command' };
+      const command = userCommandOf(c.command);
+      // The line Codex ran, kept when it differs from the command told.
+      const commandLine = command === c.command ? undefined : c.command;
       return started
-        ? defined({ tool: 'command', command: c.command, cwd: c.cwd })
+        ? defined({ tool: 'command', command, commandLine, cwd: c.cwd })
         : defined({ exitCode: c.exitCode, durationMs: c.durationMs, output: c.aggregatedOutput ?? undefined });
     }
     case 'fileChange': {
