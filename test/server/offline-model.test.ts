@@ -71,6 +71,8 @@ describe('the offline models on the embedded defaults', () => {
       );
       // Every agent's node tells the command as the model wrote it (Codex's too, not its login shell).
       expect(commands).toContain(OFFLINE_COMMAND);
+      // The model tells what the command returned (the file it made is the workspace's only one).
+      expect(JSON.stringify(await t.snapshot())).toContain('Done. It returned: offline-made.txt');
 
       const edit = await t.send('[edit] write some notes');
       // codex-acp asks to apply its patch; the others write inside the workspace without asking.
@@ -95,4 +97,28 @@ describe('the offline models on the embedded defaults', () => {
       expect(JSON.stringify(snapshot)).toContain('(offline scripted model) I received: hello there');
     }, 180_000);
   }
+});
+
+describe('[ask] on the offline models', () => {
+  it('Codex in plan mode and Claude ask a question; an agent that cannot ask says why', async () => {
+    const app = await api.baton({});
+    const asks = async (thread: Record<string, unknown>) => {
+      const t = await api.create(app.url, { cwd: api.workspace(), ...thread });
+      const runId = await t.send('[ask] which language?');
+      return { t, runId };
+    };
+    for (const thread of [{ provider: 'codex', interactionMode: 'plan' }, { provider: 'claude' }]) {
+      const { t, runId } = await asks(thread);
+      const request = await t.approval(runId);
+      expect(request.kind).toBe('user_input');
+    }
+    for (const [acpAgent, says] of [
+      ['claude-agent-acp', 'This agent offers no tool to ask questions with.'],
+      ['codex-acp', 'request_user_input is unavailable in Default mode'],
+    ] as const) {
+      const { t, runId } = await asks({ provider: 'acp', acpAgent });
+      expect(await t.ended(runId)).toBe('completed');
+      expect(JSON.stringify(await t.snapshot())).toContain(says);
+    }
+  }, 180_000);
 });

@@ -14,7 +14,7 @@ export const OFFLINE_TAGS = {
   '[approve]': 'runs a command that asks for approval (it writes offline-made.txt)',
   '[edit]': 'adds a file (offline-notes.md)',
   '[plan]': 'updates a todo list',
-  '[ask]': 'asks a question (Codex asks only in plan mode)',
+  '[ask]': 'asks a question (Codex only in plan mode; the ACP agents cannot, and say so)',
   '[slow]': 'streams a long reply slowly, to steer or interrupt',
   '[hang]': 'starts a reply and never ends it',
 } as const;
@@ -67,8 +67,9 @@ export function offlineAssistant(delayMs = 0): Responder {
   const echo = offlineResponder(delayMs);
   return (request: RecordedRequest, index: number): ModelTurn => {
     const input = Array.isArray(request.body.input) ? (request.body.input as ResponsesItem[]) : [];
-    // A tool's output came back: the model says it is done.
-    if (input.at(-1)?.type?.endsWith('_call_output')) return { kind: 'text', text: 'Done.', delayMs };
+    // A tool's output came back: the model says what it was.
+    const last = input.at(-1) as (ResponsesItem & { output?: unknown }) | undefined;
+    if (last?.type?.endsWith('_call_output')) return { kind: 'text', text: doneWith(last.output), delayMs };
     const user = [...input].reverse().find((i) => i.role === 'user');
     const text = Array.isArray(user?.content)
       ? (user.content as { text?: unknown }[]).map((c) => (typeof c.text === 'string' ? c.text : '')).join(' ')
@@ -107,8 +108,8 @@ export function offlineMessagesAssistant(delayMs = 0): MessagesResponder {
     // The agent's side requests (a title, say) offer no tools: echoed.
     if (!request.body.tools?.length) return echo(request, index);
     const last = request.body.messages.at(-1)?.content;
-    if (Array.isArray(last) && last.some((b) => b.type === 'tool_result'))
-      return { kind: 'text', text: 'Done.', delayMs };
+    const result = Array.isArray(last) ? last.find((b) => b.type === 'tool_result') : undefined;
+    if (result) return { kind: 'text', text: doneWith(result.content), delayMs };
     const user = [...request.body.messages].reverse().find((m) => m.role === 'user');
     const text = user ? userText(user.content) : '';
     const tool = (name: string) => toolName(request, name);
@@ -127,6 +128,9 @@ export function offlineMessagesAssistant(delayMs = 0): MessagesResponder {
         return { kind: 'tool_use', name: 'TodoWrite', input: { todos } };
       }
       case '[ask]': {
+        // claude-agent-acp disables the tool: say so rather than call what is not there.
+        if (!request.body.tools.some((t) => t.name === 'AskUserQuestion'))
+          return { kind: 'text', text: 'This agent offers no tool to ask questions with.', delayMs };
         const { question, header, options } = QUESTION;
         return {
           kind: 'tool_use',
@@ -161,4 +165,18 @@ function workingDirectoryOf(request: MessagesRequest): string | null {
     }
   }
   return null;
+}
+
+/** What the model says after a tool: the first line of what came back, so a refusal reads as one. */
+function doneWith(output: unknown): string {
+  const text =
+    typeof output === 'string'
+      ? output
+      : Array.isArray(output)
+        ? output.map((b: { text?: unknown }) => (typeof b?.text === 'string' ? b.text : '')).join(' ')
+        : '';
+  // Codex heads a command's output with its own lines (chunk, wall time, exit code): past them.
+  const body = /(?:^|\n)Output:\n([\s\S]*)$/.exec(text)?.[1] ?? text;
+  const line = body.trim().split('\n')[0]?.trim() ?? '';
+  return line ? `Done. It returned: ${line.length > 160 ? `${line.slice(0, 160)}...` : line}` : 'Done.';
 }
