@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { TranscriptEntry } from '../../src/providers/transport/transcript.js';
 import { runScenario, type ScenarioOutcome } from '../support/scenario-kit/runner.js';
 import { applicableScenarios, providerScenarios } from '../support/scenario-kit/scenarios.js';
-import { assistantTexts } from '../support/scenario-kit/baton.js';
+import { assistantTexts, runtimeWarnings } from '../support/scenario-kit/baton.js';
 import { dataDirOf } from '../support/scenario-kit/agent-providers.js';
 import { readFrameLogs } from '../support/frame-logs.js';
 import { TempFolders } from '../support/temp.js';
@@ -94,11 +94,7 @@ describe('a replayed ACP agent with bad frames', () => {
     const { h } = outcome;
     expect(channel.replays[0]!.mismatches).toEqual([]);
     expect(assistantTexts(h, 'thr_simple')).toEqual(['Hello from Codex, offline.']);
-    const warnings = h.store.events
-      .readThreadAfter('thr_simple', 0)
-      .filter((e) => e.type === 'runtime.warning')
-      .map((e) => e.payload.message);
-    expect(warnings).toEqual([
+    expect(runtimeWarnings(h, 'thr_simple')).toEqual([
       'unreadable claude-agent-acp frame (not a JSON object (garbled or truncated)); it was logged and skipped',
       'unreadable claude-agent-acp frame (not a JSON object (garbled or truncated)); it was logged and skipped',
     ]);

@@ -7,7 +7,7 @@ import { readTranscript, type TranscriptEntry } from '../../src/providers/transp
 import { runScenario, type ScenarioOutcome } from '../support/scenario-kit/runner.js';
 import { applicableScenarios, providerScenarios } from '../support/scenario-kit/scenarios.js';
 import { describeScenarios } from '../support/scenario-kit/suite.js';
-import { assistantTexts, send, status } from '../support/scenario-kit/baton.js';
+import { assistantTexts, runtimeWarnings, send, status } from '../support/scenario-kit/baton.js';
 import type { ScenarioContext } from '../support/scenario-kit/scenario.js';
 import { TempFolders } from '../support/temp.js';
 import { dataDirOf } from '../support/scenario-kit/agent-providers.js';
@@ -95,11 +95,7 @@ describe('a replayed Claude agent with bad frames', () => {
     const { h, dir } = await runSimple();
     expect(channel.replays[0]!.mismatches).toEqual([]);
     expect(assistantTexts(h, 'thr_simple')).toEqual(['Hello from Codex, offline.']);
-    const warnings = h.store.events
-      .readThreadAfter('thr_simple', 0)
-      .filter((e) => e.type === 'runtime.warning')
-      .map((e) => e.payload.message);
-    expect(warnings).toEqual([
+    expect(runtimeWarnings(h, 'thr_simple')).toEqual([
       'unreadable Claude frame (not a JSON object (garbled or truncated)); it was logged and skipped',
       'unreadable Claude frame (not a JSON object (garbled or truncated)); it was logged and skipped',
     ]);

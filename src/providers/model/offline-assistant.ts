@@ -60,6 +60,15 @@ export function offlineTagOf(text: string): OfflineTag | null {
   return null;
 }
 
+/** `[slow]` and `[hang]`, the same turn on both APIs. */
+function streamed(
+  tag: '[slow]' | '[hang]',
+): { kind: 'text'; text: string; delayMs: number } | { kind: 'hang'; text: string } {
+  return tag === '[slow]'
+    ? { kind: 'text', text: SLOW_WORDS.join(' '), delayMs: SLOW_WORD_MS }
+    : { kind: 'hang', text: 'Working on it' };
+}
+
 type ResponsesItem = { type?: string; role?: string; content?: unknown };
 
 /** The Responses-API offline model (Codex, codex-acp). */
@@ -74,7 +83,8 @@ export function offlineAssistant(delayMs = 0): Responder {
     const text = Array.isArray(user?.content)
       ? (user.content as { text?: unknown }[]).map((c) => (typeof c.text === 'string' ? c.text : '')).join(' ')
       : '';
-    switch (offlineTagOf(text)) {
+    const tag = offlineTagOf(text);
+    switch (tag) {
       case '[approve]':
         return { kind: 'exec', command: OFFLINE_COMMAND, escalated: true, justification: 'writes offline-made.txt' };
       case '[edit]': {
@@ -92,9 +102,8 @@ export function offlineAssistant(delayMs = 0): Responder {
       case '[ask]':
         return { kind: 'questions', questions: [QUESTION] };
       case '[slow]':
-        return { kind: 'text', text: SLOW_WORDS.join(' '), delayMs: SLOW_WORD_MS };
       case '[hang]':
-        return { kind: 'hang', text: 'Working on it' };
+        return streamed(tag);
       case null:
         return echo(request, index);
     }
@@ -113,7 +122,8 @@ export function offlineMessagesAssistant(delayMs = 0): MessagesResponder {
     const user = [...request.body.messages].reverse().find((m) => m.role === 'user');
     const text = user ? userText(user.content) : '';
     const tool = (name: string) => toolName(request, name);
-    switch (offlineTagOf(text)) {
+    const tag = offlineTagOf(text);
+    switch (tag) {
       case '[approve]':
         return { kind: 'tool_use', name: tool('Bash'), input: { command: OFFLINE_COMMAND } };
       case '[edit]': {
@@ -139,9 +149,8 @@ export function offlineMessagesAssistant(delayMs = 0): MessagesResponder {
         };
       }
       case '[slow]':
-        return { kind: 'text', text: SLOW_WORDS.join(' '), delayMs: SLOW_WORD_MS };
       case '[hang]':
-        return { kind: 'hang', text: 'Working on it' };
+        return streamed(tag);
       case null:
         return echo(request, index);
     }

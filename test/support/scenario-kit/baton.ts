@@ -24,3 +24,7 @@ export const assistantTexts = (h: Harness, threadId: string): string[] =>
     .list('messages', threadId)
     .filter((m) => m.role === 'assistant')
     .map((m) => m.text);
+
+/** The warnings the thread was told (an unreadable frame, say), in order. */
+export const runtimeWarnings = (h: Harness, threadId: string): string[] =>
+  h.store.events.readThreadAfter(threadId, 0).flatMap((e) => (e.type === 'runtime.warning' ? [e.payload.message] : []));
