@@ -8,7 +8,7 @@ import { RunId, RuntimeRequestId, ThreadId } from '../domain/ids.js';
 import { ApprovalDecision, DispatchMode, ProviderKind } from '../domain/statuses.js';
 import { parseArgument, parseOptionalArgument, UsageError } from './arguments.js';
 import { accepted, MessageSent, resultOf, RolledBack, ThreadCreated, ThreadsSnapshot } from './command-results.js';
-import { describeEvent } from './describe-event.js';
+import { eventDescriber } from './describe-event.js';
 import { describeThread, ThreadHistory } from './describe-thread.js';
 import { watchThread } from './run-watch.js';
 
@@ -123,6 +123,7 @@ function follow(client: BatonClient, threadId: ThreadId): Promise<never> {
       reject(new BatonError('not_found', `stopped following ${threadId}: ${error.message}`));
     // Events that come before the history is printed (in the same read as the ack) wait for it.
     let early: DomainEvent[] | null = [];
+    const describeEvent = eventDescriber();
     const write = (event: DomainEvent) => {
       const line = describeEvent(event);
       if (line) process.stdout.write(line);

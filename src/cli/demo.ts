@@ -13,7 +13,7 @@ import { startBaton, type StartOptions } from '../app/baton-app.js';
 import type { Config } from '../config.js';
 import { accepted, MessageSent, resultOf, ThreadCreated } from './command-results.js';
 import { claudeDemoPrompts, startClaudeDemoModel } from './demo-claude.js';
-import { describeEvent } from './describe-event.js';
+import { eventDescriber } from './describe-event.js';
 
 /** What the offline model does in the demo, one entry per model request. */
 const script: ModelTurn[] = [
@@ -89,6 +89,7 @@ export async function demo(provider: DemoProvider = 'codex'): Promise<void> {
     // Everything that happens on the thread, as it is committed. A waiter picks what it
     // waits for out of an event (undefined: not this one).
     const waiters: ((e: DomainEvent) => boolean)[] = [];
+    const describeEvent = eventDescriber();
     await client.subscribe({ stream: 'thread', threadId }, (event) => {
       const line = describeEvent(event);
       if (line) process.stdout.write(line);

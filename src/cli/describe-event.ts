@@ -11,9 +11,10 @@ export function describeEvent(event: DomainEvent): string | null {
       return '\n';
     case 'node.created':
       return event.payload.node.kind === 'tool_call' ? `  [tool] ${event.payload.node.title ?? ''}\n` : null;
-    // An agent that names its tool call later (an ACP "Terminal" that turns out to run a command).
+    // An agent that names its tool call later (an ACP "Terminal" that turns out to run a command),
+    // and the files a file change touched, once they are known.
     case 'node.detail':
-      return event.payload.title ? `  [tool is] ${event.payload.title}\n` : null;
+      return detailLines(event.payload.title, filesLine(event.payload.detail.files));
     case 'runtime-request.opened':
       return requestLine(event.payload.request.kind, event.payload.request.prompt, event.payload.request.id);
     case 'runtime-request.resolved':
@@ -45,6 +46,25 @@ export function describeEvent(event: DomainEvent): string | null {
   }
 }
 
+/**
+ * `describeEvent` for one stream of events (a `tail`, a `send --wait`): a node's files are
+ * said once, not again when the agent repeats them as the change completes.
+ */
+export function eventDescriber(): (event: DomainEvent) => string | null {
+  const said = new Map<string, string>();
+  return (event) => {
+    if (event.type !== 'node.detail') return describeEvent(event);
+    const files = filesLine(event.payload.detail.files);
+    const repeated = files !== '' && said.get(event.payload.nodeId) === files;
+    if (files) said.set(event.payload.nodeId, files);
+    return detailLines(event.payload.title, repeated ? '' : files);
+  };
+}
+
+function detailLines(title: string | undefined, files: string): string | null {
+  return `${title ? `  [tool is] ${title}\n` : ''}${files}` || null;
+}
+
 /** A request waiting for the user: what it asks and the id to answer it by. */
 export function requestLine(kind: string, prompt: string, requestId: string): string {
   return `  [needs ${kind === 'user_input' ? 'an answer' : 'approval'}] ${prompt}  (request ${requestId})\n`;
@@ -59,4 +79,15 @@ export function planLine(steps: readonly { text: string; status: string }[]): st
 /** A run's checkpoint: its status and, once captured, how many files the run changed. */
 export function checkpointLine(runOrdinal: number, status: string, files: number | null): string {
   return `  [checkpoint for run ${runOrdinal}: ${status}${files === null ? '' : `, ${files} file(s) changed`}]\n`;
+}
+
+/** A file change's files (`detail.files`, as every provider tells them), e.g. `[files] add notes.md, update a.ts`. */
+export function filesLine(files: unknown): string {
+  if (!Array.isArray(files) || files.length === 0) return '';
+  const named = files.map((f: { path?: unknown; kind?: { type?: unknown } }) =>
+    [typeof f?.kind?.type === 'string' ? f.kind.type : '', typeof f?.path === 'string' ? f.path : '?']
+      .filter(Boolean)
+      .join(' '),
+  );
+  return `  [files] ${named.join(', ')}\n`;
 }

@@ -2,7 +2,7 @@ import type { BatonClient } from '../client/baton-client.js';
 import { BatonError } from '../domain/errors.js';
 import type { DomainEvent } from '../domain/events.js';
 import type { ThreadId } from '../domain/ids.js';
-import { describeEvent } from './describe-event.js';
+import { eventDescriber } from './describe-event.js';
 
 /** How a run ended, as its `run.terminal` says. */
 export type RunEnd = Extract<DomainEvent, { type: 'run.terminal' }>['payload']['status'];
@@ -23,6 +23,7 @@ export async function watchThread(client: BatonClient, threadId: ThreadId): Prom
   const waiting = new Map<string, (end: RunEnd) => void>();
   let lost: BatonError | null = null;
   const failures: ((error: BatonError) => void)[] = [];
+  const describeEvent = eventDescriber();
   await client.subscribe(
     { stream: 'thread', threadId },
     (event) => {

@@ -176,7 +176,7 @@ function workingDirectoryOf(request: MessagesRequest): string | null {
   return null;
 }
 
-/** What the model says after a tool: the first line of what came back, so a refusal reads as one. */
+/** What the model says after a tool: what came back, on one line and clipped, so a refusal reads as one. */
 function doneWith(output: unknown): string {
   const text =
     typeof output === 'string'
@@ -186,6 +186,8 @@ function doneWith(output: unknown): string {
         : '';
   // Codex heads a command's output with its own lines (chunk, wall time, exit code): past them.
   const body = /(?:^|\n)Output:\n([\s\S]*)$/.exec(text)?.[1] ?? text;
-  const line = body.trim().split('\n')[0]?.trim() ?? '';
+  // Claude Code appends reminders for the model to a tool's result: not what the tool said.
+  const said = body.replace(/<system-reminder>[\s\S]*?(<\/system-reminder>|$)/g, '');
+  const line = said.trim().replace(/\s+/g, ' ');
   return line ? `Done. It returned: ${line.length > 160 ? `${line.slice(0, 160)}...` : line}` : 'Done.';
 }
