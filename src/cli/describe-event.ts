@@ -14,7 +14,10 @@ export function describeEvent(event: DomainEvent): string | null {
     // An agent that names its tool call later (an ACP "Terminal" that turns out to run a command),
     // and the files a file change touched, once they are known.
     case 'node.detail':
-      return detailLines(event.payload.title, filesLine(event.payload.detail.files));
+      return detailLines(event.payload.title, [
+        filesLine(event.payload.detail.files),
+        outputLines(event.payload.detail.output),
+      ]);
     case 'runtime-request.opened':
       return requestLine(event.payload.request.kind, event.payload.request.prompt, event.payload.request.id);
     case 'runtime-request.resolved':
@@ -47,22 +50,39 @@ export function describeEvent(event: DomainEvent): string | null {
 }
 
 /**
- * `describeEvent` for one stream of events (a `tail`, a `send --wait`): a node's files are
- * said once, not again when the agent repeats them as the change completes.
+ * `describeEvent` for one stream of events (a `tail`, a `send --wait`): a node's files and
+ * output are said once, not again when the agent repeats them as the tool completes.
  */
 export function eventDescriber(): (event: DomainEvent) => string | null {
-  const said = new Map<string, string>();
+  const said = new Set<string>();
+  const once = (nodeId: string, lines: string): string => {
+    if (!lines || said.has(`${nodeId}\n${lines}`)) return '';
+    said.add(`${nodeId}\n${lines}`);
+    return lines;
+  };
   return (event) => {
     if (event.type !== 'node.detail') return describeEvent(event);
-    const files = filesLine(event.payload.detail.files);
-    const repeated = files !== '' && said.get(event.payload.nodeId) === files;
-    if (files) said.set(event.payload.nodeId, files);
-    return detailLines(event.payload.title, repeated ? '' : files);
+    const { nodeId, title, detail } = event.payload;
+    return detailLines(title, [once(nodeId, filesLine(detail.files)), once(nodeId, outputLines(detail.output))]);
   };
 }
 
-function detailLines(title: string | undefined, files: string): string | null {
-  return `${title ? `  [tool is] ${title}\n` : ''}${files}` || null;
+function detailLines(title: string | undefined, facts: string[]): string | null {
+  return `${title ? `  [tool is] ${title}\n` : ''}${facts.join('')}` || null;
+}
+
+/** The most of a tool's output said in a terminal: its last lines. */
+const OUTPUT_LINES = 5;
+
+/** What a tool returned (`detail.output`, text on every provider): its last lines, each under a bar. */
+export function outputLines(output: unknown): string {
+  if (typeof output !== 'string' || !output.trim()) return '';
+  const lines = output.replace(/\s+$/, '').split('\n');
+  const shown = lines
+    .slice(-OUTPUT_LINES)
+    .map((line) => `  | ${line.length > 200 ? `${line.slice(0, 200)}...` : line}\n`);
+  const left = lines.length - shown.length;
+  return `${left > 0 ? `  | (${left} line(s) before)\n` : ''}${shown.join('')}`;
 }
 
 /** A request waiting for the user: what it asks and the id to answer it by. */

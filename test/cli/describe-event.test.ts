@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { describeEvent, eventDescriber } from '../../src/cli/describe-event.js';
+import { describeEvent, eventDescriber, outputLines } from '../../src/cli/describe-event.js';
 import type { DomainEvent } from '../../src/domain/events.js';
 import { EventId, NodeId, RunId, ThreadId } from '../../src/domain/ids.js';
 
@@ -46,5 +46,17 @@ describe('describeEvent', () => {
     // Codex repeats them as the change completes.
     expect(describe(detail({}, { files: add }))).toBeNull();
     expect(describe(detail({}, { files: update }))).toBe('  [files] update /ws/notes.md\n');
+  });
+
+  it("says a tool's output, its last lines, once", () => {
+    const describe = eventDescriber();
+    expect(describe(detail({}, { output: 'one\ntwo\n' }))).toBe('  | one\n  | two\n');
+    expect(describe(detail({}, { exitCode: 0, output: 'one\ntwo\n' }))).toBeNull();
+    const long = Array.from({ length: 8 }, (_, i) => `line ${i + 1}`).join('\n');
+    expect(outputLines(long)).toBe(
+      '  | (3 line(s) before)\n  | line 4\n  | line 5\n  | line 6\n  | line 7\n  | line 8\n',
+    );
+    expect(outputLines('')).toBe('');
+    expect(outputLines({ not: 'text' })).toBe('');
   });
 });
