@@ -21,6 +21,11 @@ export interface ProviderHost {
   ingest(event: ProviderEvent): Promise<StepOutcome<Record<string, unknown>>>;
   /** The native ref a provider thread was loaded with, if any (to resume it). */
   nativeThreadRef(providerThreadId: string): string | null;
+  /**
+   * The provider thread a subagent of the thread already has for this native thread, if it
+   * has not ended (closed, failed): a later session that meets the same child goes on in it.
+   */
+  subagentThreadOf(threadId: string, nativeThreadRef: string): string | null;
   /** The native turn id bound to an attempt, if any. */
   nativeTurnRef(attemptId: string): string | null;
   /** The thread's runs as the read model has them, in order. */

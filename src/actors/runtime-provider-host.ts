@@ -28,6 +28,7 @@ export function providerHostOf(runtime: ProviderHostSource, provider: ProviderKi
       return outcome;
     },
     nativeThreadRef: (providerThreadId) => boundNativeThreadRef(store, providerThreadId),
+    subagentThreadOf: (threadId, nativeThreadRef) => liveSubagentThread(store, threadId, nativeThreadRef),
     nativeTurnRef: (attemptId) =>
       store.bindings.forApp(attemptId).find((b) => b.entityKind === 'run_attempt')?.nativeRef ?? null,
     runs: (threadId) => store.projections.list('runs', threadId),
@@ -53,6 +54,27 @@ export function boundNativeThreadRef(store: Store, providerThreadId: string): st
   const stored = StoredProviderThread.safeParse(row.snapshot);
   return stored.success ? stored.data.context.nativeThreadRef : null;
 }
+
+/**
+ * The newest subagent node of the thread working on that native thread names its provider
+ * thread; it is the child's still if that actor has not ended (a closed child, or one that
+ * failed, is not gone on with).
+ */
+function liveSubagentThread(store: Store, threadId: string, nativeThreadRef: string): string | null {
+  const node = store.projections
+    .list('graph_nodes', threadId)
+    .filter((n) => n.kind === 'subagent' && n.providerThreadId && n.detail?.['nativeThreadId'] === nativeThreadRef)
+    .at(-1);
+  if (!node?.providerThreadId) return null;
+  const row = store.entities.get(node.providerThreadId);
+  const actor = ActorStatus.safeParse(row?.snapshot);
+  return row?.kind === 'provider_thread' && actor.success && actor.data.status === 'active'
+    ? node.providerThreadId
+    : null;
+}
+
+/** A persisted actor's status: `done` once it reached a final state. */
+const ActorStatus = z.object({ status: z.string() });
 
 /** What an older provider thread row holds of its native ref. */
 const StoredProviderThread = z.object({ context: z.object({ nativeThreadRef: z.string().nullable() }) });

@@ -7,14 +7,17 @@ type SubagentThread = Extract<ProviderEvent, { type: 'subagent.thread' }>;
  * A subagent's own native thread as a provider thread of Baton's (`subagent.thread`): made
  * once, owned by the node that spawned the child, its native ref bound as evidence; then it
  * follows the child's turns. Its id is the normalizer's (from its IdSource), so a replay
- * makes the same one. A follow-up node of the same child names the same provider thread.
+ * makes the same one. A follow-up node of the same child names the same provider thread,
+ * in a later session too (the session's end unloads it; the next one loads it again).
  */
 export function routeSubagentThread(thread: StepContext, event: SubagentThread): void {
   const ref = { kind: 'provider_thread' as const, id: event.providerThreadId };
   const run = thread.context({ kind: 'run', id: event.runId });
   switch (event.change) {
     case 'bound': {
-      if (thread.state(ref)) return;
+      // A child an earlier session met: its provider thread is loaded again, in this session.
+      if (thread.state(ref))
+        return thread.deliver(ref, { type: 'LOADED', nativeThreadRef: event.nativeThreadRef, resumeCursor: null });
       const provider =
         run?.provider ?? thread.require({ kind: 'thread_supervisor', id: event.threadId }).context.provider;
       thread.spawn('provider_thread', event.providerThreadId, {
@@ -24,8 +27,8 @@ export function routeSubagentThread(thread: StepContext, event: SubagentThread):
         forkedFrom: null,
         owner: { type: 'node', nodeId: event.nodeId },
       });
-      // Scoped to its owner node, not the app thread: a later session that meets the same
-      // child again makes a provider thread of its own, and that is never a binding conflict.
+      // Scoped to its owner node, not the app thread: a child met again after it was closed
+      // gets a provider thread of its own, and that is never a binding conflict.
       thread.current.bindings.push({
         provider,
         scope: `node:${event.nodeId}`,
@@ -47,7 +50,8 @@ export function routeSubagentThread(thread: StepContext, event: SubagentThread):
       thread.deliver(ref, { type: 'CLOSE' });
       return;
     case 'lost':
-      thread.deliver(ref, { type: 'FAILED', reason: 'the session that ran the subagent ended' });
+      // The child's conversation outlives the session (Codex keeps it): not loaded, not ended.
+      thread.deliver(ref, { type: 'UNLOADED', reason: 'the session that ran the subagent ended' });
       return;
   }
 }

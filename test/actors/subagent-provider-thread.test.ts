@@ -66,12 +66,14 @@ function providerThread(h: Harness, id: string) {
   return row!.snapshot as { value: string; context: Record<string, unknown> };
 }
 
-/** The thread's Codex normalizer, driving its root native thread. */
-function normalizerOf(threadId: string): CodexNormalizer {
+/** The thread's Codex normalizer for one session, driving its root native thread, told of the children earlier sessions met. */
+function normalizerOf(threadId: string, h?: Harness, session = 'psess_sub'): CodexNormalizer {
+  const host = h?.runtime.providerHost('codex');
   const n = createCodexNormalizer({
     threadId: ThreadId.parse(threadId),
-    sessionId: ProviderSessionId.parse('psess_sub'),
-    ids: new SequentialIds('sub'),
+    sessionId: ProviderSessionId.parse(session),
+    ids: new SequentialIds(session),
+    ...(host ? { subagentThreadOf: (ref: string) => host.subagentThreadOf(threadId, ref) } : {}),
   });
   n.nativeThreadId = root;
   return n;
@@ -158,7 +160,7 @@ describe("a Codex subagent's own thread", () => {
     expect(providerThread(again, id)).toMatchObject({ value: 'idle', context: { owner: { type: 'node' } } });
   });
 
-  it("is closed when the child is closed, and ends in error with its session; the thread's own provider thread is untouched", async () => {
+  it("is closed when the child is closed, and unloaded with its session; the thread's own provider thread is untouched", async () => {
     const h = open();
     const threadId = await h.thread({ cwd: workspace() });
     const m = normalizerOf(threadId);
@@ -195,14 +197,62 @@ describe("a Codex subagent's own thread", () => {
     await frame(h, m, 'item/completed', { threadId: root, turnId: 'nturn_r1', item: close });
     expect(providerThread(h, a!).value).toBe('closed');
 
-    // The Codex process goes: the running child's node is interrupted, its provider thread lost.
+    // The Codex process goes: the running child's node is interrupted; its conversation is
+    // not loaded anywhere now, but not ended (Codex keeps it for a later session).
     for (const event of m.subagents.closeAll()) await h.feed(event);
-    expect(providerThread(h, b!)).toMatchObject({
-      value: 'error',
-      context: { reason: 'the session that ran the subagent ended' },
-    });
+    expect(providerThread(h, b!).value).toBe('not_loaded');
+    // What a later session is told of each: the open one goes on, the closed one does not.
+    const host = h.runtime.providerHost('codex');
+    expect([host.subagentThreadOf(threadId, 'nthr_other'), host.subagentThreadOf(threadId, child)]).toEqual([b, null]);
     expect(providerThread(h, a!).value).toBe('closed');
     const rootThread = h.store.projections.get('threads', threadId)!.activeProviderThreadId!;
     expect(providerThread(h, rootThread).value).toBe('not_loaded');
+  });
+
+  it('goes on in the same provider thread when a later session meets the same child, as Codex resumes it', async () => {
+    const h = open();
+    const threadId = await h.thread({ cwd: workspace() });
+    const first = normalizerOf(threadId, h, 'psess_one');
+    const run1 = await runStarted(h, first, threadId, 'nturn_r1');
+    const spawn = {
+      type: 'subAgentActivity',
+      id: 'call_spawn',
+      kind: 'started',
+      agentThreadId: child,
+      agentPath: '/root/w',
+    };
+    await frame(h, first, 'item/started', { threadId: root, turnId: 'nturn_r1', item: spawn });
+    await childTurn(h, first, 'nturn_c1', 'nturn_r1', () => undefined);
+    await frame(h, first, 'turn/completed', turnOf(root, 'nturn_r1', 'completed', 'nturn_r1'));
+    await h.until(() => h.ended(run1.runId));
+    const id = h.store.projections.list('graph_nodes', threadId).find((x) => x.kind === 'subagent')!.providerThreadId!;
+    // The session ends (a restart, an idle session reaped).
+    for (const event of first.subagents.closeAll()) await h.feed(event);
+    expect(providerThread(h, id).value).toBe('not_loaded');
+
+    // The next session's follow-up reaches the same child: its frames go to the same provider thread.
+    const second = normalizerOf(threadId, h, 'psess_two');
+    const run2 = await runStarted(h, second, threadId, 'nturn_r2');
+    let during = '';
+    await childTurn(h, second, 'nturn_c2', 'nturn_r2', () => (during = providerThread(h, id).value));
+    expect(during).toBe('active');
+    const nodes = h.store.projections.list('graph_nodes', threadId).filter((x) => x.kind === 'subagent');
+    expect(nodes.map((x) => [x.runId, x.providerThreadId])).toEqual([
+      [run1.runId, id],
+      [run2.runId, id],
+    ]);
+    expect(providerThread(h, id)).toMatchObject({
+      value: 'idle',
+      context: {
+        nativeThreadRef: child,
+        firstRunOrdinal: 1,
+        lastRunOrdinal: 2,
+        owner: { type: 'node', nodeId: nodes[0]!.id },
+      },
+    });
+    const providerThreads = actorStates(h.store, { type: 'actors', threadId: ThreadId.parse(threadId) })
+      .actors.filter((a) => a.kind === 'provider_thread')
+      .map((a) => a.id);
+    expect(providerThreads).toHaveLength(2); // the thread's own and the child's: no second one for the child
   });
 });

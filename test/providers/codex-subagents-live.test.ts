@@ -74,6 +74,54 @@ const wait: [string, Record<string, unknown>] = ['wait_agent', { timeout_ms: 3_6
 const told = (i: number) => JSON.stringify(model.requests[i]!.body.input);
 
 describe('a Codex subagent, live', () => {
+  it('a child a later session meets again (after its Codex was killed) goes on in the same provider thread', async () => {
+    await live({
+      name: 'subagent_next_session',
+      model: [
+        collaboration(
+          'resp_spawn',
+          ['spawn_agent', { task_name: 'writer', message: 'Write a.txt.', fork_turns: 'none' }],
+          wait,
+        ),
+        ...codexModel([
+          { kind: 'add_file', path: 'a.txt', content: 'a\n', callId: 'call_write_a' },
+          { kind: 'text', text: 'Wrote a.txt.' },
+          { kind: 'text', text: 'The writer wrote a.txt.' },
+        ]),
+        collaboration('resp_followup', ['followup_task', { target: 'writer', message: 'Anything else?' }], wait),
+        ...codexModel([
+          { kind: 'text', text: 'Nothing else.' },
+          { kind: 'text', text: 'The writer is done.' },
+        ]),
+      ],
+      async drive({ h, cwd, kill }) {
+        const threadId = await h.thread({ threadId: 'thr_sub_next', cwd });
+        const one = await send(h, threadId, 'have a writer write a.txt');
+        await h.until(() => status(h, one) === 'completed');
+        const [first] = h.store.projections.list('graph_nodes', threadId).filter((n) => n.kind === 'subagent');
+        const sessionOf = () => h.store.projections.list('sessions', threadId).at(-1);
+        const killed = sessionOf()!.id;
+        kill(threadId);
+        await h.until(() => h.store.projections.get('sessions', killed)?.status === 'stopped');
+        expect(h.store.entities.get(first!.providerThreadId!)?.snapshot).toMatchObject({ value: 'not_loaded' });
+
+        // A new Codex resumes the parent, and the follow-up reaches the same child conversation.
+        const two = await send(h, threadId, 'ask the writer if there is anything else');
+        await h.until(() => status(h, two) === 'completed');
+        expect(sessionOf()!.id).not.toBe(killed);
+        const nodes = h.store.projections.list('graph_nodes', threadId).filter((n) => n.kind === 'subagent');
+        expect(nodes.map((n) => [n.runId, n.providerThreadId, n.detail?.['nativeThreadId']])).toEqual([
+          [one, first!.providerThreadId, first!.detail?.['nativeThreadId']],
+          [two, first!.providerThreadId, first!.detail?.['nativeThreadId']],
+        ]);
+        expect(h.store.entities.get(first!.providerThreadId!)?.snapshot).toMatchObject({
+          value: 'idle',
+          context: { firstRunOrdinal: 1, lastRunOrdinal: 2 },
+        });
+      },
+    });
+  });
+
   it('an interrupt of the run interrupts its running subagent too: both end interrupted, nothing is asked of the model again', async () => {
     await live({
       name: 'subagent_interrupt',

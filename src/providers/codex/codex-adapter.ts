@@ -241,7 +241,12 @@ export class CodexThreadAdapter {
     this.nativeThreadId = null;
     this.unreadable += this.session?.rpc.problemCount ?? 0;
     this.unknownBefore += this.normalizer?.unknown ?? 0;
-    const normalizer = createCodexNormalizer({ threadId: this.threadId, sessionId, ids: host.ids });
+    const normalizer = createCodexNormalizer({
+      threadId: this.threadId,
+      sessionId,
+      ids: host.ids,
+      subagentThreadOf: (nativeThreadRef) => host.subagentThreadOf(this.threadId, nativeThreadRef),
+    });
     this.normalizer = normalizer;
     const session = await startCodexSession(
       {

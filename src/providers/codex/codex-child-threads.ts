@@ -1,4 +1,4 @@
-import type { NodeId, ProviderThreadId, RunId, ThreadId } from '../../domain/ids.js';
+import { ProviderThreadId, type NodeId, type RunId, type ThreadId } from '../../domain/ids.js';
 import type { ProviderEvent } from '../../domain/provider-events.js';
 import type { IdSource } from '../../domain/sources.js';
 
@@ -13,7 +13,7 @@ interface Holder {
 interface ChildThread {
   providerThreadId: ProviderThreadId;
   holder: Holder;
-  /** Closed, or its session gone: a node that meets the native thread again makes another. */
+  /** Closed (a node that meets the native thread again makes another), or its session gone. */
   ended: boolean;
 }
 
@@ -26,19 +26,25 @@ export class CodexChildThreads {
   /** By native thread. */
   private readonly threads = new Map<string, ChildThread>();
 
+  /** @param knownThreadOf the provider thread an earlier session's node made for a child, if it has not ended */
   constructor(
     private readonly threadId: ThreadId,
     private readonly ids: IdSource,
+    private readonly knownThreadOf: (nativeThreadRef: string) => string | null = () => null,
   ) {}
 
-  /** `holder` works on `nativeThreadId` now: its provider thread, and the event that makes one if it is new. */
+  /**
+   * `holder` works on `nativeThreadId` now: its provider thread, and the event that binds
+   * it if this session had not met it (a child an earlier session met goes on in its own).
+   */
   bind(nativeThreadId: string, holder: Holder): { providerThreadId: ProviderThreadId; events: ProviderEvent[] } {
     const known = this.threads.get(nativeThreadId);
     if (known && !known.ended) {
       known.holder = holder;
       return { providerThreadId: known.providerThreadId, events: [] };
     }
-    const providerThreadId = this.ids.next('providerThread');
+    const earlier = known ? null : this.knownThreadOf(nativeThreadId);
+    const providerThreadId = earlier ? ProviderThreadId.parse(earlier) : this.ids.next('providerThread');
     this.threads.set(nativeThreadId, { providerThreadId, holder, ended: false });
     return { providerThreadId, events: this.changed(nativeThreadId, 'bound') };
   }

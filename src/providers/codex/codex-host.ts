@@ -9,6 +9,8 @@ export interface CodexHost {
   emit(event: ProviderEvent): Promise<unknown>;
   /** The native ref a provider thread was bound to, if any (for thread/resume). */
   nativeThreadRef(providerThreadId: string): string | null;
+  /** The provider thread of a child an earlier session met, if it has not ended (see ProviderHost). */
+  subagentThreadOf(threadId: string, nativeThreadRef: string): string | null;
   /** The native turn id recorded for an attempt, if any (for thread/revert). */
   nativeTurnRef(attemptId: string): string | null;
   /** The first attempt of the run with this ordinal on the thread (for thread/revert). */

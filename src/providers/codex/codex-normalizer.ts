@@ -27,7 +27,13 @@ const planStatus = (s: string): 'pending' | 'in_progress' | 'completed' =>
   s === 'inProgress' ? 'in_progress' : s === 'completed' ? 'completed' : 'pending';
 
 /** Codex's normalizer, as the provider registers it (the adapter makes its own through it too). */
-export const createCodexNormalizer = (scope: NormalizerScope): CodexNormalizer => new CodexNormalizer(scope);
+/** A Codex normalizer's scope: with the provider threads a subagent of the thread already has, by native thread. */
+export interface CodexNormalizerScope extends NormalizerScope {
+  /** The provider thread of a child an earlier session met, if it has not ended (the host's `subagentThreadOf`). */
+  readonly subagentThreadOf?: (nativeThreadRef: string) => string | null;
+}
+
+export const createCodexNormalizer = (scope: CodexNormalizerScope): CodexNormalizer => new CodexNormalizer(scope);
 
 export class CodexNormalizer implements ProviderNormalizer {
   /** Native turn id -> the attempt it runs. */
@@ -48,12 +54,12 @@ export class CodexNormalizer implements ProviderNormalizer {
   unknown = 0;
   nativeThreadId: string | null = null;
 
-  constructor(scope: NormalizerScope) {
+  constructor(scope: CodexNormalizerScope) {
     this.threadId = scope.threadId;
     this.sessionId = scope.sessionId;
     this.ids = scope.ids;
     this.items = new CodexItems(scope.threadId, scope.ids);
-    this.subagents = new CodexSubagents(scope.threadId, scope.ids, this);
+    this.subagents = new CodexSubagents(scope.threadId, scope.ids, this, scope.subagentThreadOf);
     const normalizer = this;
     this.asks = new CodexRequests(scope, this.items, this.subagents, {
       get nativeThreadId() {

@@ -57,6 +57,7 @@ export class CodexProvider extends AdapterProvider<CodexThreadAdapter> {
       ids: port.ids,
       emit: (event) => port.ingest(event),
       nativeThreadRef: (providerThreadId) => port.nativeThreadRef(providerThreadId),
+      subagentThreadOf: (threadId, nativeThreadRef) => port.subagentThreadOf(threadId, nativeThreadRef),
       nativeTurnRef: (attemptId) => port.nativeTurnRef(attemptId),
       attemptOfRun: (threadId, ordinal) => {
         const runs = port.runs(threadId).filter((r) => r.ordinal === ordinal);

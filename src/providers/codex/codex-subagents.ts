@@ -74,8 +74,9 @@ export class CodexSubagents {
     private readonly threadId: ThreadId,
     private readonly ids: IdSource,
     private readonly host: SubagentHost,
+    knownThreadOf?: (nativeThreadRef: string) => string | null,
   ) {
-    this.threads = new CodexChildThreads(threadId, ids);
+    this.threads = new CodexChildThreads(threadId, ids, knownThreadOf);
   }
 
   /** Whether a thread item is a multi-agent one (a spawn, a wait, a close...). */
