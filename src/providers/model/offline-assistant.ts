@@ -7,8 +7,8 @@ import { offlineResponder } from './scripted-model-server.js';
  * The offline models Baton runs on its embedded defaults, so that a user without
  * credentials can try every part of a thread from the console or a client: a line of the
  * message that starts with one of these tags makes the model do the thing; anything else
- * is echoed. Both APIs
- * (Codex and codex-acp: Responses; Claude and claude-agent-acp: Messages) know them.
+ * is echoed. Both APIs know them (Codex and codex-acp: Responses; Claude and
+ * claude-agent-acp: Messages).
  */
 export const OFFLINE_TAGS = {
   '[approve]': 'runs a command that asks for approval (it writes offline-made.txt)',
