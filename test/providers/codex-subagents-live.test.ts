@@ -73,21 +73,26 @@ function collaboration(id: string, ...calls: [name: string, args: Record<string,
 const wait: [string, Record<string, unknown>] = ['wait_agent', { timeout_ms: 3_600_000 }];
 const told = (i: number) => JSON.stringify(model.requests[i]!.body.input);
 
+/** The parent spawns a `writer` child and waits; the child writes a.txt and says so. */
+const spawnWriter = (): ModelTurn[] => [
+  collaboration(
+    'resp_spawn',
+    ['spawn_agent', { task_name: 'writer', message: 'Write a.txt.', fork_turns: 'none' }],
+    wait,
+  ),
+  ...codexModel([
+    { kind: 'add_file', path: 'a.txt', content: 'a\n', callId: 'call_write_a' },
+    { kind: 'text', text: 'Wrote a.txt.' },
+  ]),
+];
+
 describe('a Codex subagent, live', () => {
   it('a child a later session meets again (after its Codex was killed) goes on in the same provider thread', async () => {
     await live({
       name: 'subagent_next_session',
       model: [
-        collaboration(
-          'resp_spawn',
-          ['spawn_agent', { task_name: 'writer', message: 'Write a.txt.', fork_turns: 'none' }],
-          wait,
-        ),
-        ...codexModel([
-          { kind: 'add_file', path: 'a.txt', content: 'a\n', callId: 'call_write_a' },
-          { kind: 'text', text: 'Wrote a.txt.' },
-          { kind: 'text', text: 'The writer wrote a.txt.' },
-        ]),
+        ...spawnWriter(),
+        ...codexModel([{ kind: 'text', text: 'The writer wrote a.txt.' }]),
         collaboration('resp_followup', ['followup_task', { target: 'writer', message: 'Anything else?' }], wait),
         ...codexModel([
           { kind: 'text', text: 'Nothing else.' },
@@ -215,15 +220,7 @@ describe('a Codex subagent, live', () => {
       {
         name: 'subagent_rollback',
         model: [
-          collaboration(
-            'resp_spawn',
-            ['spawn_agent', { task_name: 'writer', message: 'Write a.txt.', fork_turns: 'none' }],
-            wait,
-          ),
-          ...codexModel([
-            { kind: 'add_file', path: 'a.txt', content: 'a\n', callId: 'call_write_a' },
-            { kind: 'text', text: 'Wrote a.txt.' },
-          ]),
+          ...spawnWriter(),
           collaboration('resp_followup', ['followup_task', { target: 'writer', message: 'Now write b.txt.' }], wait),
           ...codexModel([
             { kind: 'command', command: "printf 'b\\n' > b.txt", needsApproval: true, callId: 'call_write_b' },
