@@ -59,6 +59,15 @@ async function childTurn(h: Harness, n: CodexNormalizer, turnId: string, rootTur
   await frame(h, n, 'turn/completed', turnOf(child, turnId, 'completed', rootTurn));
 }
 
+/** A v2 spawn of a child on its native thread (`id` the spawning call). */
+const spawn = (id: string, thread: string) => ({
+  type: 'subAgentActivity',
+  id,
+  kind: 'started',
+  agentThreadId: thread,
+  agentPath: `/root/${id}`,
+});
+
 /** A provider thread's persisted actor: its state and context. */
 function providerThread(h: Harness, id: string) {
   const row = h.store.entities.get(id);
@@ -87,17 +96,9 @@ describe("a Codex subagent's own thread", () => {
     const rootProviderThread = h.store.projections.get('threads', threadId)!.activeProviderThreadId!;
     const run1 = await runStarted(h, n, threadId, 'nturn_r1');
 
-    // The v2 spawn names the child's thread at once.
-    const spawn = {
-      type: 'subAgentActivity',
-      id: 'call_spawn',
-      kind: 'started',
-      agentThreadId: child,
-      agentPath: '/root/helper',
-      model: null,
-      reasoningEffort: null,
-    };
-    await frame(h, n, 'item/started', { threadId: root, turnId: 'nturn_r1', item: spawn });
+    // The v2 spawn names the child's thread at once (as Codex sends it, its model fields too).
+    const item = { ...spawn('call_spawn', child), model: null, reasoningEffort: null };
+    await frame(h, n, 'item/started', { threadId: root, turnId: 'nturn_r1', item });
     const node = h.store.projections.list('graph_nodes', threadId).find((x) => x.kind === 'subagent')!;
     expect(node.parentNodeId).toBe(run1.rootNodeId);
     const id = node.providerThreadId!;
@@ -165,13 +166,6 @@ describe("a Codex subagent's own thread", () => {
     const threadId = await h.thread({ cwd: workspace() });
     const m = normalizerOf(threadId);
     await runStarted(h, m, threadId, 'nturn_r1');
-    const spawn = (id: string, thread: string) => ({
-      type: 'subAgentActivity',
-      id,
-      kind: 'started',
-      agentThreadId: thread,
-      agentPath: `/root/${id}`,
-    });
     await frame(h, m, 'item/started', { threadId: root, turnId: 'nturn_r1', item: spawn('a', child) });
     await frame(h, m, 'item/started', { threadId: root, turnId: 'nturn_r1', item: spawn('b', 'nthr_other') });
     const [a, b] = h.store.projections
@@ -214,14 +208,7 @@ describe("a Codex subagent's own thread", () => {
     const threadId = await h.thread({ cwd: workspace() });
     const first = normalizerOf(threadId, h, 'psess_one');
     const run1 = await runStarted(h, first, threadId, 'nturn_r1');
-    const spawn = {
-      type: 'subAgentActivity',
-      id: 'call_spawn',
-      kind: 'started',
-      agentThreadId: child,
-      agentPath: '/root/w',
-    };
-    await frame(h, first, 'item/started', { threadId: root, turnId: 'nturn_r1', item: spawn });
+    await frame(h, first, 'item/started', { threadId: root, turnId: 'nturn_r1', item: spawn('call_spawn', child) });
     await childTurn(h, first, 'nturn_c1', 'nturn_r1', () => undefined);
     await frame(h, first, 'turn/completed', turnOf(root, 'nturn_r1', 'completed', 'nturn_r1'));
     await h.until(() => h.ended(run1.runId));

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { MessagesRequest } from '../../src/providers/model/scripted-messages-server.js';
+import { agentToolName } from '../../src/providers/model/offline-assistant.js';
 import { useLiveAcp } from '../support/live-acp.js';
 
 /**
@@ -12,8 +12,7 @@ import { useLiveAcp } from '../support/live-acp.js';
 const acp = useLiveAcp();
 
 /** The agent's own file tool where it offers one (its ACP-backed `mcp__acp__` tools), else Claude Code's. */
-const tool = (request: MessagesRequest, name: string): string =>
-  (request.body.tools ?? []).map((t) => t.name).find((n) => n === `mcp__acp__${name}`) ?? name;
+const tool = agentToolName;
 
 describe('claude-agent-acp file changes, live', () => {
   it(

@@ -1,6 +1,6 @@
 import type { ProviderCapabilities } from '../../src/domain/capabilities.js';
 import { codexCapabilities } from '../../src/providers/codex/codex-capabilities.js';
-import type { ModelTurn, SseEvent } from '../../src/providers/model/scripted-model-server.js';
+import { addFilePatch, type ModelTurn, type SseEvent } from '../../src/providers/model/scripted-model-server.js';
 import type { ScenarioProvider } from '../support/scenario-kit/channels.js';
 import type { ModelStep } from '../support/scenario-kit/model-steps.js';
 import type { ScenarioContext } from '../support/scenario-kit/scenario.js';
@@ -31,19 +31,8 @@ function codexTurns(step: ModelStep): ModelTurn[] {
           callId: step.callId,
         },
       ];
-    case 'add_file': {
-      const lines = step.content
-        .replace(/\n$/, '')
-        .split('\n')
-        .map((line) => `+${line}\n`);
-      return [
-        {
-          kind: 'patch',
-          patch: `*** Begin Patch\n*** Add File: ${step.path}\n${lines.join('')}*** End Patch\n`,
-          callId: step.callId,
-        },
-      ];
-    }
+    case 'add_file':
+      return [{ kind: 'patch', patch: addFilePatch(step.path, step.content), callId: step.callId }];
     case 'todo':
       return [{ kind: 'plan', steps: step.steps, callId: step.callId }];
     case 'proposed_plan':

@@ -1,7 +1,7 @@
 import type { MessagesRequest, MessagesResponder, MessagesTurn } from './scripted-messages-server.js';
-import { offlineMessagesResponder, userText } from './scripted-messages-server.js';
+import { lastUserText as lastUserMessageText, offlineMessagesResponder } from './scripted-messages-server.js';
 import type { ModelTurn, RecordedRequest, Responder } from './scripted-model-server.js';
-import { offlineResponder } from './scripted-model-server.js';
+import { addFilePatch, lastUserText, offlineResponder } from './scripted-model-server.js';
 
 /**
  * The offline models Baton runs on its embedded defaults, so that a user without
@@ -79,24 +79,12 @@ export function offlineAssistant(delayMs = 0): Responder {
     // A tool's output came back: the model says what it was.
     const last = input.at(-1) as (ResponsesItem & { output?: unknown }) | undefined;
     if (last?.type?.endsWith('_call_output')) return { kind: 'text', text: doneWith(last.output), delayMs };
-    const user = [...input].reverse().find((i) => i.role === 'user');
-    const text = Array.isArray(user?.content)
-      ? (user.content as { text?: unknown }[]).map((c) => (typeof c.text === 'string' ? c.text : '')).join(' ')
-      : '';
-    const tag = offlineTagOf(text);
+    const tag = offlineTagOf(lastUserText(request));
     switch (tag) {
       case '[approve]':
         return { kind: 'exec', command: OFFLINE_COMMAND, escalated: true, justification: 'writes offline-made.txt' };
-      case '[edit]': {
-        const lines = OFFLINE_NOTES.content
-          .replace(/\n$/, '')
-          .split('\n')
-          .map((line) => `+${line}\n`);
-        return {
-          kind: 'patch',
-          patch: `*** Begin Patch\n*** Add File: ${OFFLINE_NOTES.path}\n${lines.join('')}*** End Patch\n`,
-        };
-      }
+      case '[edit]':
+        return { kind: 'patch', patch: addFilePatch(OFFLINE_NOTES.path, OFFLINE_NOTES.content) };
       case '[plan]':
         return { kind: 'plan', steps: TODOS.map((t) => ({ ...t })) };
       case '[ask]':
@@ -119,10 +107,8 @@ export function offlineMessagesAssistant(delayMs = 0): MessagesResponder {
     const last = request.body.messages.at(-1)?.content;
     const result = Array.isArray(last) ? last.find((b) => b.type === 'tool_result') : undefined;
     if (result) return { kind: 'text', text: doneWith(result.content), delayMs };
-    const user = [...request.body.messages].reverse().find((m) => m.role === 'user');
-    const text = user ? userText(user.content) : '';
-    const tool = (name: string) => toolName(request, name);
-    const tag = offlineTagOf(text);
+    const tool = (name: string) => agentToolName(request, name);
+    const tag = offlineTagOf(lastUserMessageText(request));
     switch (tag) {
       case '[approve]':
         return { kind: 'tool_use', name: tool('Bash'), input: { command: OFFLINE_COMMAND } };
@@ -158,7 +144,7 @@ export function offlineMessagesAssistant(delayMs = 0): MessagesResponder {
 }
 
 /** The agent's own tool of that name where it offers one (claude-agent-acp's `mcp__acp__` tools), else Claude Code's. */
-function toolName(request: MessagesRequest, name: string): string {
+export function agentToolName(request: MessagesRequest, name: string): string {
   const names = (request.body.tools ?? []).map((t) => t.name);
   return names.find((n) => n === `mcp__acp__${name}`) ?? name;
 }

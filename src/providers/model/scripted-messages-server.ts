@@ -111,7 +111,7 @@ export interface MessagesRequest {
 export type MessagesResponder = (request: MessagesRequest, index: number) => MessagesTurn;
 
 /** The text of a user message, without the `<system-reminder>` blocks Claude Code adds. */
-export function userText(content: MessagesRequestBody['messages'][number]['content']): string {
+function userText(content: MessagesRequestBody['messages'][number]['content']): string {
   if (typeof content === 'string') return content;
   return content
     .map((block) => (block.type === 'text' && typeof block.text === 'string' ? block.text : ''))
@@ -119,12 +119,17 @@ export function userText(content: MessagesRequestBody['messages'][number]['conte
     .join(' ');
 }
 
+/** The text of the request's last user message, without Claude Code's reminders. */
+export function lastUserText(request: MessagesRequest): string {
+  const lastUser = [...request.body.messages].reverse().find((m) => m.role === 'user');
+  return lastUser ? userText(lastUser.content) : '';
+}
+
 /** The default offline model: it echoes the last user text, streamed word by word. */
 export const offlineMessagesResponder =
   (delayMs = 0): MessagesResponder =>
   (request) => {
-    const lastUser = [...request.body.messages].reverse().find((m) => m.role === 'user');
-    const text = lastUser ? userText(lastUser.content).trim() : '';
+    const text = lastUserText(request).trim();
     return {
       kind: 'text',
       text: `(offline scripted model) I received: ${text.slice(-200) || 'your message'}`,

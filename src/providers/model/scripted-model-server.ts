@@ -52,17 +52,28 @@ export interface RecordedRequest {
 
 export type Responder = (request: RecordedRequest, index: number) => ModelTurn;
 
+/** The text of the request's last user message (its text parts, joined). */
+export function lastUserText(request: RecordedRequest): string {
+  const input = Array.isArray(request.body.input) ? (request.body.input as Record<string, unknown>[]) : [];
+  const lastUser = [...input].reverse().find((i) => i.role === 'user');
+  const content = Array.isArray(lastUser?.content) ? (lastUser.content as { text?: unknown }[]) : [];
+  return content.map((c) => (typeof c.text === 'string' ? c.text : '')).join(' ');
+}
+
+/** An `apply_patch` patch that adds one file with `content`. */
+export function addFilePatch(path: string, content: string): string {
+  const lines = content
+    .replace(/\n$/, '')
+    .split('\n')
+    .map((line) => `+${line}\n`);
+  return `*** Begin Patch\n*** Add File: ${path}\n${lines.join('')}*** End Patch\n`;
+}
+
 /** The default offline model: it echoes what it was told, streamed word by word. */
 export const offlineResponder =
   (delayMs = 0): Responder =>
   (request) => {
-    const input = Array.isArray(request.body.input) ? (request.body.input as Record<string, unknown>[]) : [];
-    const lastUser = [...input].reverse().find((i) => i.role === 'user');
-    const content = Array.isArray(lastUser?.content) ? (lastUser!.content as { text?: string }[]) : [];
-    const text = content
-      .map((c) => c.text ?? '')
-      .join(' ')
-      .trim();
+    const text = lastUserText(request).trim();
     return {
       kind: 'text',
       text: `(offline scripted model) I received: ${text.slice(-200) || 'your message'}`,
