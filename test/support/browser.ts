@@ -30,7 +30,9 @@ export async function launchBrowser(): Promise<BrowserSession & { problems: stri
       const page = await context.newPage();
       page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
       page.on('console', (m) => {
-        if (m.type() === 'error') problems.push(`console: ${m.text()}`);
+        // The resource a failed load was of, so a problem names it.
+        if (m.type() === 'error')
+          problems.push(`console: ${m.text()}${m.location().url ? ` (${m.location().url})` : ''}`);
       });
       return page;
     },
